@@ -1,0 +1,55 @@
+//! The one error type of the library. Every fault a user can cause (bad files, bad poses, bad
+//! arguments, a missing GPU) reaches them as one of these, never as a panic.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: binary STL header declares {declared} triangles ({expected} bytes) but the file has {actual} bytes: the file is truncated or its triangle count is corrupt")]
+    StlSizeMismatch {
+        path: PathBuf,
+        declared: u64,
+        expected: u64,
+        actual: u64,
+    },
+    #[error("{path}: file of {actual} bytes is too short for a binary STL (84-byte header) and does not start with \"solid\"")]
+    StlTooShort { path: PathBuf, actual: u64 },
+    #[error("{path}:{line}: {message}")]
+    Syntax {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{path}: triangle {triangle} has a non-finite coordinate ({value})")]
+    NonFinite {
+        path: PathBuf,
+        triangle: usize,
+        value: f32,
+    },
+    #[error("{path}: the mesh has no triangles")]
+    Empty { path: PathBuf },
+    #[error("{path}: the mesh has {count} triangles, more than the {limit} this build indexes")]
+    TooLarge {
+        path: PathBuf,
+        count: u64,
+        limit: u64,
+    },
+    #[error("{path}: unknown mesh format (expected .stl or .obj)")]
+    UnknownFormat { path: PathBuf },
+    #[error("invalid pose: {0}")]
+    Pose(String),
+    #[error("invalid argument: {0}")]
+    Argument(String),
+    #[error("no GPU adapter found{0}")]
+    NoAdapter(String),
+    #[error("GPU error: {0}")]
+    Gpu(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

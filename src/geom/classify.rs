@@ -1,0 +1,232 @@
+//! Seed 002: classify an intersecting pair as none / point / segment / area, crossing or
+//! coplanar, and compute the intersection itself.
+//!
+//! The existence of the intersection and the coplanar/crossing decision are exact
+//! ([`super::predicates`]); the geometry (points, segment ends, polygon) is computed in `f64` by
+//! clipping one triangle against the other's prism and plane, and merged at a tolerance of
+//! `1e-12 ×` the pair's size. That tolerance decides only between point, segment and area.
+
+use super::predicates;
+use super::{DVec3, Tri};
+
+/// What the intersection of two closed triangles is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Intersection {
+    None,
+    Point(DVec3),
+    Segment(DVec3, DVec3),
+    /// A convex polygon (coplanar overlap), vertices in order.
+    Area(Vec<DVec3>),
+}
+
+/// Seed 002's class names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ContactClass {
+    Point,
+    Segment,
+    Area,
+}
+
+impl ContactClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContactClass::Point => "point",
+            ContactClass::Segment => "segment",
+            ContactClass::Area => "area",
+        }
+    }
+}
+
+/// A classified intersecting pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Contact {
+    pub intersection: Intersection,
+    /// Both triangles non-degenerate and in one plane (exact).
+    pub coplanar: bool,
+    /// Contact only on the boundary of a triangle (`true`), or one triangle passing through the
+    /// other (`false`, "piercing"): each strictly straddles the other's plane (exact) and they
+    /// share a segment of positive length.
+    pub touching: bool,
+}
+
+impl Contact {
+    pub fn class(&self) -> Option<ContactClass> {
+        match self.intersection {
+            Intersection::None => None,
+            Intersection::Point(_) => Some(ContactClass::Point),
+            Intersection::Segment(..) => Some(ContactClass::Segment),
+            Intersection::Area(_) => Some(ContactClass::Area),
+        }
+    }
+}
+
+/// Classify the pair; `None` when they do not intersect (exact).
+pub fn classify(t1: &Tri, t2: &Tri) -> Option<Contact> {
+    if !predicates::triangles_intersect(t1, t2) {
+        return None;
+    }
+    let coplanar = predicates::coplanar(t1, t2);
+    let tol = merge_tolerance(t1, t2);
+    let points = intersection_points(t1, t2, coplanar, tol);
+    let intersection = shape_of(points, tol);
+    let piercing = !coplanar
+        && matches!(intersection, Intersection::Segment(..))
+        && predicates::straddles(t1, t2)
+        && predicates::straddles(t2, t1);
+    Some(Contact {
+        intersection,
+        coplanar,
+        touching: !piercing,
+    })
+}
+
+/// One point common to both triangles, if they intersect (used for the distance-0 witness).
+pub fn contact_point(t1: &Tri, t2: &Tri) -> Option<DVec3> {
+    match classify(t1, t2)?.intersection {
+        Intersection::None => None,
+        Intersection::Point(p) => Some(p),
+        Intersection::Segment(a, b) => Some((a + b) * 0.5),
+        Intersection::Area(poly) => Some(poly.iter().copied().sum::<DVec3>() / poly.len() as f64),
+    }
+}
+
+fn merge_tolerance(t1: &Tri, t2: &Tri) -> f64 {
+    let scale = t1
+        .iter()
+        .chain(t2.iter())
+        .map(|p| p.abs().max_element())
+        .fold(0.0_f64, f64::max);
+    let size = super::Aabb::from_points(t1.iter().chain(t2.iter()).copied()).diagonal();
+    1e-12 * size.max(1e-300) + 4.0 * f64::EPSILON * scale
+}
+
+/// Clip the convex polygon `poly` to the half-space `n·x ≥ c` (Sutherland–Hodgman).
+fn clip(poly: &[DVec3], n: DVec3, c: f64) -> Vec<DVec3> {
+    let mut out = Vec::with_capacity(poly.len() + 1);
+    for i in 0..poly.len() {
+        let (p, q) = (poly[i], poly[(i + 1) % poly.len()]);
+        let (dp, dq) = (n.dot(p) - c, n.dot(q) - c);
+        if dp >= 0.0 {
+            out.push(p);
+        }
+        if (dp >= 0.0) != (dq >= 0.0) {
+            let t = dp / (dp - dq);
+            out.push(p + (q - p) * t);
+        }
+    }
+    out
+}
+
+/// Points of `a ∩ b` when `b` is non-degenerate: clip `a` to `b`'s prism, then to its plane.
+fn clip_against(a: &Tri, b: &Tri, coplanar: bool) -> Vec<DVec3> {
+    let n = (b[1] - b[0]).cross(b[2] - b[0]);
+    let mut poly: Vec<DVec3> = a.to_vec();
+    for i in 0..3 {
+        let e = b[(i + 1) % 3] - b[i];
+        let inward = n.cross(e);
+        poly = clip(&poly, inward, inward.dot(b[i]));
+        if poly.is_empty() {
+            return poly;
+        }
+    }
+    if coplanar {
+        return poly;
+    }
+    // Where the clipped polygon meets b's plane: vertices on it, and edges crossing it.
+    let c = n.dot(b[0]);
+    let d: Vec<f64> = poly.iter().map(|p| n.dot(*p) - c).collect();
+    let mut out = Vec::new();
+    for i in 0..poly.len() {
+        let j = (i + 1) % poly.len();
+        if d[i] == 0.0 {
+            out.push(poly[i]);
+        }
+        if (d[i] < 0.0 && d[j] > 0.0) || (d[i] > 0.0 && d[j] < 0.0) {
+            out.push(poly[i] + (poly[j] - poly[i]) * (d[i] / (d[i] - d[j])));
+        }
+    }
+    out
+}
+
+fn intersection_points(t1: &Tri, t2: &Tri, coplanar: bool, tol: f64) -> Vec<DVec3> {
+    let deg1 = predicates::is_degenerate(t1);
+    let deg2 = predicates::is_degenerate(t2);
+    let pts = match (deg1, deg2) {
+        (_, false) => clip_against(t1, t2, coplanar),
+        (false, true) => clip_against(t2, t1, false),
+        (true, true) => degenerate_points(t1, t2),
+    };
+    if pts.is_empty() {
+        // Rounding lost a contact the exact test proved: fall back to the nearest points.
+        let d = super::tritri::separated_distance(t1, t2);
+        let _ = tol;
+        return vec![(d.point_1 + d.point_2) * 0.5];
+    }
+    pts
+}
+
+/// Both triangles zero-area: intersect their edge segments pairwise.
+fn degenerate_points(t1: &Tri, t2: &Tri) -> Vec<DVec3> {
+    let mut out = Vec::new();
+    for i in 0..3 {
+        for j in 0..3 {
+            let (a, b) = (t1[i], t1[(i + 1) % 3]);
+            let (c, d) = (t2[j], t2[(j + 1) % 3]);
+            if !predicates::segments_intersect(a, b, c, d) {
+                continue;
+            }
+            let s = super::closest::closest_points_segments(a, b, c, d);
+            out.push((s.p1 + s.p2) * 0.5);
+            // Collinear overlap: the ends of either segment that lie on the other.
+            for p in [a, b] {
+                if predicates::segments_intersect(p, p, c, d) {
+                    out.push(p);
+                }
+            }
+            for p in [c, d] {
+                if predicates::segments_intersect(p, p, a, b) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Merge near-equal points and decide point / segment / area.
+fn shape_of(points: Vec<DVec3>, tol: f64) -> Intersection {
+    let mut uniq: Vec<DVec3> = Vec::new();
+    for p in points {
+        if !uniq.iter().any(|q| q.distance(p) <= tol) {
+            uniq.push(p);
+        }
+    }
+    match uniq.len() {
+        0 => Intersection::None,
+        1 => Intersection::Point(uniq[0]),
+        _ => {
+            // The two points farthest apart span the segment; any point off that line by more
+            // than the tolerance makes it an area.
+            let (mut a, mut b, mut best) = (0, 1, -1.0);
+            for i in 0..uniq.len() {
+                for j in i + 1..uniq.len() {
+                    let d = uniq[i].distance_squared(uniq[j]);
+                    if d > best {
+                        (a, b, best) = (i, j, d);
+                    }
+                }
+            }
+            let (pa, pb) = (uniq[a], uniq[b]);
+            let dir = (pb - pa).normalize_or_zero();
+            let off_line = uniq.iter().any(|&p| {
+                let v = p - pa;
+                (v - dir * v.dot(dir)).length() > tol
+            });
+            if off_line {
+                Intersection::Area(uniq)
+            } else {
+                Intersection::Segment(pa, pb)
+            }
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! Closest points and distances (seed 001 "Closest-point Computations", seed 003).
+
+use super::{Aabb, DVec3, Plane, Tri};
+
+/// Seed 001, closest point on plane to point: `R = Q − (n·(Q − P))/(n·n) n`.
+pub fn closest_point_plane(q: DVec3, plane: &Plane) -> DVec3 {
+    let nn = plane.n.length_squared();
+    if nn == 0.0 {
+        return q;
+    }
+    q - plane.signed_distance(q) / nn * plane.n
+}
+
+/// Seed 001, closest point on segment `ab` to `c`, with its parameter `t ∈ [0, 1]`.
+pub fn closest_point_segment(c: DVec3, a: DVec3, b: DVec3) -> (DVec3, f64) {
+    let ab = b - a;
+    let denom = ab.length_squared();
+    if denom == 0.0 {
+        return (a, 0.0);
+    }
+    let t = ((c - a).dot(ab) / denom).clamp(0.0, 1.0);
+    (a + t * ab, t)
+}
+
+/// Seed 001, squared distance point–segment without forming the closest point.
+pub fn distance_squared_point_segment(c: DVec3, a: DVec3, b: DVec3) -> f64 {
+    let (ab, ac, bc) = (b - a, c - a, c - b);
+    let e = ac.dot(ab);
+    if e <= 0.0 {
+        return ac.length_squared();
+    }
+    let f = ab.length_squared();
+    if e >= f {
+        return bc.length_squared();
+    }
+    (ac.length_squared() - e * e / f).max(0.0)
+}
+
+/// Seed 001, closest point on (or in) an AABB: clamp each coordinate.
+pub fn closest_point_aabb(p: DVec3, b: &Aabb) -> DVec3 {
+    p.clamp(b.min, b.max)
+}
+
+/// Seed 001, squared distance point–AABB without forming the closest point.
+pub fn distance_squared_point_aabb(p: DVec3, b: &Aabb) -> f64 {
+    let mut sq = 0.0;
+    for k in 0..3 {
+        let v = p[k];
+        if v < b.min[k] {
+            sq += (b.min[k] - v) * (b.min[k] - v);
+        }
+        if v > b.max[k] {
+            sq += (v - b.max[k]) * (v - b.max[k]);
+        }
+    }
+    sq
+}
+
+/// Seed 003 (Ericson 5.1.5): closest point on triangle `abc` to `p` by Voronoi regions, with the
+/// face-region barycentrics in the Lagrange-identity form (`va`, `vb`, `vc` from dot products
+/// only). Zero-area triangles fall back to the closest of their three edges, where the face
+/// region's denominator vanishes.
+pub fn closest_point_triangle(p: DVec3, t: &Tri) -> DVec3 {
+    let [a, b, c] = *t;
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a; // vertex region A
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return b; // vertex region B
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 && d1 - d3 > 0.0 {
+        return a + d1 / (d1 - d3) * ab; // edge region AB
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return c; // vertex region C
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 && d2 - d6 > 0.0 {
+        return a + d2 / (d2 - d6) * ac; // edge region AC
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 && (d4 - d3) + (d5 - d6) > 0.0 {
+        return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b); // edge region BC
+    }
+    let denom = va + vb + vc;
+    if denom > 0.0 && denom.is_finite() {
+        let v = vb / denom;
+        let w = vc / denom;
+        return a + ab * v + ac * w; // face region
+    }
+    // Zero-area triangle: it is the union of its edges.
+    [(a, b), (b, c), (c, a)]
+        .iter()
+        .map(|&(s, e)| closest_point_segment(p, s, e).0)
+        .min_by(|x, y| x.distance_squared(p).total_cmp(&y.distance_squared(p)))
+        .unwrap_or(a)
+}
+
+/// Seed 001, closest points of two (infinite) lines `p1 + s d1` and `p2 + t d2`. `None` when the
+/// lines are parallel (`d = ae − b² = 0`).
+pub fn closest_points_lines(p1: DVec3, d1: DVec3, p2: DVec3, d2: DVec3) -> Option<(f64, f64)> {
+    let r = p1 - p2;
+    let (a, b, c) = (d1.dot(d1), d1.dot(d2), d1.dot(r));
+    let (e, f) = (d2.dot(d2), d2.dot(r));
+    let d = a * e - b * b;
+    if d == 0.0 {
+        return None;
+    }
+    Some(((b * f - c * e) / d, (a * f - b * c) / d))
+}
+
+/// Result of [`closest_points_segments`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SegmentClosest {
+    pub s: f64,
+    pub t: f64,
+    pub p1: DVec3,
+    pub p2: DVec3,
+    pub distance_squared: f64,
+}
+
+/// Seed 001 (Ericson 5.1.9), closest points of segments `p1q1` and `p2q2`, clamped to both, with
+/// the parallel and zero-length cases handled.
+///
+/// Seed 000 clamps `s1` and `s2` independently after solving the unconstrained system; that can
+/// miss the true minimum when one parameter is clamped (a vertex against the interior of the
+/// other edge). Here `t` is recomputed after `s` is clamped and `s` after `t` is, which is exact
+/// for the convex quadratic.
+pub fn closest_points_segments(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> SegmentClosest {
+    let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
+    let (a, e, f) = (d1.dot(d1), d2.dot(d2), d2.dot(r));
+    let (s, t);
+    if a == 0.0 && e == 0.0 {
+        s = 0.0;
+        t = 0.0;
+    } else if a == 0.0 {
+        s = 0.0;
+        t = (f / e).clamp(0.0, 1.0);
+    } else {
+        let c = d1.dot(r);
+        if e == 0.0 {
+            t = 0.0;
+            s = (-c / a).clamp(0.0, 1.0);
+        } else {
+            let b = d1.dot(d2);
+            let denom = a * e - b * b;
+            let s0 = if denom > 0.0 {
+                ((b * f - c * e) / denom).clamp(0.0, 1.0)
+            } else {
+                0.0 // parallel: any s works, pick an end and let t follow
+            };
+            let t0 = (b * s0 + f) / e;
+            if t0 < 0.0 {
+                t = 0.0;
+                s = (-c / a).clamp(0.0, 1.0);
+            } else if t0 > 1.0 {
+                t = 1.0;
+                s = ((b - c) / a).clamp(0.0, 1.0);
+            } else {
+                t = t0;
+                s = s0;
+            }
+        }
+    }
+    let c1 = p1 + d1 * s;
+    let c2 = p2 + d2 * t;
+    SegmentClosest {
+        s,
+        t,
+        p1: c1,
+        p2: c2,
+        distance_squared: c1.distance_squared(c2),
+    }
+}

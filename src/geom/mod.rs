@@ -1,0 +1,131 @@
+//! Scalar geometry: every primitive of the source documents, in `f64`.
+//!
+//! Each function names the seed section it implements (`../shared/seeds/`). The CPU path is the
+//! reference the GPU is checked against, so the kernels avoid anything an `f32` WGSL twin could
+//! not do mechanically (no recursion, no allocation in the hot functions, no dynamic dispatch).
+//!
+//! Boolean decisions that must be certified (triangle–triangle, segment–triangle,
+//! point-in-triangle on the plane) live in [`predicates`] and [`tritri`] and use exact
+//! orientation predicates; distances and closest points are plain `f64`.
+
+pub mod classify;
+pub mod closest;
+pub mod dynamic;
+pub mod overlap;
+pub mod predicates;
+pub mod ray;
+pub mod tritri;
+
+pub use glam::DVec3;
+
+/// A triangle given by its three vertices, counter-clockwise seen from the side its normal points
+/// to (seed 000: "anti-clockwise winding").
+pub type Tri = [DVec3; 3];
+
+/// Axis-aligned bounding box (seed 001: AABB).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    pub min: DVec3,
+    pub max: DVec3,
+}
+
+impl Aabb {
+    /// The empty box: `min > max` on every axis, so any `grow` makes it valid.
+    pub const EMPTY: Aabb = Aabb {
+        min: DVec3::splat(f64::INFINITY),
+        max: DVec3::splat(f64::NEG_INFINITY),
+    };
+
+    pub fn from_points(points: impl IntoIterator<Item = DVec3>) -> Aabb {
+        let mut b = Aabb::EMPTY;
+        for p in points {
+            b.grow(p);
+        }
+        b
+    }
+
+    pub fn grow(&mut self, p: DVec3) {
+        self.min = self.min.min(p);
+        self.max = self.max.max(p);
+    }
+
+    pub fn union(&self, o: &Aabb) -> Aabb {
+        Aabb {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
+    }
+
+    pub fn center(&self) -> DVec3 {
+        (self.min + self.max) * 0.5
+    }
+
+    pub fn half_extent(&self) -> DVec3 {
+        (self.max - self.min) * 0.5
+    }
+
+    pub fn diagonal(&self) -> f64 {
+        (self.max - self.min).length()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.min.x > self.max.x || self.min.y > self.max.y || self.min.z > self.max.z
+    }
+
+    /// Squared distance between two boxes (0 when they overlap or touch).
+    pub fn distance_squared(&self, o: &Aabb) -> f64 {
+        let gap = (self.min - o.max).max(o.min - self.max).max(DVec3::ZERO);
+        gap.length_squared()
+    }
+}
+
+/// Sphere by centre and radius.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sphere {
+    pub center: DVec3,
+    pub radius: f64,
+}
+
+/// Plane `n · X = d` (seed 001 notation). `n` need not be unit length unless a function says so.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plane {
+    pub n: DVec3,
+    pub d: f64,
+}
+
+impl Plane {
+    /// The plane through `p` with normal `n`.
+    pub fn from_point_normal(p: DVec3, n: DVec3) -> Plane {
+        Plane { n, d: n.dot(p) }
+    }
+
+    /// The plane of a triangle, normal `(b − a) × (c − a)` (not normalised).
+    pub fn from_triangle(t: &Tri) -> Plane {
+        Plane::from_point_normal(t[0], (t[1] - t[0]).cross(t[2] - t[0]))
+    }
+
+    /// Signed distance of `p`, in units of `|n|` (exact distance when `n` is unit).
+    pub fn signed_distance(&self, p: DVec3) -> f64 {
+        self.n.dot(p) - self.d
+    }
+}
+
+/// Bounding sphere of seed 000: centre at the centroid, radius to the farthest vertex.
+pub fn triangle_bounding_sphere(t: &Tri) -> Sphere {
+    let c = (t[0] + t[1] + t[2]) / 3.0;
+    let r = t
+        .iter()
+        .map(|v| v.distance(c))
+        .fold(0.0_f64, |a, b| a.max(b));
+    Sphere {
+        center: c,
+        radius: r,
+    }
+}
+
+/// Seed 000, step 1: the bounding-sphere cull with tolerance `d`:
+/// `(C2 − C1)·(C2 − C1) ≤ (R1 + R2 + d)²`.
+pub fn spheres_within(a: &Sphere, b: &Sphere, d: f64) -> bool {
+    let r = a.radius + b.radius + d;
+    (b.center - a.center).length_squared() <= r * r
+}

@@ -1,0 +1,196 @@
+//! Exact orientation predicates and the certified booleans built from them.
+//!
+//! `robust` (Shewchuk's adaptive predicates) gives the exact sign of the orientation
+//! determinants for `f64` inputs, so every decision here is exact for the coordinates as given:
+//! no epsilon, no "nearly coplanar". Degenerate inputs (zero-area triangles, zero-length
+//! segments, coplanar and collinear configurations) are decided exactly too.
+//!
+//! One fact is used throughout: two sets that lie in a common plane (or on a common line)
+//! intersect exactly when their projections onto *all three* coordinate planes intersect. One of
+//! those projections is injective on the plane, which gives "if"; "only if" is trivial. That
+//! removes any floating-point choice of a projection axis.
+
+use super::{DVec3, Tri};
+use robust::{Coord, Coord3D};
+use std::cmp::Ordering;
+
+fn c3(p: DVec3) -> Coord3D<f64> {
+    Coord3D {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+    }
+}
+
+/// Sign of the orientation of `d` against the plane through `a, b, c`: the sign of
+/// `(a − d) · ((b − d) × (c − d))`. Positive when `d` lies below the plane, i.e. on the side
+/// opposite the normal `(b − a) × (c − a)`; zero when the four points are coplanar.
+pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
+    sign(robust::orient3d(c3(a), c3(b), c3(c), c3(d)))
+}
+
+/// Sign of the 2-D orientation of `(a, b, c)`: positive when counter-clockwise.
+pub fn orient2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
+    let p = |q: [f64; 2]| Coord { x: q[0], y: q[1] };
+    sign(robust::orient2d(p(a), p(b), p(c)))
+}
+
+fn sign(v: f64) -> i8 {
+    match v.partial_cmp(&0.0) {
+        Some(Ordering::Greater) => 1,
+        Some(Ordering::Less) => -1,
+        _ => 0,
+    }
+}
+
+/// Projection dropping coordinate `axis` (0 = x, 1 = y, 2 = z). Exact.
+pub fn project(p: DVec3, axis: usize) -> [f64; 2] {
+    match axis {
+        0 => [p.y, p.z],
+        1 => [p.z, p.x],
+        _ => [p.x, p.y],
+    }
+}
+
+/// Whether the triangle has zero area, decided exactly: its normal `(b − a) × (c − a)` is zero
+/// exactly when all three coordinate projections are collinear.
+pub fn is_degenerate(t: &Tri) -> bool {
+    (0..3).all(|k| orient2d(project(t[0], k), project(t[1], k), project(t[2], k)) == 0)
+}
+
+/// A coordinate plane on which the (non-degenerate) triangle projects with non-zero area.
+fn injective_axis(t: &Tri) -> Option<usize> {
+    (0..3).find(|&k| orient2d(project(t[0], k), project(t[1], k), project(t[2], k)) != 0)
+}
+
+fn in_box_2d(a: [f64; 2], b: [f64; 2], p: [f64; 2]) -> bool {
+    p[0] >= a[0].min(b[0]) && p[0] <= a[0].max(b[0]) && p[1] >= a[1].min(b[1]) && p[1] <= a[1].max(b[1])
+}
+
+/// Closed 2-D segments `ab` and `cd` intersect (touching, collinear overlap and zero-length
+/// segments included).
+pub fn segments_intersect_2d(a: [f64; 2], b: [f64; 2], c: [f64; 2], d: [f64; 2]) -> bool {
+    let o1 = orient2d(a, b, c);
+    let o2 = orient2d(a, b, d);
+    let o3 = orient2d(c, d, a);
+    let o4 = orient2d(c, d, b);
+    if o1 * o2 < 0 && o3 * o4 < 0 {
+        return true;
+    }
+    (o1 == 0 && in_box_2d(a, b, c))
+        || (o2 == 0 && in_box_2d(a, b, d))
+        || (o3 == 0 && in_box_2d(c, d, a))
+        || (o4 == 0 && in_box_2d(c, d, b))
+}
+
+/// Closed 2-D point-in-triangle, either winding; a degenerate triangle contains the points of its
+/// edges.
+pub fn point_in_triangle_2d(p: [f64; 2], a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> bool {
+    let o = orient2d(a, b, c);
+    if o == 0 {
+        return segments_intersect_2d(p, p, a, b)
+            || segments_intersect_2d(p, p, b, c)
+            || segments_intersect_2d(p, p, c, a);
+    }
+    orient2d(a, b, p) * o >= 0 && orient2d(b, c, p) * o >= 0 && orient2d(c, a, p) * o >= 0
+}
+
+fn segment_triangle_2d(a: [f64; 2], b: [f64; 2], t: [[f64; 2]; 3]) -> bool {
+    point_in_triangle_2d(a, t[0], t[1], t[2])
+        || segments_intersect_2d(a, b, t[0], t[1])
+        || segments_intersect_2d(a, b, t[1], t[2])
+        || segments_intersect_2d(a, b, t[2], t[0])
+}
+
+/// Closed 3-D segments intersect, decided exactly.
+pub fn segments_intersect(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> bool {
+    if orient3d(a, b, c, d) != 0 {
+        return false;
+    }
+    (0..3).all(|k| segments_intersect_2d(project(a, k), project(b, k), project(c, k), project(d, k)))
+}
+
+/// Closed point-in-triangle in 3-D (the point must lie in the triangle's plane), exact.
+pub fn point_in_triangle(p: DVec3, t: &Tri) -> bool {
+    segment_triangle(p, p, t)
+}
+
+/// Closed segment `ab` against closed triangle `t`, exact; any degeneracy of either.
+///
+/// Seed 001 "segment–triangle" by scalar triple products, with the signs taken from `orient3d`
+/// instead of floating-point determinants, and the coplanar case (which the triple products
+/// cannot decide) done in 2-D.
+pub fn segment_triangle(a: DVec3, b: DVec3, t: &Tri) -> bool {
+    if is_degenerate(t) {
+        return segments_intersect(a, b, t[0], t[1])
+            || segments_intersect(a, b, t[1], t[2])
+            || segments_intersect(a, b, t[2], t[0]);
+    }
+    let oa = orient3d(t[0], t[1], t[2], a);
+    let ob = orient3d(t[0], t[1], t[2], b);
+    if oa * ob > 0 {
+        return false;
+    }
+    if oa == 0 && ob == 0 {
+        let k = injective_axis(t).unwrap_or(2);
+        let pt = [project(t[0], k), project(t[1], k), project(t[2], k)];
+        return segment_triangle_2d(project(a, k), project(b, k), pt);
+    }
+    // The segment meets the plane in exactly one point; it lies in the closed triangle when the
+    // line ab passes on the same side (or on) all three edges.
+    let s0 = orient3d(a, b, t[0], t[1]);
+    let s1 = orient3d(a, b, t[1], t[2]);
+    let s2 = orient3d(a, b, t[2], t[0]);
+    !((s0 > 0 || s1 > 0 || s2 > 0) && (s0 < 0 || s1 < 0 || s2 < 0))
+}
+
+/// Closed triangle–triangle intersection, exact, every degeneracy included.
+///
+/// The intersection of two closed triangles is a convex set whose extreme points lie on an edge
+/// of one of them; so the triangles meet exactly when an edge of one meets the other.
+pub fn triangles_intersect(t1: &Tri, t2: &Tri) -> bool {
+    // Quick exact rejection: all of one triangle strictly on one side of the other's plane.
+    if !is_degenerate(t2) {
+        let o: [i8; 3] = std::array::from_fn(|i| orient3d(t2[0], t2[1], t2[2], t1[i]));
+        if o.iter().all(|&s| s > 0) || o.iter().all(|&s| s < 0) {
+            return false;
+        }
+    }
+    if !is_degenerate(t1) {
+        let o: [i8; 3] = std::array::from_fn(|i| orient3d(t1[0], t1[1], t1[2], t2[i]));
+        if o.iter().all(|&s| s > 0) || o.iter().all(|&s| s < 0) {
+            return false;
+        }
+    }
+    (0..3).any(|i| segment_triangle(t1[i], t1[(i + 1) % 3], t2))
+        || (0..3).any(|i| segment_triangle(t2[i], t2[(i + 1) % 3], t1))
+}
+
+/// Both triangles non-degenerate and lying in one plane, decided exactly.
+pub fn coplanar(t1: &Tri, t2: &Tri) -> bool {
+    !is_degenerate(t1)
+        && !is_degenerate(t2)
+        && t1.iter().all(|&p| orient3d(t2[0], t2[1], t2[2], p) == 0)
+}
+
+/// Whether the vertices of `t` lie strictly on both sides of the plane of `other`.
+pub fn straddles(t: &Tri, other: &Tri) -> bool {
+    if is_degenerate(other) {
+        return false;
+    }
+    let o: [i8; 3] = std::array::from_fn(|i| orient3d(other[0], other[1], other[2], t[i]));
+    o.contains(&1) && o.contains(&-1)
+}
+
+/// Whether the direction `p − v` points into the closed triangle `(v, c, d)` from its vertex `v`:
+/// some point `v + ε (p − v)`, `ε > 0`, lies in it. Exact. Used for neighbours sharing a vertex.
+pub fn direction_enters_triangle(v: DVec3, p: DVec3, c: DVec3, d: DVec3) -> bool {
+    let t = [v, c, d];
+    if is_degenerate(&t) || orient3d(v, c, d, p) != 0 {
+        return false;
+    }
+    let k = injective_axis(&t).unwrap_or(2);
+    let (v2, p2, c2, d2) = (project(v, k), project(p, k), project(c, k), project(d, k));
+    let s = orient2d(v2, c2, d2);
+    orient2d(v2, c2, p2) * s >= 0 && orient2d(v2, p2, d2) * s >= 0
+}

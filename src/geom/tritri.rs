@@ -1,0 +1,175 @@
+//! Triangle–triangle intersection and minimum distance (seed 000).
+//!
+//! Two intersection tests live here:
+//! - [`intersect_edge_plane`]: seed 000's step 2 (edge–plane intersection, then the edge-normal
+//!   point-in-triangle test, in both directions) plus the coplanar case the seed leaves out. It
+//!   works on the precomputed per-triangle quantities with a tolerance `eps`, exactly as the
+//!   `f32` GPU kernel does, and is the CPU twin of that kernel.
+//! - [`intersect`]: the certified answer, [`super::predicates::triangles_intersect`].
+//!
+//! The two agree except within `eps` of a decision boundary; the tests hold that.
+
+use super::closest::{closest_point_triangle, closest_points_segments};
+use super::predicates;
+use super::{DVec3, Tri};
+
+/// The per-triangle quantities of seed 000, in `f64` (see `mesh::TriRecord` for the `f32` GPU
+/// layout of the same numbers).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TriFrame {
+    pub v: Tri,
+    /// `E0 = V1 − V0`, `E1 = V2 − V1`, `E2 = V0 − V2`.
+    pub e: [DVec3; 3],
+    /// Unit normal; zero for a zero-area triangle.
+    pub n: DVec3,
+    /// Edge unit normals `(E_i / |E_i|) × n`: they point *into* the triangle for
+    /// counter-clockwise winding, so the seed's "outside" test `n_Ei · (P − V_i) < ε` becomes
+    /// `≥ −ε` for inside here.
+    pub en: [DVec3; 3],
+}
+
+impl TriFrame {
+    pub fn new(v: &Tri) -> TriFrame {
+        let e = [v[1] - v[0], v[2] - v[1], v[0] - v[2]];
+        let n = e[0].cross(-e[2]).normalize_or_zero();
+        let en = e.map(|ei| ei.normalize_or_zero().cross(n));
+        TriFrame { v: *v, e, n, en }
+    }
+
+    pub fn is_degenerate(&self) -> bool {
+        self.n == DVec3::ZERO
+    }
+
+    /// Seed 000's edge-normal point-in-triangle test, inclusive of the edges, tolerance `eps`.
+    /// `p` is assumed to be on (or within `eps` of) the plane.
+    pub fn contains(&self, p: DVec3, eps: f64) -> bool {
+        (0..3).all(|i| self.en[i].dot(p - self.v[i]) >= -eps)
+    }
+}
+
+/// Seed 000 step 2, both directions, plus the coplanar case; tolerance `eps` in length units.
+/// Zero-area triangles are tested as the segments they are.
+pub fn intersect_edge_plane(t1: &TriFrame, t2: &TriFrame, eps: f64) -> bool {
+    if t1.is_degenerate() || t2.is_degenerate() {
+        return degenerate_pair_within(t1, t2, eps);
+    }
+    let d1: [f64; 3] = std::array::from_fn(|i| t2.n.dot(t1.v[i] - t2.v[0]));
+    let d2: [f64; 3] = std::array::from_fn(|i| t1.n.dot(t2.v[i] - t1.v[0]));
+    if d1.iter().all(|&d| d > eps) || d1.iter().all(|&d| d < -eps) {
+        return false;
+    }
+    if d2.iter().all(|&d| d > eps) || d2.iter().all(|&d| d < -eps) {
+        return false;
+    }
+    if d1.iter().all(|d| d.abs() <= eps) {
+        return coplanar_within(t1, t2, eps);
+    }
+    edges_pierce(t1, &d1, t2, eps) || edges_pierce(t2, &d2, t1, eps)
+}
+
+/// Edges of `a` (signed distances `d` to the plane of `b`) against the plane of `b`, then the
+/// crossing point against `b`. `s = n·(V_b0 − V_a,i) / n·E_a,i`, accepted on `[−ε, 1 + ε]`.
+fn edges_pierce(a: &TriFrame, d: &[f64; 3], b: &TriFrame, eps: f64) -> bool {
+    (0..3).any(|i| {
+        let j = (i + 1) % 3;
+        let denom = d[j] - d[i]; // n_b · E_a,i
+        if denom == 0.0 {
+            return d[i].abs() <= eps && (b.contains(a.v[i], eps) || b.contains(a.v[j], eps));
+        }
+        let s = -d[i] / denom;
+        let tol = eps / a.e[i].length().max(f64::MIN_POSITIVE);
+        if s < -tol || s > 1.0 + tol {
+            return false;
+        }
+        let p = a.v[i] + a.e[i] * s.clamp(0.0, 1.0);
+        b.contains(p, eps)
+    })
+}
+
+/// The coplanar case seed 000 skips: a vertex of either triangle inside the other, or two edges
+/// crossing (closest distance of the edges within `eps`).
+fn coplanar_within(t1: &TriFrame, t2: &TriFrame, eps: f64) -> bool {
+    t1.v.iter().any(|&p| t2.contains(p, eps))
+        || t2.v.iter().any(|&p| t1.contains(p, eps))
+        || (0..3).any(|i| {
+            (0..3).any(|j| {
+                closest_points_segments(t1.v[i], t1.v[(i + 1) % 3], t2.v[j], t2.v[(j + 1) % 3])
+                    .distance_squared
+                    <= eps * eps
+            })
+        })
+}
+
+fn degenerate_pair_within(t1: &TriFrame, t2: &TriFrame, eps: f64) -> bool {
+    distance(&t1.v, &t2.v).distance <= eps
+}
+
+/// The certified triangle–triangle intersection (closed triangles, touching included).
+pub fn intersect(t1: &Tri, t2: &Tri) -> bool {
+    predicates::triangles_intersect(t1, t2)
+}
+
+/// Minimum distance between two triangles, with the closest point on each and the separation
+/// vector from triangle 2 to triangle 1 (`point_1 − point_2`, seed 000's convention).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TriTriDistance {
+    pub distance: f64,
+    pub point_1: DVec3,
+    pub point_2: DVec3,
+    pub separation: DVec3,
+}
+
+/// Seed 000 step 3: the minimum over
+/// 1. vertex–plane: each vertex against the other triangle, counted when its projection falls in
+///    the triangle (done by the closest point on the triangle, seed 003, which also covers the
+///    projections that fall outside);
+/// 2. edge–edge: all nine pairs, clamped properly and with parallel edges handled (seed 001);
+/// 3. vertex–vertex: the endpoints of the clamped edge–edge solutions.
+///
+/// For disjoint triangles the minimum is attained at a vertex–face or edge–edge pair, so this
+/// is exact up to rounding. When the triangles intersect (exact test) the distance is 0 and both
+/// points are a common point. Zero-area triangles work as the segments or points they are.
+pub fn distance(t1: &Tri, t2: &Tri) -> TriTriDistance {
+    let mut best = separated_distance(t1, t2);
+    if best.distance > 0.0 && intersect(t1, t2) {
+        let p = super::classify::contact_point(t1, t2).unwrap_or(best.point_1);
+        best = TriTriDistance {
+            distance: 0.0,
+            point_1: p,
+            point_2: p,
+            separation: DVec3::ZERO,
+        };
+    }
+    best
+}
+
+/// [`distance`] without the intersection test: correct whenever the triangles are disjoint, and
+/// near 0 (not exactly 0) for intersecting ones. This is what a distance kernel computes.
+pub fn separated_distance(t1: &Tri, t2: &Tri) -> TriTriDistance {
+    let mut best = (f64::INFINITY, DVec3::ZERO, DVec3::ZERO);
+    let mut consider = |p1: DVec3, p2: DVec3| {
+        let d = p1.distance_squared(p2);
+        if d < best.0 {
+            best = (d, p1, p2);
+        }
+    };
+    for &p in t1 {
+        consider(p, closest_point_triangle(p, t2));
+    }
+    for &p in t2 {
+        consider(closest_point_triangle(p, t1), p);
+    }
+    for i in 0..3 {
+        for j in 0..3 {
+            let s = closest_points_segments(t1[i], t1[(i + 1) % 3], t2[j], t2[(j + 1) % 3]);
+            consider(s.p1, s.p2);
+        }
+    }
+    let (d2, p1, p2) = best;
+    TriTriDistance {
+        distance: d2.sqrt(),
+        point_1: p1,
+        point_2: p2,
+        separation: p1 - p2,
+    }
+}

@@ -1,0 +1,163 @@
+use crate::error::{Error, Result};
+use std::sync::Arc;
+
+/// Which adapter answered, for logs and JSON.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GpuInfo {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+}
+
+/// Device and queue with the adapter's real limits. Build once, reuse for every query.
+pub struct GpuContext {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: GpuInfo,
+    pub limits: wgpu::Limits,
+}
+
+impl GpuContext {
+    /// Pick an adapter the way wgpu's tools do: `WGPU_BACKEND` chooses backends,
+    /// `WGPU_ADAPTER_NAME` a substring of the adapter's name, `WGPU_POWER_PREF` the preference
+    /// (default: high performance). Fails with [`Error::NoAdapter`] when none is found.
+    pub fn new() -> Result<GpuContext> {
+        pollster::block_on(Self::new_async())
+    }
+
+    async fn new_async() -> Result<GpuContext> {
+        let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        let backends = desc.backends;
+        let instance = wgpu::Instance::new(desc);
+        let adapter = match std::env::var("WGPU_ADAPTER_NAME") {
+            Ok(want) => {
+                let want = want.to_lowercase();
+                let all = instance.enumerate_adapters(backends).await;
+                let names: Vec<String> = all.iter().map(|a| a.get_info().name).collect();
+                all.into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&want))
+                    .ok_or_else(|| {
+                        Error::NoAdapter(format!(
+                            ": WGPU_ADAPTER_NAME={want:?} matches none of {names:?}"
+                        ))
+                    })?
+            }
+            Err(_) => {
+                let power_preference = wgpu::PowerPreference::from_env()
+                    .unwrap_or(wgpu::PowerPreference::HighPerformance);
+                instance
+                    .request_adapter(&wgpu::RequestAdapterOptions {
+                        power_preference,
+                        force_fallback_adapter: false,
+                        compatible_surface: None,
+                        ..Default::default()
+                    })
+                    .await
+                    .map_err(|e| Error::NoAdapter(format!(" ({e})")))?
+            }
+        };
+        let ai = adapter.get_info();
+        let info = GpuInfo {
+            name: ai.name.clone(),
+            backend: format!("{:?}", ai.backend),
+            device_type: format!("{:?}", ai.device_type),
+            driver: format!("{} {}", ai.driver, ai.driver_info).trim().to_string(),
+        };
+        // wgpu's defaults cap storage buffers at 128 MiB; meshes of millions of triangles need
+        // what the hardware really offers.
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("meshclash"),
+                required_features: wgpu::Features::empty(),
+                required_limits: limits.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| Error::Gpu(format!("request_device on {}: {e}", info.name)))?;
+        Ok(GpuContext {
+            device,
+            queue,
+            info,
+            limits,
+        })
+    }
+
+    /// Compile a stage: `common.wgsl` prepended to the stage's source, validation errors
+    /// captured and returned rather than panicking.
+    pub fn compute_pipeline(
+        &self,
+        label: &str,
+        source: &str,
+        layout: &wgpu::BindGroupLayout,
+    ) -> Result<wgpu::ComputePipeline> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(format!("{}\n{}", super::shaders::COMMON, source).into()),
+            });
+        let pl = self
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: &[Some(layout)],
+                immediate_size: 0,
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(label),
+                layout: Some(&pl),
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("stage {label}: {e}")));
+        }
+        Ok(pipeline)
+    }
+
+    /// The one readback path: copy `src` into a mapped staging buffer, wait once, copy out.
+    pub fn read_buffer<T: bytemuck::Pod>(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<T>> {
+        let size = (len * std::mem::size_of::<T>()) as u64;
+        if size == 0 {
+            return Ok(Vec::new());
+        }
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
+        self.queue.submit([enc.finish()]);
+        let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
+        let tx = Arc::new(tx);
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(format!("poll: {e}")))?;
+        match pollster::block_on(rx.receive()) {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(Error::Gpu(format!("map: {e}"))),
+            None => return Err(Error::Gpu("map: callback dropped".into())),
+        }
+        let out = {
+            let view = staging
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| Error::Gpu(format!("mapped range: {e}")))?;
+            bytemuck::cast_slice::<u8, T>(&view).to_vec()
+        };
+        staging.unmap();
+        Ok(out)
+    }
+}

@@ -1,0 +1,15 @@
+//! The GPU backend: one context (instance, adapter, device, queue), pipelines compiled once, and
+//! one readback helper. Each stage has a WGSL file in `shaders/` named after it and a CPU twin.
+
+mod context;
+pub mod smoke;
+
+pub use context::{GpuContext, GpuInfo};
+
+/// The WGSL sources, by stage name. `common` holds the structs shared by the stages.
+pub mod shaders {
+    pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
+    pub const SMOKE: &str = include_str!("../../shaders/smoke.wgsl");
+    /// Every stage file, for validation without a GPU (`tests/layout.rs`).
+    pub const ALL: &[(&str, &str)] = &[("common.wgsl", COMMON), ("smoke.wgsl", SMOKE)];
+}

@@ -1,0 +1,161 @@
+//! Meshes: loading, welding, validation, topology, and the per-triangle records of seed 000.
+
+mod pose;
+pub mod read;
+mod record;
+
+pub use pose::Pose;
+pub use record::TriRecord;
+
+use crate::error::{Error, Result};
+use crate::geom::{predicates, Aabb, DVec3, Tri};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Triangle indices are `u32` on the GPU; one index is kept back as a sentinel.
+pub const MAX_TRIANGLES: u64 = u32::MAX as u64 - 1;
+
+/// An indexed triangle mesh in its own coordinates (single precision, as STL stores it).
+///
+/// Vertices are welded: bit-identical positions share one index, so two triangles share an edge
+/// exactly when they share two vertex indices. A pose is applied at query time; the mesh is
+/// never moved.
+#[derive(Clone, Debug)]
+pub struct Mesh {
+    /// Where it came from (a path, or a label for generated meshes), for messages.
+    pub source: PathBuf,
+    pub vertices: Vec<[f32; 3]>,
+    pub triangles: Vec<[u32; 3]>,
+}
+
+impl Mesh {
+    /// Load an STL or OBJ file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Mesh> {
+        let path = path.as_ref();
+        let soup = read::read_file(path)?;
+        Mesh::from_soup(path, soup)
+    }
+
+    /// Build from a triangle soup: check every coordinate is finite and the mesh non-empty, weld.
+    pub fn from_soup(source: impl Into<PathBuf>, soup: read::Soup) -> Result<Mesh> {
+        let source = source.into();
+        if soup.is_empty() {
+            return Err(Error::Empty { path: source });
+        }
+        if soup.len() as u64 > MAX_TRIANGLES {
+            return Err(Error::TooLarge {
+                path: source,
+                count: soup.len() as u64,
+                limit: MAX_TRIANGLES,
+            });
+        }
+        for (i, t) in soup.iter().enumerate() {
+            if let Some(&value) = t.iter().flatten().find(|v| !v.is_finite()) {
+                return Err(Error::NonFinite {
+                    path: source,
+                    triangle: i,
+                    value,
+                });
+            }
+        }
+        let mut index: HashMap<[u32; 3], u32> = HashMap::with_capacity(soup.len() / 2 + 3);
+        let mut vertices = Vec::with_capacity(soup.len() / 2 + 3);
+        let triangles = soup
+            .iter()
+            .map(|t| {
+                t.map(|v| {
+                    // +0.0 and −0.0 are the same point.
+                    let key = v.map(|c| if c == 0.0 { 0u32 } else { c.to_bits() });
+                    *index.entry(key).or_insert_with(|| {
+                        vertices.push(v);
+                        (vertices.len() - 1) as u32
+                    })
+                })
+            })
+            .collect();
+        Ok(Mesh {
+            source,
+            vertices,
+            triangles,
+        })
+    }
+
+    pub fn vertex(&self, i: u32) -> DVec3 {
+        let v = self.vertices[i as usize];
+        DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)
+    }
+
+    /// Triangle `i` in the mesh's own coordinates.
+    pub fn triangle(&self, i: usize) -> Tri {
+        self.triangles[i].map(|v| self.vertex(v))
+    }
+
+    /// All vertices under `pose`, in `f64`.
+    pub fn posed_vertices(&self, pose: &Pose) -> Vec<DVec3> {
+        (0..self.vertices.len() as u32)
+            .map(|i| pose.apply(self.vertex(i)))
+            .collect()
+    }
+
+    pub fn bounding_box(&self) -> Aabb {
+        Aabb::from_points((0..self.vertices.len() as u32).map(|i| self.vertex(i)))
+    }
+
+    /// Zero-area triangles, decided exactly.
+    pub fn zero_area_flags(&self) -> Vec<bool> {
+        (0..self.triangles.len())
+            .map(|i| predicates::is_degenerate(&self.triangle(i)))
+            .collect()
+    }
+
+    /// The per-triangle records of seed 000, in the GPU layout.
+    pub fn records(&self) -> Vec<TriRecord> {
+        (0..self.triangles.len())
+            .map(|i| TriRecord::new(&self.triangle(i)))
+            .collect()
+    }
+
+    /// Triangles, vertices, bounds, zero-area count and topology.
+    pub fn info(&self) -> MeshInfo {
+        let bbox = self.bounding_box();
+        let (closed, oriented) = self.topology();
+        MeshInfo {
+            triangles: self.triangles.len(),
+            vertices: self.vertices.len(),
+            bbox_min: bbox.min.to_array(),
+            bbox_max: bbox.max.to_array(),
+            zero_area_triangles: self.zero_area_flags().iter().filter(|&&z| z).count(),
+            closed,
+            oriented,
+        }
+    }
+
+    /// `closed`: every edge is shared by exactly two triangles. `oriented`: no directed edge is
+    /// used twice, i.e. neighbours traverse their shared edge in opposite directions.
+    fn topology(&self) -> (bool, bool) {
+        let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(self.triangles.len() * 3);
+        for t in &self.triangles {
+            for k in 0..3 {
+                *directed.entry((t[k], t[(k + 1) % 3])).or_default() += 1;
+            }
+        }
+        let oriented = directed.values().all(|&c| c == 1);
+        let closed = directed.iter().all(|(&(a, b), &c)| {
+            let back = directed.get(&(b, a)).copied().unwrap_or(0);
+            c + back == 2
+        });
+        (closed, oriented)
+    }
+}
+
+/// What `meshclash info` reports.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MeshInfo {
+    pub triangles: usize,
+    pub vertices: usize,
+    pub bbox_min: [f64; 3],
+    pub bbox_max: [f64; 3],
+    pub zero_area_triangles: usize,
+    pub closed: bool,
+    pub oriented: bool,
+}

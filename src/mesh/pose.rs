@@ -1,0 +1,134 @@
+//! Rigid transforms applied at query time; a loaded mesh is never modified by its pose.
+
+use crate::error::{Error, Result};
+use glam::DVec3;
+
+/// A rigid transform `x ↦ R x + t`, `R` a rotation (row-major).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pose {
+    pub rotation: [[f64; 3]; 3],
+    pub translation: DVec3,
+}
+
+impl Default for Pose {
+    fn default() -> Self {
+        Pose::IDENTITY
+    }
+}
+
+/// How far from orthonormal a user's rotation may be: matrices written with 16 decimal digits
+/// are within 1e-15; 1e-6 accepts six-digit hand-written ones.
+const RIGID_TOLERANCE: f64 = 1e-6;
+
+impl Pose {
+    pub const IDENTITY: Pose = Pose {
+        rotation: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+        translation: DVec3::ZERO,
+    };
+
+    pub fn translation(t: DVec3) -> Pose {
+        Pose {
+            translation: t,
+            ..Pose::IDENTITY
+        }
+    }
+
+    /// Rotation by `rx`, `ry`, `rz` degrees about the fixed X, then Y, then Z axis (so
+    /// `R = Rz · Ry · Rx`), then translation by `t`.
+    pub fn from_euler_degrees(r: [f64; 3], t: DVec3) -> Pose {
+        let m = glam::DMat3::from_rotation_z(r[2].to_radians())
+            * glam::DMat3::from_rotation_y(r[1].to_radians())
+            * glam::DMat3::from_rotation_x(r[0].to_radians());
+        let c = m.to_cols_array_2d();
+        let rotation = std::array::from_fn(|i| std::array::from_fn(|j| c[j][i]));
+        Pose {
+            rotation,
+            translation: t,
+        }
+    }
+
+    /// From a 4×4 row-major matrix, which must be rigid (orthonormal rotation, determinant +1,
+    /// last row `0 0 0 1`).
+    pub fn from_matrix(m: &[f64]) -> Result<Pose> {
+        if m.len() != 16 {
+            return Err(Error::Pose(format!("a matrix needs 16 numbers, got {}", m.len())));
+        }
+        if let Some(v) = m.iter().find(|v| !v.is_finite()) {
+            return Err(Error::Pose(format!("non-finite entry {v}")));
+        }
+        let last = [m[12], m[13], m[14], m[15]];
+        if (last[0].abs() + last[1].abs() + last[2].abs() + (last[3] - 1.0).abs()) > RIGID_TOLERANCE {
+            return Err(Error::Pose(format!("last row must be 0,0,0,1, got {last:?}")));
+        }
+        let rotation = [[m[0], m[1], m[2]], [m[4], m[5], m[6]], [m[8], m[9], m[10]]];
+        let pose = Pose {
+            rotation,
+            translation: DVec3::new(m[3], m[7], m[11]),
+        };
+        pose.check_rigid()?;
+        Ok(pose)
+    }
+
+    fn check_rigid(&self) -> Result<()> {
+        let r = self.rotation;
+        for i in 0..3 {
+            for j in 0..3 {
+                let dot: f64 = (0..3).map(|k| r[i][k] * r[j][k]).sum();
+                let want = if i == j { 1.0 } else { 0.0 };
+                if (dot - want).abs() > RIGID_TOLERANCE {
+                    return Err(Error::Pose(format!(
+                        "rotation part is not orthonormal (row {i}·row {j} = {dot}); scaling and shear are not supported"
+                    )));
+                }
+            }
+        }
+        let det = r[0][0] * (r[1][1] * r[2][2] - r[1][2] * r[2][1])
+            - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0])
+            + r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
+        if det < 0.0 {
+            return Err(Error::Pose("rotation part is a reflection (determinant −1)".into()));
+        }
+        Ok(())
+    }
+
+    /// `R p + t`, each row summed left to right then the translation added (the order numpy's
+    /// `R @ p + t` uses), so poses given as matrices reproduce peers' coordinates bit for bit.
+    pub fn apply(&self, p: DVec3) -> DVec3 {
+        let r = &self.rotation;
+        DVec3::new(
+            r[0][0] * p.x + r[0][1] * p.y + r[0][2] * p.z + self.translation.x,
+            r[1][0] * p.x + r[1][1] * p.y + r[1][2] * p.z + self.translation.y,
+            r[2][0] * p.x + r[2][1] * p.y + r[2][2] * p.z + self.translation.z,
+        )
+    }
+
+    /// `R v` (directions).
+    pub fn rotate(&self, v: DVec3) -> DVec3 {
+        let r = &self.rotation;
+        DVec3::new(
+            r[0][0] * v.x + r[0][1] * v.y + r[0][2] * v.z,
+            r[1][0] * v.x + r[1][1] * v.y + r[1][2] * v.z,
+            r[2][0] * v.x + r[2][1] * v.y + r[2][2] * v.z,
+        )
+    }
+
+    /// `|R|` applied to a box half-extent: the half-extent of the rotated box's AABB.
+    pub fn rotate_extent(&self, e: DVec3) -> DVec3 {
+        let r = &self.rotation;
+        DVec3::new(
+            r[0][0].abs() * e.x + r[0][1].abs() * e.y + r[0][2].abs() * e.z,
+            r[1][0].abs() * e.x + r[1][1].abs() * e.y + r[1][2].abs() * e.z,
+            r[2][0].abs() * e.x + r[2][1].abs() * e.y + r[2][2].abs() * e.z,
+        )
+    }
+
+    /// Row-major 4×4 matrix.
+    pub fn to_matrix(&self) -> [f64; 16] {
+        let r = &self.rotation;
+        let t = self.translation;
+        [
+            r[0][0], r[0][1], r[0][2], t.x, r[1][0], r[1][1], r[1][2], t.y, r[2][0], r[2][1],
+            r[2][2], t.z, 0.0, 0.0, 0.0, 1.0,
+        ]
+    }
+}
