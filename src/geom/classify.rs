@@ -6,6 +6,7 @@
 //! clipping one triangle against the other's prism and plane, and merged at a tolerance of
 //! `1e-12 ×` the pair's size. That tolerance decides only between point, segment and area.
 
+use super::ray::line_triangle;
 use super::predicates;
 use super::{DVec3, Tri};
 
@@ -67,8 +68,8 @@ pub fn classify(t1: &Tri, t2: &Tri) -> Option<Contact> {
     }
     let coplanar = predicates::coplanar(t1, t2);
     let tol = merge_tolerance(t1, t2);
-    let points = intersection_points(t1, t2, coplanar, tol);
-    let intersection = shape_of(points, tol);
+    let points = intersection_points(t1, t2, coplanar);
+    let intersection = shape_of(points, tol, coplanar);
     let piercing = !coplanar
         && matches!(intersection, Intersection::Segment(..))
         && predicates::straddles(t1, t2)
@@ -117,49 +118,68 @@ fn clip(poly: &[DVec3], n: DVec3, c: f64) -> Vec<DVec3> {
     out
 }
 
-/// Points of `a ∩ b` when `b` is non-degenerate: clip `a` to `b`'s prism, then to its plane.
-fn clip_against(a: &Tri, b: &Tri, coplanar: bool) -> Vec<DVec3> {
+/// `poly` (lying in the plane of `b`) clipped to `b`'s prism: its part inside `b`. Stable
+/// because the prism's faces are perpendicular to the plane the polygon lies in.
+fn clip_in_plane(poly: &[DVec3], b: &Tri) -> Vec<DVec3> {
     let n = (b[1] - b[0]).cross(b[2] - b[0]);
-    let mut poly: Vec<DVec3> = a.to_vec();
+    let mut poly = poly.to_vec();
     for i in 0..3 {
-        let e = b[(i + 1) % 3] - b[i];
-        let inward = n.cross(e);
+        let inward = n.cross(b[(i + 1) % 3] - b[i]);
         poly = clip(&poly, inward, inward.dot(b[i]));
         if poly.is_empty() {
-            return poly;
+            break;
         }
     }
-    if coplanar {
-        return poly;
-    }
-    // Where the clipped polygon meets b's plane: vertices on it, and edges crossing it.
-    let c = n.dot(b[0]);
-    let d: Vec<f64> = poly.iter().map(|p| n.dot(*p) - c).collect();
-    let mut out = Vec::new();
-    for i in 0..poly.len() {
-        let j = (i + 1) % poly.len();
-        if d[i] == 0.0 {
-            out.push(poly[i]);
-        }
-        if (d[i] < 0.0 && d[j] > 0.0) || (d[i] > 0.0 && d[j] < 0.0) {
-            out.push(poly[i] + (poly[j] - poly[i]) * (d[i] / (d[i] - d[j])));
-        }
-    }
-    out
+    poly
 }
 
-fn intersection_points(t1: &Tri, t2: &Tri, coplanar: bool, tol: f64) -> Vec<DVec3> {
+/// Points where the edges of `src` meet `dst` (non-degenerate): exact tests choose the edges;
+/// a crossing point is computed as barycentric weights on `dst` from seed 001's line–triangle
+/// triple products, a convex combination, so it lies on `dst` by construction even when either
+/// triangle is a sliver. An edge lying in `dst`'s plane contributes its part inside `dst`.
+fn edge_contacts(src: &Tri, dst: &Tri, out: &mut Vec<DVec3>) {
+    for i in 0..3 {
+        let (a, b) = (src[i], src[(i + 1) % 3]);
+        if !predicates::segment_triangle(a, b, dst) {
+            continue;
+        }
+        let oa = predicates::orient3d(dst[0], dst[1], dst[2], a);
+        let ob = predicates::orient3d(dst[0], dst[1], dst[2], b);
+        match (oa, ob) {
+            (0, 0) => out.extend(clip_in_plane(&[a, b], dst)),
+            (0, _) => out.push(a),
+            (_, 0) => out.push(b),
+            _ => match line_triangle(a, b, dst) {
+                Some(w) => {
+                    let w = w.max(DVec3::ZERO);
+                    let w = w / (w.x + w.y + w.z);
+                    out.push(dst[0] * w.x + dst[1] * w.y + dst[2] * w.z);
+                }
+                None => out.push((a + b) * 0.5),
+            },
+        }
+    }
+}
+
+fn intersection_points(t1: &Tri, t2: &Tri, coplanar: bool) -> Vec<DVec3> {
     let deg1 = predicates::is_degenerate(t1);
     let deg2 = predicates::is_degenerate(t2);
-    let pts = match (deg1, deg2) {
-        (_, false) => clip_against(t1, t2, coplanar),
-        (false, true) => clip_against(t2, t1, false),
-        (true, true) => degenerate_points(t1, t2),
-    };
+    let mut pts = Vec::new();
+    if coplanar {
+        pts = clip_in_plane(t1, t2);
+    } else if deg1 && deg2 {
+        pts = degenerate_points(t1, t2);
+    } else {
+        if !deg2 {
+            edge_contacts(t1, t2, &mut pts);
+        }
+        if !deg1 {
+            edge_contacts(t2, t1, &mut pts);
+        }
+    }
     if pts.is_empty() {
         // Rounding lost a contact the exact test proved: fall back to the nearest points.
         let d = super::tritri::separated_distance(t1, t2);
-        let _ = tol;
         return vec![(d.point_1 + d.point_2) * 0.5];
     }
     pts
@@ -194,7 +214,7 @@ fn degenerate_points(t1: &Tri, t2: &Tri) -> Vec<DVec3> {
 }
 
 /// Merge near-equal points and decide point / segment / area.
-fn shape_of(points: Vec<DVec3>, tol: f64) -> Intersection {
+fn shape_of(points: Vec<DVec3>, tol: f64, allow_area: bool) -> Intersection {
     let mut uniq: Vec<DVec3> = Vec::new();
     for p in points {
         if !uniq.iter().any(|q| q.distance(p) <= tol) {
@@ -222,7 +242,7 @@ fn shape_of(points: Vec<DVec3>, tol: f64) -> Intersection {
                 let v = p - pa;
                 (v - dir * v.dot(dir)).length() > tol
             });
-            if off_line {
+            if off_line && allow_area {
                 Intersection::Area(uniq)
             } else {
                 Intersection::Segment(pa, pb)

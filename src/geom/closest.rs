@@ -61,6 +61,22 @@ pub fn distance_squared_point_aabb(p: DVec3, b: &Aabb) -> f64 {
 /// only). Zero-area triangles fall back to the closest of their three edges, where the face
 /// region's denominator vanishes.
 pub fn closest_point_triangle(p: DVec3, t: &Tri) -> DVec3 {
+    let q = voronoi(p, t);
+    // On a sliver the region tests themselves can pick the wrong feature; the boundary's stable
+    // answer is then at least as close. Well-shaped triangles never take this branch.
+    let [a, b, c] = *t;
+    let area2 = (b - a).cross(c - a).length_squared();
+    let longest = (b - a).length_squared().max((c - b).length_squared()).max((a - c).length_squared());
+    if area2 < 1e-12 * longest * longest {
+        let e = closest_on_edges(p, t);
+        if e.distance_squared(p) < q.distance_squared(p) {
+            return e;
+        }
+    }
+    q
+}
+
+fn voronoi(p: DVec3, t: &Tri) -> DVec3 {
     let [a, b, c] = *t;
     let (ab, ac, ap) = (b - a, c - a, p - a);
     let (d1, d2) = (ab.dot(ap), ac.dot(ap));
@@ -93,9 +109,18 @@ pub fn closest_point_triangle(p: DVec3, t: &Tri) -> DVec3 {
     if denom > 0.0 && denom.is_finite() {
         let v = vb / denom;
         let w = vc / denom;
-        return a + ab * v + ac * w; // face region
+        if v >= 0.0 && w >= 0.0 && v + w <= 1.0 {
+            return a + ab * v + ac * w; // face region
+        }
     }
-    // Zero-area triangle: it is the union of its edges.
+    // Only slivers get here: the Lagrange-identity products cancel catastrophically when the
+    // triangle is (nearly) flat, and the regions above can all be missed by rounding. The
+    // closest point is then on the boundary, which clamped projections find stably.
+    closest_on_edges(p, t)
+}
+
+fn closest_on_edges(p: DVec3, t: &Tri) -> DVec3 {
+    let [a, b, c] = *t;
     [(a, b), (b, c), (c, a)]
         .iter()
         .map(|&(s, e)| closest_point_segment(p, s, e).0)

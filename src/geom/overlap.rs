@@ -4,6 +4,7 @@
 use super::closest::{closest_point_triangle, distance_squared_point_aabb};
 use super::{Aabb, DVec3, Plane, Sphere, Tri};
 
+
 /// Separating-axis helper: projections of two point sets onto `axis` are disjoint.
 pub fn separated_on_axis(axis: DVec3, a: &[DVec3], b: &[DVec3]) -> bool {
     let range = |pts: &[DVec3]| {
@@ -88,18 +89,16 @@ pub fn aabb_triangle(b: &Aabb, t: &Tri) -> bool {
             return false;
         }
     }
-    // 1: the triangle's plane against the box.
+    // 1: the triangle's plane against the box (seed 001's box–plane test), projecting all
+    // three vertices rather than only V0 so that a sliver's noisy normal stays consistent with
+    // the triangle it came from.
     let f = [v[1] - v[0], v[2] - v[1], v[0] - v[2]];
     let n = f[0].cross(f[1]);
-    let centred = Aabb { min: -e, max: e };
-    if !aabb_plane(&centred, &Plane::from_point_normal(v[0], n)) {
-        return false;
-    }
     // 2: the nine axes u_i × f_j.
     let units = [DVec3::X, DVec3::Y, DVec3::Z];
-    for u in units {
-        for fj in f {
-            let a = u.cross(fj);
+    let axes = std::iter::once(n).chain(units.iter().flat_map(|u| f.iter().map(move |fj| u.cross(*fj))));
+    for a in axes {
+        {
             if a == DVec3::ZERO {
                 continue;
             }

@@ -26,13 +26,46 @@ fn c3(p: DVec3) -> Coord3D<f64> {
 /// `(a − d) · ((b − d) × (c − d))`. Positive when `d` lies below the plane, i.e. on the side
 /// opposite the normal `(b − a) × (c − a)`; zero when the four points are coplanar.
 pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
-    sign(robust::orient3d(c3(a), c3(b), c3(c), c3(d)))
+    let s = sign(robust::orient3d(c3(a), c3(b), c3(c), c3(d)));
+    if s != 0 {
+        return s;
+    }
+    // Shewchuk's expansions are exact only without underflow: a difference of one ulp near 0
+    // (5e-324) times O(1) terms rounds to a false zero. Scaling every coordinate by the same
+    // power of two is exact and keeps the sign, so a zero is confirmed at a scale where the
+    // largest coordinate is 2^200.
+    match rescale(&[a, b, c, d]) {
+        Some(k) => sign(robust::orient3d(c3(a * k), c3(b * k), c3(c * k), c3(d * k))),
+        None => 0,
+    }
+}
+
+/// The power of two that brings the largest coordinate to about 2^200, if that is a scale-up.
+fn rescale(points: &[DVec3]) -> Option<f64> {
+    let m = points.iter().map(|p| p.abs().max_element()).fold(0.0_f64, f64::max);
+    if m == 0.0 || !m.is_finite() {
+        return None;
+    }
+    let e = 200 - m.log2().floor() as i32;
+    (e > 0).then(|| 2f64.powi(e.min(1000)))
 }
 
 /// Sign of the 2-D orientation of `(a, b, c)`: positive when counter-clockwise.
 pub fn orient2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
-    let p = |q: [f64; 2]| Coord { x: q[0], y: q[1] };
-    sign(robust::orient2d(p(a), p(b), p(c)))
+    let p = |q: [f64; 2], k: f64| Coord {
+        x: q[0] * k,
+        y: q[1] * k,
+    };
+    let s = sign(robust::orient2d(p(a, 1.0), p(b, 1.0), p(c, 1.0)));
+    if s != 0 {
+        return s;
+    }
+    // As in orient3d: confirm a zero where underflow cannot fake it.
+    let d = |q: [f64; 2]| DVec3::new(q[0], q[1], 0.0);
+    match rescale(&[d(a), d(b), d(c)]) {
+        Some(k) => sign(robust::orient2d(p(a, k), p(b, k), p(c, k))),
+        None => 0,
+    }
 }
 
 fn sign(v: f64) -> i8 {

@@ -22,9 +22,8 @@ pub struct TriFrame {
     pub e: [DVec3; 3],
     /// Unit normal; zero for a zero-area triangle.
     pub n: DVec3,
-    /// Edge unit normals `(E_i / |E_i|) × n`: they point *into* the triangle for
-    /// counter-clockwise winding, so the seed's "outside" test `n_Ei · (P − V_i) < ε` becomes
-    /// `≥ −ε` for inside here.
+    /// Edge unit normals `(E_i / |E_i|) × n`: for counter-clockwise winding they point out of
+    /// the triangle, so a point is inside when `n_Ei · (P − V_i) ≤ ε` for all three (seed 000).
     pub en: [DVec3; 3],
 }
 
@@ -43,7 +42,7 @@ impl TriFrame {
     /// Seed 000's edge-normal point-in-triangle test, inclusive of the edges, tolerance `eps`.
     /// `p` is assumed to be on (or within `eps` of) the plane.
     pub fn contains(&self, p: DVec3, eps: f64) -> bool {
-        (0..3).all(|i| self.en[i].dot(p - self.v[i]) >= -eps)
+        (0..3).all(|i| self.en[i].dot(p - self.v[i]) <= eps)
     }
 }
 
@@ -143,8 +142,10 @@ pub fn distance(t1: &Tri, t2: &Tri) -> TriTriDistance {
     best
 }
 
-/// [`distance`] without the intersection test: correct whenever the triangles are disjoint, and
-/// near 0 (not exactly 0) for intersecting ones. This is what a distance kernel computes.
+/// [`distance`] without the intersection test: exact (up to rounding) whenever the triangles are
+/// disjoint. For intersecting ones it can be far from 0: an edge piercing the other's interior is
+/// neither a vertex–face nor an edge–edge contact, which is why seed 000 tests for intersection
+/// first, and so does every caller here.
 pub fn separated_distance(t1: &Tri, t2: &Tri) -> TriTriDistance {
     let mut best = (f64::INFINITY, DVec3::ZERO, DVec3::ZERO);
     let mut consider = |p1: DVec3, p2: DVec3| {

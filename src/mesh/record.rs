@@ -18,7 +18,7 @@ pub struct TriRecord {
     pub e: [[f32; 4]; 3],
     /// Unit normal; `w = n · V0` (the plane offset). All zero for a zero-area triangle.
     pub normal: [f32; 4],
-    /// Edge unit normals `(E_i/|E_i|) × n`, pointing into the triangle; `w = en_i · V_i`.
+    /// Edge unit normals `(E_i/|E_i|) × n`, pointing out of the triangle; `w = en_i · V_i`.
     pub edge_normal: [[f32; 4]; 3],
     /// Bounding sphere: centroid, `w` = radius to the farthest vertex.
     pub sphere: [f32; 4],

@@ -1,0 +1,35 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+pub mod oracle;
+
+use std::path::PathBuf;
+
+/// `../shared/cases/<rel>`, anchored at the crate root, not the working directory.
+pub fn case_path(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/cases")
+        .join(rel)
+}
+
+/// The GPU context, or `None` with a loud message when there is no adapter. With
+/// `MESHCLASH_REQUIRE_GPU=1` (CI) a missing adapter fails the test instead.
+pub fn gpu_or_skip(test: &str) -> Option<meshclash::gpu::GpuContext> {
+    match meshclash::gpu::GpuContext::new() {
+        Ok(ctx) => {
+            eprintln!("{test}: GPU adapter {:?} ({})", ctx.info.name, ctx.info.backend);
+            Some(ctx)
+        }
+        Err(e) => {
+            if std::env::var("MESHCLASH_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("{test}: MESHCLASH_REQUIRE_GPU=1 but no GPU: {e}");
+            }
+            eprintln!("\n************************************************************");
+            eprintln!("SKIPPED {test}: no GPU adapter ({e}).");
+            eprintln!("Install a Vulkan driver (lavapipe: apt-get install mesa-vulkan-drivers)");
+            eprintln!("or set MESHCLASH_REQUIRE_GPU=1 to make this a failure.");
+            eprintln!("************************************************************\n");
+            None
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! An exact oracle for triangle–triangle intersection that shares nothing with the library:
+//! linear-programming feasibility over the rationals.
+//!
+//! Closed triangles `P` and `Q` meet iff there are barycentric weights `λ, μ ≥ 0`, `Σλ = 1`,
+//! `Σμ = 1`, with `Σ λ_i p_i = Σ μ_j q_j`. If that system is feasible it has a basic feasible
+//! solution, whose support columns are linearly independent; so we enumerate every subset of the
+//! six columns, solve exactly where the columns are independent, and look for a non-negative
+//! solution. Integer coordinates only (the tests scale and translate exactly afterwards).
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Q {
+    n: i128,
+    d: i128,
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+impl Q {
+    fn int(n: i128) -> Q {
+        Q { n, d: 1 }
+    }
+    fn norm(n: i128, d: i128) -> Q {
+        let g = gcd(n, d).max(1);
+        let s = if d < 0 { -1 } else { 1 };
+        Q {
+            n: s * n / g,
+            d: s * d / g,
+        }
+    }
+    fn sub(self, o: Q) -> Q {
+        Q::norm(self.n * o.d - o.n * self.d, self.d * o.d)
+    }
+    fn mul(self, o: Q) -> Q {
+        Q::norm(self.n * o.n, self.d * o.d)
+    }
+    fn div(self, o: Q) -> Q {
+        Q::norm(self.n * o.d, self.d * o.n)
+    }
+    fn is_zero(self) -> bool {
+        self.n == 0
+    }
+}
+
+/// Solve `A x = b` (5 rows, `cols` columns) exactly; `Some(x)` only when the columns are
+/// independent and the system consistent.
+fn solve(a: &[[Q; 6]; 5], b: &[Q; 5], cols: &[usize]) -> Option<Vec<Q>> {
+    let k = cols.len();
+    let mut m: Vec<Vec<Q>> = (0..5)
+        .map(|r| {
+            let mut row: Vec<Q> = cols.iter().map(|&c| a[r][c]).collect();
+            row.push(b[r]);
+            row
+        })
+        .collect();
+    let mut row = 0;
+    for col in 0..k {
+        let piv = (row..5).find(|&r| !m[r][col].is_zero())?; // dependent column
+        m.swap(row, piv);
+        for r in 0..5 {
+            if r != row && !m[r][col].is_zero() {
+                let f = m[r][col].div(m[row][col]);
+                for c in col..=k {
+                    m[r][c] = m[r][c].sub(f.mul(m[row][c]));
+                }
+            }
+        }
+        row += 1;
+    }
+    if (row..5).any(|r| !m[r][k].is_zero()) {
+        return None; // inconsistent
+    }
+    Some((0..k).map(|i| m[i][k].div(m[i][i])).collect())
+}
+
+/// Exact: do the closed triangles with integer vertices `p` and `q` intersect?
+pub fn triangles_intersect_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> bool {
+    let mut a = [[Q::int(0); 6]; 5];
+    for i in 0..3 {
+        for k in 0..3 {
+            a[k][i] = Q::int(p[i][k] as i128);
+            a[k][3 + i] = Q::int(-(q[i][k] as i128));
+        }
+        a[3][i] = Q::int(1);
+        a[4][3 + i] = Q::int(1);
+    }
+    let b = [Q::int(0), Q::int(0), Q::int(0), Q::int(1), Q::int(1)];
+    (1u32..64).any(|mask| {
+        let cols: Vec<usize> = (0..6).filter(|c| mask & (1 << c) != 0).collect();
+        cols.len() <= 5
+            && solve(&a, &b, &cols).is_some_and(|x| x.iter().all(|v| v.n >= 0))
+    })
+}
