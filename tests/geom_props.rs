@@ -67,13 +67,11 @@ fn exact_move() -> impl Strategy<Value = ExactMove> {
         prop::sample::select(vec![-20, 0, 20]),
         [-3i64..=3, -3i64..=3, -3i64..=3],
     )
-        .prop_map(|(perm, flips, scale_exp, shift)| {
-            ExactMove {
-                perm,
-                sign: flips.map(|f| if f { -1.0 } else { 1.0 }),
-                scale_exp,
-                shift,
-            }
+        .prop_map(|(perm, flips, scale_exp, shift)| ExactMove {
+            perm,
+            sign: flips.map(|f| if f { -1.0 } else { 1.0 }),
+            scale_exp,
+            shift,
         })
 }
 
@@ -144,10 +142,21 @@ fn v3(r: std::ops::Range<f64>) -> [std::ops::Range<f64>; 3] {
 fn float_tri() -> impl Strategy<Value = Tri> {
     let c = -1.0f64..1.0;
     let p = (c.clone(), c.clone(), c).prop_map(|(x, y, z)| DVec3::new(x, y, z));
-    (p.clone(), p.clone(), p, prop::bool::weighted(0.1), 0.0f64..1.0).prop_map(|(a, b, c, flat, t)| {
-        // One in ten is zero-area: the third vertex on the first edge.
-        if flat { [a, b, a.lerp(b, t)] } else { [a, b, c] }
-    })
+    (
+        p.clone(),
+        p.clone(),
+        p,
+        prop::bool::weighted(0.1),
+        0.0f64..1.0,
+    )
+        .prop_map(|(a, b, c, flat, t)| {
+            // One in ten is zero-area: the third vertex on the first edge.
+            if flat {
+                [a, b, a.lerp(b, t)]
+            } else {
+                [a, b, c]
+            }
+        })
 }
 
 fn samples(t: &Tri, n: usize) -> Vec<DVec3> {
@@ -162,7 +171,9 @@ fn samples(t: &Tri, n: usize) -> Vec<DVec3> {
 }
 
 fn max_edge(t: &Tri) -> f64 {
-    (0..3).map(|i| t[i].distance(t[(i + 1) % 3])).fold(0.0, f64::max)
+    (0..3)
+        .map(|i| t[i].distance(t[(i + 1) % 3]))
+        .fold(0.0, f64::max)
 }
 
 proptest! {
@@ -294,9 +305,24 @@ proptest! {
 fn lp_oracle_sanity() {
     // The oracle itself on cases worked by hand.
     let t: ITri = [[0, 0, 0], [2, 0, 0], [0, 2, 0]];
-    assert!(triangles_intersect_int(&t, &[[1, 1, 0], [5, 5, 5], [5, 0, 5]])); // vertex on hypotenuse
-    assert!(!triangles_intersect_int(&t, &[[2, 2, 0], [5, 5, 5], [5, 0, 5]])); // just past it
-    assert!(triangles_intersect_int(&t, &[[0, 0, 0], [-1, -1, 0], [-1, 0, 0]])); // shared vertex
-    assert!(triangles_intersect_int(&t, &[[1, 0, 0], [1, 0, 0], [1, 0, 0]])); // point on an edge
-    assert!(!triangles_intersect_int(&t, &[[0, 0, 1], [2, 0, 1], [0, 2, 1]])); // parallel planes
+    assert!(triangles_intersect_int(
+        &t,
+        &[[1, 1, 0], [5, 5, 5], [5, 0, 5]]
+    )); // vertex on hypotenuse
+    assert!(!triangles_intersect_int(
+        &t,
+        &[[2, 2, 0], [5, 5, 5], [5, 0, 5]]
+    )); // just past it
+    assert!(triangles_intersect_int(
+        &t,
+        &[[0, 0, 0], [-1, -1, 0], [-1, 0, 0]]
+    )); // shared vertex
+    assert!(triangles_intersect_int(
+        &t,
+        &[[1, 0, 0], [1, 0, 0], [1, 0, 0]]
+    )); // point on an edge
+    assert!(!triangles_intersect_int(
+        &t,
+        &[[0, 0, 1], [2, 0, 1], [0, 2, 1]]
+    )); // parallel planes
 }

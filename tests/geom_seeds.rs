@@ -27,7 +27,10 @@ fn unit_box() -> Aabb {
 #[test]
 fn seed001_closest_point_on_plane() {
     // Plane z = 1 written with a non-unit normal (0,0,2): 2z = 2. Q = (1,2,5) projects to (1,2,1).
-    let p = Plane { n: v(0., 0., 2.), d: 2. };
+    let p = Plane {
+        n: v(0., 0., 2.),
+        d: 2.,
+    };
     assert!(close(closest_point_plane(v(1., 2., 5.), &p), v(1., 2., 1.)));
 }
 
@@ -36,7 +39,10 @@ fn seed001_closest_point_on_segment_three_cases() {
     let (a, b) = (v(0., 0., 0.), v(4., 0., 0.));
     // (a) beyond A, (b) inside, (c) beyond B.
     assert_eq!(closest_point_segment(v(-3., 1., 0.), a, b), (a, 0.0));
-    assert_eq!(closest_point_segment(v(1., 5., 0.), a, b), (v(1., 0., 0.), 0.25));
+    assert_eq!(
+        closest_point_segment(v(1., 5., 0.), a, b),
+        (v(1., 0., 0.), 0.25)
+    );
     assert_eq!(closest_point_segment(v(9., -2., 0.), a, b), (b, 1.0));
     // Squared distances: 3²+1² = 10, 5² = 25, 5²+2² = 29.
     assert_eq!(distance_squared_point_segment(v(-3., 1., 0.), a, b), 10.0);
@@ -51,7 +57,7 @@ fn seed001_closest_point_on_aabb_regions() {
     assert_eq!(closest_point_aabb(v(0.5, 0.5, 3.), &b), v(0.5, 0.5, 1.)); // face region
     assert_eq!(closest_point_aabb(v(2., 0.5, 3.), &b), v(1., 0.5, 1.)); // edge region
     assert_eq!(closest_point_aabb(v(2., -1., 3.), &b), v(1., 0., 1.)); // vertex region
-    // 1² + 1² + 2² = 6.
+                                                                       // 1² + 1² + 2² = 6.
     assert_eq!(distance_squared_point_aabb(v(2., -1., 3.), &b), 6.0);
     assert_eq!(distance_squared_point_aabb(v(0.5, 0.5, 0.5), &b), 0.0);
 }
@@ -60,12 +66,12 @@ fn seed001_closest_point_on_aabb_regions() {
 fn seed003_closest_point_on_triangle_every_voronoi_region() {
     let t = UNIT;
     let cases = [
-        (v(-1., -1., 1.), v(0., 0., 0.)),      // vertex A
-        (v(2., -0.5, 0.), v(1., 0., 0.)),      // vertex B
-        (v(-0.5, 2., 3.), v(0., 1., 0.)),      // vertex C
-        (v(0.5, -1., 0.), v(0.5, 0., 0.)),     // edge AB
-        (v(-1., 0.5, 2.), v(0., 0.5, 0.)),     // edge AC
-        (v(1., 1., 5.), v(0.5, 0.5, 0.)),      // edge BC
+        (v(-1., -1., 1.), v(0., 0., 0.)),       // vertex A
+        (v(2., -0.5, 0.), v(1., 0., 0.)),       // vertex B
+        (v(-0.5, 2., 3.), v(0., 1., 0.)),       // vertex C
+        (v(0.5, -1., 0.), v(0.5, 0., 0.)),      // edge AB
+        (v(-1., 0.5, 2.), v(0., 0.5, 0.)),      // edge AC
+        (v(1., 1., 5.), v(0.5, 0.5, 0.)),       // edge BC
         (v(0.25, 0.25, 7.), v(0.25, 0.25, 0.)), // face
     ];
     for (p, want) in cases {
@@ -73,13 +79,17 @@ fn seed003_closest_point_on_triangle_every_voronoi_region() {
     }
     // Zero-area triangle (collinear): the closest point of the segment it is.
     let flat = [v(0., 0., 0.), v(1., 0., 0.), v(2., 0., 0.)];
-    assert!(close(closest_point_triangle(v(1.5, 3., 0.), &flat), v(1.5, 0., 0.)));
+    assert!(close(
+        closest_point_triangle(v(1.5, 3., 0.), &flat),
+        v(1.5, 0., 0.)
+    ));
 }
 
 #[test]
 fn seed001_closest_points_of_two_lines() {
     // x-axis and the line x = 2, z = 1 along y through (2,-1,1): closest at s = 2, t = 1.
-    let (s, t) = closest_points_lines(v(0., 0., 0.), v(1., 0., 0.), v(2., -1., 1.), v(0., 1., 0.)).unwrap();
+    let (s, t) =
+        closest_points_lines(v(0., 0., 0.), v(1., 0., 0.), v(2., -1., 1.), v(0., 1., 0.)).unwrap();
     assert_eq!((s, t), (2.0, 1.0));
     assert!(closest_points_lines(DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::X * 3.0).is_none());
 }
@@ -103,7 +113,9 @@ fn seed001_closest_points_of_segments_fixes_seed000_independent_clamp() {
 
 #[test]
 fn seed001_separating_axis() {
-    let a: Vec<DVec3> = (0..8).map(|i| v((i & 1) as f64, ((i >> 1) & 1) as f64, (i >> 2) as f64)).collect();
+    let a: Vec<DVec3> = (0..8)
+        .map(|i| v((i & 1) as f64, ((i >> 1) & 1) as f64, (i >> 2) as f64))
+        .collect();
     let b: Vec<DVec3> = a.iter().map(|p| *p + v(1.5, 0., 0.)).collect();
     let c: Vec<DVec3> = a.iter().map(|p| *p + v(0.5, 0.5, 0.)).collect();
     let axes = [DVec3::X, DVec3::Y, DVec3::Z];
@@ -115,7 +127,10 @@ fn seed001_separating_axis() {
 #[test]
 fn seed001_sphere_plane_box_aabb_triangle() {
     let plane = Plane { n: DVec3::Z, d: 0. }; // z = 0, unit normal
-    let s = |z: f64| Sphere { center: v(0., 0., z), radius: 1. };
+    let s = |z: f64| Sphere {
+        center: v(0., 0., z),
+        radius: 1.,
+    };
     assert_eq!(sphere_plane(&s(2.), &plane), PlaneSide::Front);
     assert_eq!(sphere_plane(&s(-2.), &plane), PlaneSide::Behind);
     assert_eq!(sphere_plane(&s(0.5), &plane), PlaneSide::Intersecting);
@@ -127,31 +142,73 @@ fn seed001_sphere_plane_box_aabb_triangle() {
     assert!(aabb_plane(&unit_box(), &Plane { n, d: 3. }));
     assert!(!aabb_plane(&unit_box(), &Plane { n, d: 3.01 }));
     // Sphere at (2,2,0.5), radius 1.5: distance to the box is √2 ≈ 1.414 < 1.5.
-    assert!(sphere_aabb(&Sphere { center: v(2., 2., 0.5), radius: 1.5 }, &unit_box()));
-    assert!(!sphere_aabb(&Sphere { center: v(2., 2., 0.5), radius: 1.4 }, &unit_box()));
+    assert!(sphere_aabb(
+        &Sphere {
+            center: v(2., 2., 0.5),
+            radius: 1.5
+        },
+        &unit_box()
+    ));
+    assert!(!sphere_aabb(
+        &Sphere {
+            center: v(2., 2., 0.5),
+            radius: 1.4
+        },
+        &unit_box()
+    ));
     // Sphere above the unit triangle's face.
-    let hit = sphere_triangle(&Sphere { center: v(0.2, 0.2, 0.5), radius: 0.5 }, &UNIT);
+    let hit = sphere_triangle(
+        &Sphere {
+            center: v(0.2, 0.2, 0.5),
+            radius: 0.5,
+        },
+        &UNIT,
+    );
     assert!(close(hit.unwrap(), v(0.2, 0.2, 0.)));
-    assert_eq!(sphere_triangle(&Sphere { center: v(0.2, 0.2, 0.5), radius: 0.49 }, &UNIT), None);
+    assert_eq!(
+        sphere_triangle(
+            &Sphere {
+                center: v(0.2, 0.2, 0.5),
+                radius: 0.49
+            },
+            &UNIT
+        ),
+        None
+    );
 }
 
 #[test]
 fn seed001_aabb_triangle_13_axes() {
     let b = unit_box();
     // Through the box.
-    assert!(aabb_triangle(&b, &[v(-1., 0.5, 0.5), v(2., 0.5, 0.5), v(0.5, 3., 0.5)]));
+    assert!(aabb_triangle(
+        &b,
+        &[v(-1., 0.5, 0.5), v(2., 0.5, 0.5), v(0.5, 3., 0.5)]
+    ));
     // Fully outside on a box axis.
-    assert!(!aabb_triangle(&b, &[v(2., 0., 0.), v(3., 0., 0.), v(2., 1., 0.)]));
+    assert!(!aabb_triangle(
+        &b,
+        &[v(2., 0., 0.), v(3., 0., 0.), v(2., 1., 0.)]
+    ));
     // Near the corner (1,1,1): the triangle's plane x + y + z = 3.2 misses the box (axis 1).
-    assert!(!aabb_triangle(&b, &[v(3.2, 0., 0.), v(0., 3.2, 0.), v(0., 0., 3.2)]));
+    assert!(!aabb_triangle(
+        &b,
+        &[v(3.2, 0., 0.), v(0., 3.2, 0.), v(0., 0., 3.2)]
+    ));
     // Plane x + y = 2.1 cuts no box point (box needs x + y ≤ 2): the triangle lies in it.
-    assert!(!aabb_triangle(&b, &[v(1.05, 1.05, -5.), v(1.05, 1.05, 5.), v(3.05, -0.95, 0.)]));
+    assert!(!aabb_triangle(
+        &b,
+        &[v(1.05, 1.05, -5.), v(1.05, 1.05, 5.), v(3.05, -0.95, 0.)]
+    ));
     // A thin triangle passing by the edge x = 1, y = 1 of the box, separated only by an edge
     // cross-product axis: its points satisfy x + y ≥ 2.05 while the box has x + y ≤ 2.
     let t = [v(1.05, 1.0, -1.), v(1.05, 1.0, 2.), v(1.1, 1.05, 0.5)];
     assert!(!aabb_triangle(&b, &t));
     // Touching the box at its corner.
-    assert!(aabb_triangle(&b, &[v(1., 1., 1.), v(2., 1., 1.), v(1., 2., 1.)]));
+    assert!(aabb_triangle(
+        &b,
+        &[v(1., 1., 1.), v(2., 1., 1.), v(1., 2., 1.)]
+    ));
 }
 
 #[test]
@@ -161,24 +218,49 @@ fn seed001_segment_plane_and_plane_plane() {
     assert_eq!((t, x), (0.25, v(0., 0., 1.)));
     assert!(segment_plane(v(0., 0., 2.), v(0., 0., 4.), &p).is_none());
     assert!(segment_plane(v(0., 0., 0.), v(1., 0., 0.), &p).is_none()); // parallel
-    // z = 1 and x = 2 meet in the line (2, t, 1) along ±y.
+                                                                        // z = 1 and x = 2 meet in the line (2, t, 1) along ±y.
     let (pt, d) = plane_plane(&p, &Plane { n: DVec3::X, d: 2. }).unwrap();
     assert!(close(pt, v(2., 0., 1.)));
     assert_eq!(d.normalize().abs(), DVec3::Y);
-    assert!(plane_plane(&p, &Plane { n: DVec3::Z * 2.0, d: 5. }).is_none());
+    assert!(plane_plane(
+        &p,
+        &Plane {
+            n: DVec3::Z * 2.0,
+            d: 5.
+        }
+    )
+    .is_none());
 }
 
 #[test]
 fn seed001_ray_sphere_five_cases() {
-    let s = Sphere { center: v(0., 0., 5.), radius: 1. };
+    let s = Sphere {
+        center: v(0., 0., 5.),
+        radius: 1.,
+    };
     // (a) hits twice in front: first at t = 4.
-    assert_eq!(ray_sphere(DVec3::ZERO, DVec3::Z, &s), RaySphere::Hit { t: 4., point: v(0., 0., 4.) });
+    assert_eq!(
+        ray_sphere(DVec3::ZERO, DVec3::Z, &s),
+        RaySphere::Hit {
+            t: 4.,
+            point: v(0., 0., 4.)
+        }
+    );
     // (b) sphere behind the ray.
     assert_eq!(ray_sphere(DVec3::ZERO, -DVec3::Z, &s), RaySphere::Behind);
     // (c) tangent: the ray x = 1 grazes at (1, 0, 5), t = 5.
-    assert_eq!(ray_sphere(v(1., 0., 0.), DVec3::Z, &s), RaySphere::Tangent { t: 5., point: v(1., 0., 5.) });
+    assert_eq!(
+        ray_sphere(v(1., 0., 0.), DVec3::Z, &s),
+        RaySphere::Tangent {
+            t: 5.,
+            point: v(1., 0., 5.)
+        }
+    );
     // (d) starts inside: leaves at t = 1.
-    assert_eq!(ray_sphere(v(0., 0., 5.), DVec3::Z, &s), RaySphere::Inside { t_exit: 1. });
+    assert_eq!(
+        ray_sphere(v(0., 0., 5.), DVec3::Z, &s),
+        RaySphere::Inside { t_exit: 1. }
+    );
     // (e) misses.
     assert_eq!(ray_sphere(v(2., 0., 0.), DVec3::Z, &s), RaySphere::Miss);
     // Segments: too short, long enough.
@@ -190,13 +272,19 @@ fn seed001_ray_sphere_five_cases() {
 fn seed001_ray_and_segment_aabb_slabs() {
     let b = unit_box();
     // R2 of the seed's figure: hits, entering x = 0 at t = 1, leaving x = 1 at t = 2.
-    assert_eq!(ray_aabb(v(-1., 0.5, 0.5), v(1., 0., 0.), &b), Some((1., 2.)));
+    assert_eq!(
+        ray_aabb(v(-1., 0.5, 0.5), v(1., 0., 0.), &b),
+        Some((1., 2.))
+    );
     // R1: slab intervals in x and y do not overlap.
     assert_eq!(ray_aabb(v(-1., -0.5, 0.5), v(1., -1., 0.), &b), None);
     // Parallel to a slab and outside it.
     assert_eq!(ray_aabb(v(-1., 2., 0.5), v(1., 0., 0.), &b), None);
     assert_eq!(segment_aabb(v(-1., 0.5, 0.5), v(-0.5, 0.5, 0.5), &b), None);
-    assert_eq!(segment_aabb(v(-1., 0.5, 0.5), v(3., 0.5, 0.5), &b), Some((0.25, 0.5)));
+    assert_eq!(
+        segment_aabb(v(-1., 0.5, 0.5), v(3., 0.5, 0.5), &b),
+        Some((0.25, 0.5))
+    );
 }
 
 #[test]
@@ -207,8 +295,14 @@ fn seed001_line_and_segment_triangle() {
     assert!(close(uvw, v(0.25, 0.25, 0.5)));
     assert!(line_triangle(v(0.75, 0.75, -1.), v(0.75, 0.75, 1.), &UNIT).is_none());
     // Segment from z = 2 down to z = −2 at (0.25, 0.5): t = 0.5, v = 0.25, w = 0.5.
-    assert_eq!(meshclash::geom::ray::segment_triangle(v(0.25, 0.5, 2.), v(0.25, 0.5, -2.), &UNIT), Some((0.5, 0.25, 0.5)));
-    assert_eq!(meshclash::geom::ray::segment_triangle(v(0.25, 0.5, 2.), v(0.25, 0.5, 1.), &UNIT), None);
+    assert_eq!(
+        meshclash::geom::ray::segment_triangle(v(0.25, 0.5, 2.), v(0.25, 0.5, -2.), &UNIT),
+        Some((0.5, 0.25, 0.5))
+    );
+    assert_eq!(
+        meshclash::geom::ray::segment_triangle(v(0.25, 0.5, 2.), v(0.25, 0.5, 1.), &UNIT),
+        None
+    );
 }
 
 #[test]
@@ -237,8 +331,14 @@ fn seed000_bounding_sphere_and_cull() {
     let s = triangle_bounding_sphere(&[v(0., 0., 0.), v(3., 0., 0.), v(0., 3., 0.)]);
     assert_eq!(s.center, v(1., 1., 0.));
     assert!((s.radius - 5f64.sqrt()).abs() < 1e-15);
-    let a = Sphere { center: DVec3::ZERO, radius: 1. };
-    let b = Sphere { center: v(3., 0., 0.), radius: 1. };
+    let a = Sphere {
+        center: DVec3::ZERO,
+        radius: 1.,
+    };
+    let b = Sphere {
+        center: v(3., 0., 0.),
+        radius: 1.,
+    };
     assert!(!spheres_within(&a, &b, 0.99));
     assert!(spheres_within(&a, &b, 1.0)); // (1 + 1 + 1)² = 9 = |C2 − C1|²
 }
@@ -246,7 +346,10 @@ fn seed000_bounding_sphere_and_cull() {
 fn both(t1: &Tri, t2: &Tri) -> bool {
     let exact = tritri::intersect(t1, t2);
     let seed = tritri::intersect_edge_plane(&TriFrame::new(t1), &TriFrame::new(t2), 1e-12);
-    assert_eq!(exact, seed, "exact and seed-000 tests disagree on {t1:?} {t2:?}");
+    assert_eq!(
+        exact, seed,
+        "exact and seed-000 tests disagree on {t1:?} {t2:?}"
+    );
     exact
 }
 
@@ -254,11 +357,17 @@ fn both(t1: &Tri, t2: &Tri) -> bool {
 fn seed000_triangle_triangle_cases() {
     let t1 = UNIT;
     // Crossing: a vertical triangle piercing the unit triangle's interior.
-    assert!(both(&t1, &[v(0.2, 0.2, -1.), v(0.2, 0.2, 1.), v(0.3, 0.1, 1.)]));
+    assert!(both(
+        &t1,
+        &[v(0.2, 0.2, -1.), v(0.2, 0.2, 1.), v(0.3, 0.1, 1.)]
+    ));
     // Separated vertically.
     assert!(!both(&t1, &[v(0., 0., 1.), v(1., 0., 1.), v(0., 1., 1.)]));
     // Coplanar overlap (the case seed 000 skips).
-    assert!(both(&t1, &[v(0.1, 0.1, 0.), v(2., 0.1, 0.), v(0.1, 2., 0.)]));
+    assert!(both(
+        &t1,
+        &[v(0.1, 0.1, 0.), v(2., 0.1, 0.), v(0.1, 2., 0.)]
+    ));
     // Coplanar, disjoint.
     assert!(!both(&t1, &[v(1., 1., 0.), v(2., 1., 0.), v(1., 2., 0.)]));
     // Touching at a vertex: (0.5, 0.5, 0) is on the hypotenuse.
@@ -302,7 +411,11 @@ fn seed002_classification() {
     assert_eq!(c.class(), Some(ContactClass::Point));
     assert!(c.touching && !c.coplanar);
     // Segment, piercing: the plane x = 0.25 cuts the unit triangle in y ∈ [0, 0.75].
-    let c = classify(&t1, &[v(0.25, -1., -1.), v(0.25, 3., -1.), v(0.25, -1., 3.)]).unwrap();
+    let c = classify(
+        &t1,
+        &[v(0.25, -1., -1.), v(0.25, 3., -1.), v(0.25, -1., 3.)],
+    )
+    .unwrap();
     match c.intersection {
         Intersection::Segment(a, b) => {
             let (lo, hi) = if a.y < b.y { (a, b) } else { (b, a) };
@@ -339,23 +452,50 @@ fn seed002_classification() {
 fn seed001_interval_halving_moving_sphere() {
     // Unit sphere at the origin moving with v = (0,0,10) over t ∈ [0,1] toward the plane z = 6:
     // contact when 10 t + 1 = 6, t = 0.5.
-    let s = Sphere { center: DVec3::ZERO, radius: 1. };
+    let s = Sphere {
+        center: DVec3::ZERO,
+        radius: 1.,
+    };
     let dist = |p: DVec3| (6. - p.z).max(0.);
     let t = interval_halving(&s, v(0., 0., 10.), 0., 1., 1e-9, &dist).unwrap();
     assert!((t - 0.5).abs() < 1e-8, "{t}");
     // The plane z = 20 is never reached: 10 + 1 < 20.
-    assert!(interval_halving(&s, v(0., 0., 10.), 0., 1., 1e-9, &|p: DVec3| (20. - p.z).max(0.)).is_none());
+    assert!(
+        interval_halving(&s, v(0., 0., 10.), 0., 1., 1e-9, &|p: DVec3| (20. - p.z)
+            .max(0.))
+        .is_none()
+    );
 }
 
 #[test]
 fn exact_predicates_basic_degeneracies() {
     assert!(is_degenerate(&[DVec3::ZERO, DVec3::X, DVec3::X * 2.0]));
     assert!(!is_degenerate(&UNIT));
-    assert!(segments_intersect(v(0., 0., 0.), v(2., 2., 0.), v(0., 2., 0.), v(2., 0., 0.)));
-    assert!(!segments_intersect(v(0., 0., 0.), v(2., 2., 0.), v(0., 2., 1.), v(2., 0., 1.)));
+    assert!(segments_intersect(
+        v(0., 0., 0.),
+        v(2., 2., 0.),
+        v(0., 2., 0.),
+        v(2., 0., 0.)
+    ));
+    assert!(!segments_intersect(
+        v(0., 0., 0.),
+        v(2., 2., 0.),
+        v(0., 2., 1.),
+        v(2., 0., 1.)
+    ));
     // Collinear overlapping and collinear disjoint.
-    assert!(segments_intersect(v(0., 0., 0.), v(2., 0., 0.), v(1., 0., 0.), v(3., 0., 0.)));
-    assert!(!segments_intersect(v(0., 0., 0.), v(1., 0., 0.), v(2., 0., 0.), v(3., 0., 0.)));
+    assert!(segments_intersect(
+        v(0., 0., 0.),
+        v(2., 0., 0.),
+        v(1., 0., 0.),
+        v(3., 0., 0.)
+    ));
+    assert!(!segments_intersect(
+        v(0., 0., 0.),
+        v(1., 0., 0.),
+        v(2., 0., 0.),
+        v(3., 0., 0.)
+    ));
     assert!(point_in_triangle(v(0.5, 0.5, 0.), &UNIT)); // on the hypotenuse
     assert!(!point_in_triangle(v(0.5, 0.5 + 1e-16, 0.), &UNIT) || 0.5 + 1e-16 == 0.5);
     assert!(!point_in_triangle(v(0.5, 0.500000001, 0.), &UNIT));

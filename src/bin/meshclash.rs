@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "meshclash", version, about = "Clashes between triangle meshes: interference, distance, clearance, self-intersection")]
+#[command(
+    name = "meshclash",
+    version,
+    about = "Clashes between triangle meshes: interference, distance, clearance, self-intersection"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -56,7 +60,10 @@ fn run(cli: Cli) -> Result<(), Error> {
         Command::Info { mesh, json } => {
             let info = Mesh::load(&mesh)?.info();
             if json {
-                println!("{}", serde_json::to_string(&info).map_err(|e| Error::Gpu(e.to_string()))?);
+                println!(
+                    "{}",
+                    serde_json::to_string(&info).map_err(|e| Error::Gpu(e.to_string()))?
+                );
             } else {
                 println!("mesh:                {}", mesh.display());
                 println!("triangles:           {}", info.triangles);

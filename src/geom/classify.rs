@@ -6,8 +6,8 @@
 //! clipping one triangle against the other's prism and plane, and merged at a tolerance of
 //! `1e-12 ×` the pair's size. That tolerance decides only between point, segment and area.
 
-use super::ray::line_triangle;
 use super::predicates;
+use super::ray::line_triangle;
 use super::{DVec3, Tri};
 
 /// What the intersection of two closed triangles is.

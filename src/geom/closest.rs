@@ -66,7 +66,10 @@ pub fn closest_point_triangle(p: DVec3, t: &Tri) -> DVec3 {
     // answer is then at least as close. Well-shaped triangles never take this branch.
     let [a, b, c] = *t;
     let area2 = (b - a).cross(c - a).length_squared();
-    let longest = (b - a).length_squared().max((c - b).length_squared()).max((a - c).length_squared());
+    let longest = (b - a)
+        .length_squared()
+        .max((c - b).length_squared())
+        .max((a - c).length_squared());
     if area2 < 1e-12 * longest * longest {
         let e = closest_on_edges(p, t);
         if e.distance_squared(p) < q.distance_squared(p) {

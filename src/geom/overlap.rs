@@ -4,14 +4,14 @@
 use super::closest::{closest_point_triangle, distance_squared_point_aabb};
 use super::{Aabb, DVec3, Plane, Sphere, Tri};
 
-
 /// Separating-axis helper: projections of two point sets onto `axis` are disjoint.
 pub fn separated_on_axis(axis: DVec3, a: &[DVec3], b: &[DVec3]) -> bool {
     let range = |pts: &[DVec3]| {
-        pts.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
-            let d = axis.dot(*p);
-            (lo.min(d), hi.max(d))
-        })
+        pts.iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                let d = axis.dot(*p);
+                (lo.min(d), hi.max(d))
+            })
     };
     let (a0, a1) = range(a);
     let (b0, b1) = range(b);
@@ -96,7 +96,11 @@ pub fn aabb_triangle(b: &Aabb, t: &Tri) -> bool {
     let n = f[0].cross(f[1]);
     // 2: the nine axes u_i × f_j.
     let units = [DVec3::X, DVec3::Y, DVec3::Z];
-    let axes = std::iter::once(n).chain(units.iter().flat_map(|u| f.iter().map(move |fj| u.cross(*fj))));
+    let axes = std::iter::once(n).chain(
+        units
+            .iter()
+            .flat_map(|u| f.iter().map(move |fj| u.cross(*fj))),
+    );
     for a in axes {
         {
             if a == DVec3::ZERO {

@@ -42,7 +42,10 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
 
 /// The power of two that brings the largest coordinate to about 2^200, if that is a scale-up.
 fn rescale(points: &[DVec3]) -> Option<f64> {
-    let m = points.iter().map(|p| p.abs().max_element()).fold(0.0_f64, f64::max);
+    let m = points
+        .iter()
+        .map(|p| p.abs().max_element())
+        .fold(0.0_f64, f64::max);
     if m == 0.0 || !m.is_finite() {
         return None;
     }
@@ -97,7 +100,10 @@ fn injective_axis(t: &Tri) -> Option<usize> {
 }
 
 fn in_box_2d(a: [f64; 2], b: [f64; 2], p: [f64; 2]) -> bool {
-    p[0] >= a[0].min(b[0]) && p[0] <= a[0].max(b[0]) && p[1] >= a[1].min(b[1]) && p[1] <= a[1].max(b[1])
+    p[0] >= a[0].min(b[0])
+        && p[0] <= a[0].max(b[0])
+        && p[1] >= a[1].min(b[1])
+        && p[1] <= a[1].max(b[1])
 }
 
 /// Closed 2-D segments `ab` and `cd` intersect (touching, collinear overlap and zero-length
@@ -140,7 +146,8 @@ pub fn segments_intersect(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> bool {
     if orient3d(a, b, c, d) != 0 {
         return false;
     }
-    (0..3).all(|k| segments_intersect_2d(project(a, k), project(b, k), project(c, k), project(d, k)))
+    (0..3)
+        .all(|k| segments_intersect_2d(project(a, k), project(b, k), project(c, k), project(d, k)))
 }
 
 /// Closed point-in-triangle in 3-D (the point must lie in the triangle's plane), exact.

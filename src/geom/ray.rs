@@ -97,7 +97,9 @@ pub fn ray_aabb(p: DVec3, d: DVec3, b: &Aabb) -> Option<(f64, f64)> {
 
 /// Seed 001: segment `ab` against an AABB (slabs with `t ∈ [0, 1]`).
 pub fn segment_aabb(a: DVec3, b: DVec3, bx: &Aabb) -> Option<(f64, f64)> {
-    ray_aabb(a, b - a, bx).filter(|&(t0, _)| t0 <= 1.0).map(|(t0, t1)| (t0, t1.min(1.0)))
+    ray_aabb(a, b - a, bx)
+        .filter(|&(t0, _)| t0 <= 1.0)
+        .map(|(t0, t1)| (t0, t1.min(1.0)))
 }
 
 fn triple(a: DVec3, b: DVec3, c: DVec3) -> f64 {

@@ -62,7 +62,9 @@ impl GpuContext {
             name: ai.name.clone(),
             backend: format!("{:?}", ai.backend),
             device_type: format!("{:?}", ai.device_type),
-            driver: format!("{} {}", ai.driver, ai.driver_info).trim().to_string(),
+            driver: format!("{} {}", ai.driver, ai.driver_info)
+                .trim()
+                .to_string(),
         };
         // wgpu's defaults cap storage buffers at 128 MiB; meshes of millions of triangles need
         // what the hardware really offers.
@@ -97,7 +99,9 @@ impl GpuContext {
             .device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(label),
-                source: wgpu::ShaderSource::Wgsl(format!("{}\n{}", super::shaders::COMMON, source).into()),
+                source: wgpu::ShaderSource::Wgsl(
+                    format!("{}\n{}", super::shaders::COMMON, source).into(),
+                ),
             });
         let pl = self
             .device

@@ -133,7 +133,8 @@ impl Mesh {
     /// `closed`: every edge is shared by exactly two triangles. `oriented`: no directed edge is
     /// used twice, i.e. neighbours traverse their shared edge in opposite directions.
     fn topology(&self) -> (bool, bool) {
-        let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(self.triangles.len() * 3);
+        let mut directed: HashMap<(u32, u32), u32> =
+            HashMap::with_capacity(self.triangles.len() * 3);
         for t in &self.triangles {
             for k in 0..3 {
                 *directed.entry((t[k], t[(k + 1) % 3])).or_default() += 1;

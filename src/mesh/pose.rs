@@ -51,14 +51,20 @@ impl Pose {
     /// last row `0 0 0 1`).
     pub fn from_matrix(m: &[f64]) -> Result<Pose> {
         if m.len() != 16 {
-            return Err(Error::Pose(format!("a matrix needs 16 numbers, got {}", m.len())));
+            return Err(Error::Pose(format!(
+                "a matrix needs 16 numbers, got {}",
+                m.len()
+            )));
         }
         if let Some(v) = m.iter().find(|v| !v.is_finite()) {
             return Err(Error::Pose(format!("non-finite entry {v}")));
         }
         let last = [m[12], m[13], m[14], m[15]];
-        if (last[0].abs() + last[1].abs() + last[2].abs() + (last[3] - 1.0).abs()) > RIGID_TOLERANCE {
-            return Err(Error::Pose(format!("last row must be 0,0,0,1, got {last:?}")));
+        if (last[0].abs() + last[1].abs() + last[2].abs() + (last[3] - 1.0).abs()) > RIGID_TOLERANCE
+        {
+            return Err(Error::Pose(format!(
+                "last row must be 0,0,0,1, got {last:?}"
+            )));
         }
         let rotation = [[m[0], m[1], m[2]], [m[4], m[5], m[6]], [m[8], m[9], m[10]]];
         let pose = Pose {
@@ -86,7 +92,9 @@ impl Pose {
             - r[0][1] * (r[1][0] * r[2][2] - r[1][2] * r[2][0])
             + r[0][2] * (r[1][0] * r[2][1] - r[1][1] * r[2][0]);
         if det < 0.0 {
-            return Err(Error::Pose("rotation part is a reflection (determinant −1)".into()));
+            return Err(Error::Pose(
+                "rotation part is a reflection (determinant −1)".into(),
+            ));
         }
         Ok(())
     }

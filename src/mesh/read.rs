@@ -96,7 +96,10 @@ fn read_binary_stl(bytes: &[u8], count: usize, path: &Path) -> Result<Soup> {
 fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
     let text = std::str::from_utf8(bytes).map_err(|e| Error::Syntax {
         path: path.to_path_buf(),
-        line: 1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count(),
+        line: 1 + bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count(),
         message: "ASCII STL is not valid text".into(),
     })?;
     let err = |line: usize, message: String| Error::Syntax {
@@ -124,20 +127,24 @@ fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
         last_line = line;
         let mut tok = raw.split_whitespace();
         let Some(word) = tok.next() else { continue };
-        match (&state, word) {
+        // Exporters write keywords in either case ("ENDLOOP" in numpy-stl's HalfDonut).
+        let lower = word.to_ascii_lowercase();
+        match (&state, lower.as_str()) {
             (State::Solid, "solid") => state = State::FacetOrEnd,
             (State::FacetOrEnd, "facet") => state = State::OuterLoop,
             (State::FacetOrEnd, "endsolid") => state = State::Solid,
-            (State::OuterLoop, "outer") if tok.next() == Some("loop") => {
+            (State::OuterLoop, "outer")
+                if tok.next().is_some_and(|t| t.eq_ignore_ascii_case("loop")) =>
+            {
                 state = State::Vertex;
                 vertex = 0;
             }
             (State::Vertex, "vertex") => {
                 let mut v = [0f32; 3];
                 for (k, slot) in v.iter_mut().enumerate() {
-                    let t = tok
-                        .next()
-                        .ok_or_else(|| err(line, format!("vertex has {k} coordinates, expected 3")))?;
+                    let t = tok.next().ok_or_else(|| {
+                        err(line, format!("vertex has {k} coordinates, expected 3"))
+                    })?;
                     *slot = t
                         .parse::<f32>()
                         .map_err(|_| err(line, format!("not a number: {t:?}")))?;
@@ -162,7 +169,10 @@ fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
                     State::EndLoop => "\"endloop\" (a facet has 3 vertices)",
                     State::EndFacet => "\"endfacet\"",
                 };
-                return Err(err(line, format!("ASCII STL: expected {want}, found {word:?}")));
+                return Err(err(
+                    line,
+                    format!("ASCII STL: expected {want}, found {word:?}"),
+                ));
             }
         }
     }
@@ -193,9 +203,9 @@ pub fn read_obj(bytes: &[u8], path: &Path) -> Result<Soup> {
             Some("v") => {
                 let mut v = [0f32; 3];
                 for (k, slot) in v.iter_mut().enumerate() {
-                    let t = tok
-                        .next()
-                        .ok_or_else(|| err(line, format!("vertex has {k} coordinates, expected 3")))?;
+                    let t = tok.next().ok_or_else(|| {
+                        err(line, format!("vertex has {k} coordinates, expected 3"))
+                    })?;
                     *slot = t
                         .parse::<f32>()
                         .map_err(|_| err(line, format!("not a number: {t:?}")))?;
@@ -213,13 +223,19 @@ pub fn read_obj(bytes: &[u8], path: &Path) -> Result<Soup> {
                     if n == 0 || resolved < 0 || resolved >= verts.len() as i64 {
                         return Err(err(
                             line,
-                            format!("face index {n} out of range ({} vertices so far)", verts.len()),
+                            format!(
+                                "face index {n} out of range ({} vertices so far)",
+                                verts.len()
+                            ),
                         ));
                     }
                     idx.push(verts[resolved as usize]);
                 }
                 if idx.len() < 3 {
-                    return Err(err(line, format!("face has {} vertices, needs 3", idx.len())));
+                    return Err(err(
+                        line,
+                        format!("face has {} vertices, needs 3", idx.len()),
+                    ));
                 }
                 for k in 1..idx.len() - 1 {
                     soup.push([idx[0], idx[k], idx[k + 1]]);

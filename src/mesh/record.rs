@@ -36,7 +36,11 @@ impl TriRecord {
         let (e0, e2) = (f.e[0], f.e[2]);
         let (a, b, c) = (e0.dot(e0), e0.dot(e2), e2.dot(e2));
         let det = a * c - b * b;
-        let inv = if f.is_degenerate() || det == 0.0 { 0.0 } else { 1.0 / det };
+        let inv = if f.is_degenerate() || det == 0.0 {
+            0.0
+        } else {
+            1.0 / det
+        };
         TriRecord {
             v: std::array::from_fn(|i| v4(t[i], 0.0)),
             e: std::array::from_fn(|i| v4(f.e[i], f.e[i].length())),

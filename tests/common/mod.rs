@@ -17,7 +17,10 @@ pub fn case_path(rel: &str) -> PathBuf {
 pub fn gpu_or_skip(test: &str) -> Option<meshclash::gpu::GpuContext> {
     match meshclash::gpu::GpuContext::new() {
         Ok(ctx) => {
-            eprintln!("{test}: GPU adapter {:?} ({})", ctx.info.name, ctx.info.backend);
+            eprintln!(
+                "{test}: GPU adapter {:?} ({})",
+                ctx.info.name, ctx.info.backend
+            );
             Some(ctx)
         }
         Err(e) => {

@@ -47,6 +47,8 @@ impl Q {
     }
 }
 
+// Row operations read one row of `m` while writing another: indices, not iterators.
+#[allow(clippy::needless_range_loop)]
 /// Solve `A x = b` (5 rows, `cols` columns) exactly; `Some(x)` only when the columns are
 /// independent and the system consistent.
 fn solve(a: &[[Q; 6]; 5], b: &[Q; 5], cols: &[usize]) -> Option<Vec<Q>> {
@@ -92,7 +94,6 @@ pub fn triangles_intersect_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> bool {
     let b = [Q::int(0), Q::int(0), Q::int(0), Q::int(1), Q::int(1)];
     (1u32..64).any(|mask| {
         let cols: Vec<usize> = (0..6).filter(|c| mask & (1 << c) != 0).collect();
-        cols.len() <= 5
-            && solve(&a, &b, &cols).is_some_and(|x| x.iter().all(|v| v.n >= 0))
+        cols.len() <= 5 && solve(&a, &b, &cols).is_some_and(|x| x.iter().all(|v| v.n >= 0))
     })
 }

@@ -1,0 +1,68 @@
+//! Every WGSL file parses and validates (naga, no GPU needed), and every struct the shaders
+//! read has the same size and field offsets as its Rust twin.
+
+use meshclash::gpu::shaders;
+use meshclash::mesh::TriRecord;
+
+fn module(src: &str, name: &str) -> naga::Module {
+    let m = naga::front::wgsl::parse_str(src)
+        .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(src)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&m)
+    .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+    m
+}
+
+#[test]
+fn every_stage_validates_with_common_prepended() {
+    for (name, src) in shaders::ALL {
+        let full = if *name == "common.wgsl" {
+            src.to_string()
+        } else {
+            format!("{}\n{}", shaders::COMMON, src)
+        };
+        module(&full, name);
+    }
+}
+
+/// (size, [(member name, offset)]) of a WGSL struct, from naga's layouter.
+fn wgsl_layout(src: &str, ty_name: &str) -> (u32, Vec<(String, u32)>) {
+    let m = module(src, ty_name);
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(m.to_ctx()).unwrap();
+    for (handle, ty) in m.types.iter() {
+        if ty.name.as_deref() == Some(ty_name) {
+            if let naga::TypeInner::Struct { members, span } = &ty.inner {
+                let size = layouter[handle].size;
+                assert_eq!(size, *span);
+                return (
+                    size,
+                    members
+                        .iter()
+                        .map(|mb| (mb.name.clone().unwrap_or_default(), mb.offset))
+                        .collect(),
+                );
+            }
+        }
+    }
+    panic!("no struct {ty_name} in WGSL");
+}
+
+macro_rules! rust_offsets {
+    ($t:ty, $($f:ident),*) => {
+        vec![$((stringify!($f).to_string(), std::mem::offset_of!($t, $f) as u32)),*]
+    };
+}
+
+#[test]
+fn tri_record_layout_matches_wgsl() {
+    let (size, members) = wgsl_layout(shaders::COMMON, "TriRecord");
+    assert_eq!(size as usize, std::mem::size_of::<TriRecord>());
+    assert_eq!(
+        members,
+        rust_offsets!(TriRecord, v, e, normal, edge_normal, sphere, bary)
+    );
+}

@@ -1,0 +1,258 @@
+//! Readers and `info` on the real meshes of `../shared/cases`: counts from `SOURCES.md`
+//! (triangles after reading, vertices after merging bit-identical positions, watertightness),
+//! the published ASCII/OBJ originals against their canonical binary copies, and every broken
+//! file giving its typed error.
+
+mod common;
+
+use common::case_path;
+use meshclash::mesh::{read, Mesh, Pose};
+use meshclash::Error;
+
+/// (name, triangles, vertices, watertight) from the table in `../shared/cases/SOURCES.md`.
+const SOURCES: &[(&str, usize, usize, bool)] = &[
+    ("cube_trimesh", 12, 8, true),
+    ("cube_numpystl_ascii", 12, 8, true),
+    ("triamid", 10, 7, true),
+    ("soup", 100, 300, false),
+    ("halfdonut_ascii", 288, 144, true),
+    ("multibody_ascii", 32, 20, true),
+    ("teapot", 894, 480, false),
+    ("featuretype", 3476, 2010, false),
+    ("busted", 3878, 1941, true),
+    ("tray_bottom_ascii", 4520, 2216, true),
+    ("adis16480_ascii", 7436, 3672, true),
+    ("torus", 8700, 4350, true),
+    ("fandisk", 12946, 6475, true),
+    ("bunny_lowres", 16301, 8146, false),
+    ("rear_case", 18808, 9404, true),
+    ("stanford_bunny", 69451, 34834, false),
+    ("counter", 83750, 41837, true),
+    ("igea", 268686, 134345, true),
+    ("cgal_non_manifold", 21, 21, false),
+    ("cgal_all_degen", 7, 4, false),
+];
+
+#[test]
+fn canonical_meshes_match_sources_table() {
+    for &(name, tris, verts, watertight) in SOURCES {
+        let m = Mesh::load(case_path(&format!("meshes/{name}.stl"))).unwrap();
+        let info = m.info();
+        assert_eq!(info.triangles, tris, "{name} triangles");
+        assert_eq!(info.vertices, verts, "{name} vertices");
+        assert_eq!(info.closed, watertight, "{name} closed");
+    }
+}
+
+#[test]
+fn orientation_and_zero_area_match_the_notes() {
+    // SOURCES.md notes: triamid and multibody have inconsistent winding; cgal_all_degen is all
+    // zero-area; the others are consistently oriented closed solids.
+    let info = |n: &str| {
+        Mesh::load(case_path(&format!("meshes/{n}.stl")))
+            .unwrap()
+            .info()
+    };
+    assert!(!info("triamid").oriented);
+    assert!(!info("multibody_ascii").oriented);
+    assert!(info("cube_trimesh").oriented && info("torus").oriented && info("fandisk").oriented);
+    assert_eq!(info("cgal_all_degen").zero_area_triangles, 7);
+    assert_eq!(info("torus").zero_area_triangles, 0);
+    // The unit cube centred at the origin (SOURCES.md).
+    let cube = info("cube_trimesh");
+    assert_eq!((cube.bbox_min, cube.bbox_max), ([-0.5; 3], [0.5; 3]));
+}
+
+fn sorted_soup(m: &Mesh) -> Vec<[[u32; 3]; 3]> {
+    let mut v: Vec<_> = (0..m.triangles.len())
+        .map(|i| m.triangles[i].map(|k| m.vertices[k as usize].map(f32::to_bits)))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn ascii_and_obj_originals_equal_their_binary_copies() {
+    let pairs = [
+        (
+            "originals/numpy-stl/Cube.stl",
+            "meshes/cube_numpystl_ascii.stl",
+        ),
+        (
+            "originals/numpy-stl/HalfDonut.stl",
+            "meshes/halfdonut_ascii.stl",
+        ),
+        (
+            "originals/trimesh/multibody.stl",
+            "meshes/multibody_ascii.stl",
+        ), // two solids
+        (
+            "originals/trimesh/1002_tray_bottom.STL",
+            "meshes/tray_bottom_ascii.stl",
+        ),
+        (
+            "originals/trimesh/ADIS16480.STL",
+            "meshes/adis16480_ascii.stl",
+        ),
+        (
+            "originals/common-3d-test-models/fandisk.obj",
+            "meshes/fandisk.stl",
+        ),
+    ];
+    for (orig, canon) in pairs {
+        let a = Mesh::load(case_path(orig)).unwrap();
+        let b = Mesh::load(case_path(canon)).unwrap();
+        assert_eq!(sorted_soup(&a), sorted_soup(&b), "{orig} vs {canon}");
+    }
+}
+
+#[test]
+fn broken_files_give_typed_errors() {
+    let err = |rel: &str| Mesh::load(case_path(rel)).unwrap_err();
+    match err("broken/torus_truncated.stl") {
+        // 84 + 50·8700 = 435084 declared; 84 + 50·4000 + 23 = 200107 present.
+        Error::StlSizeMismatch {
+            declared: 8700,
+            expected: 435084,
+            actual: 200107,
+            ..
+        } => {}
+        e => panic!("torus_truncated: {e}"),
+    }
+    match err("broken/tray_bottom_ascii_truncated.stl") {
+        Error::Syntax { line, .. } => assert!(line > 1),
+        e => panic!("tray truncated: {e}"),
+    }
+    for empty in [
+        "broken/trimesh_empty.stl",
+        "broken/trimesh_stl_empty_ascii.stl",
+        "broken/trimesh_stl_empty_bin.stl",
+    ] {
+        assert!(matches!(err(empty), Error::Empty { .. }), "{empty}");
+    }
+    // The documented decision: fewer than 50 trailing bytes (less than one record) are ignored.
+    let m = Mesh::load(case_path("broken/halfdonut_binary_trailing_byte.stl")).unwrap();
+    assert_eq!(m.triangles.len(), 288);
+    assert!(matches!(
+        Mesh::load("/nonexistent/part.stl").unwrap_err(),
+        Error::Io { .. }
+    ));
+    assert!(matches!(
+        Mesh::load(case_path("README.md")).unwrap_err(),
+        Error::UnknownFormat { .. }
+    ));
+}
+
+#[test]
+fn forged_count_is_refused_before_allocating() {
+    // A 134-byte file whose header claims 4 billion triangles (200 GB).
+    let mut bytes = vec![0u8; 84 + 50];
+    bytes[80..84].copy_from_slice(&u32::MAX.to_le_bytes());
+    match read::read_stl(&bytes, "forged.stl".as_ref()) {
+        Err(Error::StlSizeMismatch { declared, .. }) => assert_eq!(declared, u32::MAX as u64),
+        other => panic!("{other:?}"),
+    }
+    // Too short for a header, not ASCII.
+    assert!(matches!(
+        read::read_stl(&[1, 2, 3], "x.stl".as_ref()),
+        Err(Error::StlTooShort { .. })
+    ));
+}
+
+#[test]
+fn ascii_syntax_errors_name_the_line() {
+    let text = "solid t\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n   vertex 1 0 zero\n";
+    match read::read_stl(text.as_bytes(), "t.stl".as_ref()) {
+        Err(Error::Syntax {
+            line: 5, message, ..
+        }) => assert!(message.contains("zero"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    let obj = "v 0 0 0\nv 1 0 0\nf 1 2 7\n";
+    assert!(matches!(
+        read::read_obj(obj.as_bytes(), "t.obj".as_ref()),
+        Err(Error::Syntax { line: 3, .. })
+    ));
+}
+
+#[test]
+fn non_finite_coordinates_name_the_triangle() {
+    let text = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\n\
+                facet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex inf 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n";
+    let soup = read::read_stl(text.as_bytes(), "t.stl".as_ref()).unwrap();
+    match Mesh::from_soup("t.stl", soup) {
+        Err(Error::NonFinite { triangle: 1, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn obj_polygons_are_fan_triangulated_with_negative_indices() {
+    // A unit square as one quad with relative indices, and v/vt/vn forms.
+    let obj = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nf -4/1 -3/1 -2/1 -1/1\n";
+    let m = Mesh::from_soup(
+        "q.obj",
+        read::read_obj(obj.as_bytes(), "q.obj".as_ref()).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(m.triangles.len(), 2);
+    assert_eq!(m.vertices.len(), 4);
+    assert!(!m.info().closed);
+}
+
+#[test]
+fn welding_merges_signed_zeros_and_only_identical_positions() {
+    let soup = vec![
+        [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+        [[-0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]],
+        [[1.0, 0.0, 1e-7], [2.0, 0.0, 0.0], [1.0, 1.0, 0.0]],
+    ];
+    let m = Mesh::from_soup("w", soup).unwrap();
+    assert_eq!(m.vertices.len(), 6); // 3 shared + 3 distinct (1e-7 is not 0)
+}
+
+#[test]
+fn poses_are_checked_rigid_and_applied_row_major() {
+    // 90° about z: x ↦ y, plus translation (1, 2, 3).
+    let p = Pose::from_matrix(&[
+        0., -1., 0., 1., 1., 0., 0., 2., 0., 0., 1., 3., 0., 0., 0., 1.,
+    ])
+    .unwrap();
+    assert_eq!(p.apply(glam::DVec3::X), glam::DVec3::new(1., 3., 3.));
+    let e = Pose::from_euler_degrees([0., 0., 90.], glam::DVec3::new(1., 2., 3.));
+    assert!(
+        e.apply(glam::DVec3::X)
+            .distance(glam::DVec3::new(1., 3., 3.))
+            < 1e-15
+    );
+    // Fixed axes X then Y: (0,0,1) –90° about X → (0,1,0) –then 90° about Y→ (0,1,0).
+    let xy = Pose::from_euler_degrees([-90., 90., 0.], glam::DVec3::ZERO);
+    assert!(xy.apply(glam::DVec3::Z).distance(glam::DVec3::Y) < 1e-15);
+    assert!(matches!(
+        Pose::from_matrix(&[2., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.]),
+        Err(Error::Pose(_))
+    ));
+    assert!(matches!(
+        Pose::from_matrix(&[-1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.]),
+        Err(Error::Pose(_))
+    ));
+    assert!(matches!(
+        Pose::from_matrix(&[1., 0., 0.]),
+        Err(Error::Pose(_))
+    ));
+}
+
+#[test]
+fn records_hold_the_seed000_quantities() {
+    // Right triangle (0,0,0),(2,0,0),(0,2,0): normal +z, centroid (2/3, 2/3, 0), radius to
+    // (2,0,0) = √((4/3)² + (2/3)²) = √20/3; E0·E0 = 4, E0·E2 = (2,0,0)·(0,−2,0)... = 0,
+    // E2·E2 = 4, det = 16.
+    let m = Mesh::from_soup("r", vec![[[0., 0., 0.], [2., 0., 0.], [0., 2., 0.]]]).unwrap();
+    let r = m.records()[0];
+    assert_eq!(r.normal, [0., 0., 1., 0.]);
+    assert_eq!(r.e[0], [2., 0., 0., 2.]);
+    assert_eq!(r.edge_normal[0], [0., -1., 0., 0.]); // (1,0,0) × (0,0,1), outward
+    assert!((r.sphere[3] - (20f32).sqrt() / 3.).abs() < 1e-6);
+    assert_eq!(r.bary, [4., 0., 4., 1. / 16.]);
+    assert_eq!(std::mem::size_of_val(&r), 12 * 16); // twelve vec4<f32>
+}
