@@ -17,5 +17,7 @@ pub mod error;
 pub mod geom;
 pub mod gpu;
 pub mod mesh;
+pub mod octree;
+pub mod query;
 
 pub use error::{Error, Result};

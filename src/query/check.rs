@@ -1,0 +1,70 @@
+//! `check`: what a clash review asks of two placed parts, in one call.
+
+use super::{
+    clearance, containment, distance, intersect, ClearanceReport, Containment, DistanceReport,
+    IntersectReport, Posed, PreparedMesh, Timings,
+};
+use crate::mesh::Pose;
+use std::time::Instant;
+
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// Also list every pair closer than this.
+    pub clearance: Option<f64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct CheckReport {
+    pub intersect: IntersectReport,
+    /// Only decided when the surfaces do not intersect and both meshes are closed.
+    pub containment: Option<Containment>,
+    pub distance: DistanceReport,
+    pub clearance: Option<ClearanceReport>,
+    pub timings: Timings,
+}
+
+impl CheckReport {
+    pub fn intersects(&self) -> bool {
+        self.intersect.intersects()
+    }
+
+    /// Surfaces intersect, or one part is swallowed by the other.
+    pub fn interferes(&self) -> bool {
+        self.intersects() || self.containment.is_some()
+    }
+}
+
+pub fn check(
+    a: &PreparedMesh,
+    pose_a: Pose,
+    b: &PreparedMesh,
+    pose_b: Pose,
+    opts: &CheckOptions,
+) -> CheckReport {
+    let mut timings = Timings::default();
+    let t = Instant::now();
+    let (pa, pb) = rayon::join(|| Posed::new(a, pose_a), || Posed::new(b, pose_b));
+    timings.add("transform", t);
+    let hits = intersect(&pa, &pb);
+    timings.extend(&hits.timings);
+    let t = Instant::now();
+    let contained = if hits.intersects() {
+        None
+    } else {
+        containment(&pa, &pb)
+    };
+    timings.add("containment", t);
+    let dist = distance(&pa, &pb, &hits);
+    timings.extend(&dist.timings);
+    let clear = opts.clearance.map(|d| clearance(&pa, &pb, d));
+    if let Some(c) = &clear {
+        timings.extend(&c.timings);
+    }
+    CheckReport {
+        intersect: hits,
+        containment: contained,
+        distance: dist,
+        clearance: clear,
+        timings,
+    }
+}

@@ -1,0 +1,175 @@
+//! Minimum distance between two surfaces: branch and bound over the two octrees, pruned by the
+//! best distance found so far (shared between threads), with seed 000's pair distance at the
+//! leaves. The reported pair is the smallest `(distance², a, b)`, so ties resolve the same way
+//! for any thread count.
+
+use super::{IntersectReport, Posed, Timings};
+use crate::geom::{tritri, DVec3};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DistanceReport {
+    /// 0 when the surfaces intersect.
+    pub distance: f64,
+    pub point_a: DVec3,
+    pub point_b: DVec3,
+    /// From B to A: `point_a − point_b` (seed 000: "from triangle 2 to triangle 1").
+    pub separation: DVec3,
+    pub triangle_a: u32,
+    pub triangle_b: u32,
+    /// Triangle pairs whose distance was computed.
+    pub candidates: u64,
+    pub timings: Timings,
+}
+
+/// Non-negative `f64`s order like their bit patterns: an atomic minimum without locks.
+fn fetch_min(a: &AtomicU64, v: f64) {
+    a.fetch_min(v.to_bits(), Ordering::Relaxed);
+}
+
+fn load(a: &AtomicU64) -> f64 {
+    f64::from_bits(a.load(Ordering::Relaxed))
+}
+
+/// Minimum distance between the surfaces of `a` and `b`. `hits` is the intersection report of
+/// the same pair: when it has pairs, the distance is 0 at a common point of its first pair.
+pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport {
+    let mut timings = Timings::default();
+    let t = Instant::now();
+    if let Some(p) = hits.pairs.first() {
+        let d = tritri::distance(&a.tri(p.a), &b.tri(p.b));
+        timings.add("distance", t);
+        return DistanceReport {
+            distance: 0.0,
+            point_a: d.point_1,
+            point_b: d.point_2,
+            separation: DVec3::ZERO,
+            triangle_a: p.a,
+            triangle_b: p.b,
+            candidates: 0,
+            timings,
+        };
+    }
+    // No pair intersects, so every pair is disjoint and seed 000's vertex–face / edge–edge
+    // minimum is exact for each of them.
+    let best = AtomicU64::new(f64::INFINITY.to_bits());
+    let (ta, tb) = (a.tree(), b.tree());
+    // Enough independent subtrees for the threads, opened nearest-first.
+    let target = rayon::current_num_threads() * 16;
+    let mut frontier = vec![(a.boxes[0].distance_squared(&b.boxes[0]), 0u32, 0u32)];
+    while frontier.len() < target
+        && frontier
+            .iter()
+            .any(|&(_, x, y)| !(ta.nodes[x as usize].is_leaf() && tb.nodes[y as usize].is_leaf()))
+    {
+        let mut next = Vec::new();
+        for (d2, x, y) in frontier {
+            let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
+            if nx.is_leaf() && ny.is_leaf() {
+                next.push((d2, x, y));
+            } else if !nx.is_leaf()
+                && (ny.is_leaf()
+                    || a.boxes[x as usize].diagonal() >= b.boxes[y as usize].diagonal())
+            {
+                next.extend(nx.children().map(|c| {
+                    (
+                        a.boxes[c].distance_squared(&b.boxes[y as usize]),
+                        c as u32,
+                        y,
+                    )
+                }));
+            } else {
+                next.extend(ny.children().map(|c| {
+                    (
+                        a.boxes[x as usize].distance_squared(&b.boxes[c]),
+                        x,
+                        c as u32,
+                    )
+                }));
+            }
+        }
+        frontier = next;
+    }
+    frontier.sort_by(|p, q| p.0.total_cmp(&q.0));
+    let results: Vec<(u64, Option<(f64, u32, u32)>)> = frontier
+        .par_iter()
+        .map(|&(d2, x, y)| {
+            let mut local: Option<(f64, u32, u32)> = None;
+            let mut tested = 0u64;
+            let mut stack = vec![(d2, x, y)];
+            while let Some((d2, x, y)) = stack.pop() {
+                if d2 > load(&best) {
+                    continue;
+                }
+                let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
+                if nx.is_leaf() && ny.is_leaf() {
+                    for &i in a.node_tris(x) {
+                        for &j in b.node_tris(y) {
+                            let (sa, sb) = (&a.spheres[i as usize], &b.spheres[j as usize]);
+                            let gap = sa.center.distance(sb.center) - sa.radius - sb.radius;
+                            if gap > 0.0 && gap * gap > load(&best) {
+                                continue;
+                            }
+                            tested += 1;
+                            let d = tritri::separated_distance(&a.tri(i), &b.tri(j));
+                            let d2 = d.distance * d.distance;
+                            if local.is_none_or(|l| (d2, i, j) < l) {
+                                local = Some((d2, i, j));
+                                fetch_min(&best, d2);
+                            }
+                        }
+                    }
+                    continue;
+                }
+                let mut kids: Vec<(f64, u32, u32)> = if !nx.is_leaf()
+                    && (ny.is_leaf()
+                        || a.boxes[x as usize].diagonal() >= b.boxes[y as usize].diagonal())
+                {
+                    nx.children()
+                        .map(|c| {
+                            (
+                                a.boxes[c].distance_squared(&b.boxes[y as usize]),
+                                c as u32,
+                                y,
+                            )
+                        })
+                        .collect()
+                } else {
+                    ny.children()
+                        .map(|c| {
+                            (
+                                a.boxes[x as usize].distance_squared(&b.boxes[c]),
+                                x,
+                                c as u32,
+                            )
+                        })
+                        .collect()
+                };
+                // Nearest last, so it is popped first.
+                kids.sort_by(|p, q| q.0.total_cmp(&p.0));
+                stack.extend(kids);
+            }
+            (tested, local)
+        })
+        .collect();
+    let candidates = results.iter().map(|r| r.0).sum();
+    let (_, i, j) = results
+        .iter()
+        .filter_map(|r| r.1)
+        .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal))
+        .unwrap_or((f64::INFINITY, 0, 0));
+    let d = tritri::distance(&a.tri(i), &b.tri(j));
+    timings.add("distance", t);
+    DistanceReport {
+        distance: d.distance,
+        point_a: d.point_1,
+        point_b: d.point_2,
+        separation: d.separation,
+        triangle_a: i,
+        triangle_b: j,
+        candidates,
+        timings,
+    }
+}

@@ -1,0 +1,94 @@
+//! Which triangle pairs of two posed meshes intersect (touching included), each classified.
+
+use super::{Posed, Timings};
+use crate::geom::classify::{classify, Contact, Intersection};
+use crate::geom::{spheres_within, tritri, DVec3};
+use crate::octree::leaf_pairs;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// One intersecting pair: triangle `a` of the first mesh, `b` of the second.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairContact {
+    pub a: u32,
+    pub b: u32,
+    pub contact: Contact,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct IntersectReport {
+    /// Sorted by `(a, b)`.
+    pub pairs: Vec<PairContact>,
+    /// Triangle pairs that passed the octree and bounding-sphere culls and were tested exactly.
+    pub candidates: u64,
+    pub timings: Timings,
+}
+
+impl IntersectReport {
+    pub fn intersects(&self) -> bool {
+        !self.pairs.is_empty()
+    }
+
+    /// The intersection curves, as the segments of the crossing (non-coplanar) pairs.
+    pub fn curve_segments(&self) -> Vec<(DVec3, DVec3)> {
+        self.pairs
+            .iter()
+            .filter_map(|p| match p.contact.intersection {
+                Intersection::Segment(a, b) if !p.contact.coplanar => Some((a, b)),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Every intersecting triangle pair of `a` and `b`: octree dual traversal, seed 000's
+/// bounding-sphere cull (`d = 0`), then the exact test and seed 002's classification.
+pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
+    let mut timings = Timings::default();
+    let t = Instant::now();
+    let leaves = leaf_pairs(a.tree(), &a.boxes, b.tree(), &b.boxes, 0.0);
+    timings.add("cull_nodes", t);
+    let t = Instant::now();
+    let per_leaf: Vec<(u64, Vec<(u32, u32)>)> = leaves
+        .par_iter()
+        .map(|&(la, lb)| {
+            let mut tested = 0u64;
+            let mut hits = Vec::new();
+            for &i in a.node_tris(la) {
+                for &j in b.node_tris(lb) {
+                    if !spheres_within(&a.spheres[i as usize], &b.spheres[j as usize], 0.0) {
+                        continue;
+                    }
+                    tested += 1;
+                    if tritri::intersect(&a.tri(i), &b.tri(j)) {
+                        hits.push((i, j));
+                    }
+                }
+            }
+            (tested, hits)
+        })
+        .collect();
+    let candidates = per_leaf.iter().map(|(n, _)| n).sum();
+    let mut hits: Vec<(u32, u32)> = per_leaf.into_iter().flat_map(|(_, h)| h).collect();
+    hits.sort_unstable();
+    timings.add("narrow_phase", t);
+    let t = Instant::now();
+    let pairs = hits
+        .par_iter()
+        .map(|&(i, j)| PairContact {
+            a: i,
+            b: j,
+            contact: classify(&a.tri(i), &b.tri(j)).unwrap_or(Contact {
+                intersection: Intersection::None,
+                coplanar: false,
+                touching: true,
+            }),
+        })
+        .collect();
+    timings.add("classify", t);
+    IntersectReport {
+        pairs,
+        candidates,
+        timings,
+    }
+}

@@ -1,0 +1,133 @@
+//! The mesh queries, one API: [`intersect`], [`containment`], [`distance`], [`clearance`],
+//! [`self_intersections`], and [`check`] which runs what a clash review needs in one call.
+//!
+//! A [`PreparedMesh`] is built once per mesh (welded mesh, octree, topology) and reused for any
+//! number of queries and poses; a [`Posed`] is a prepared mesh placed by a pose for one query
+//! (world vertices, bounding spheres and node boxes, computed in parallel).
+//!
+//! Booleans and pair sets are exact (see [`crate::geom::predicates`]): the culls are
+//! conservative and every surviving pair is decided by exact predicates on the posed `f64`
+//! coordinates. Distances are `f64`.
+
+mod check;
+mod clearance;
+mod containment;
+mod distance;
+mod intersect;
+mod self_intersect;
+
+pub use check::{check, CheckOptions, CheckReport};
+pub use clearance::{clearance, ClearancePair, ClearanceReport};
+pub use containment::{containment, point_in_closed_mesh, Containment};
+pub use distance::{distance, DistanceReport};
+pub use intersect::{intersect, IntersectReport, PairContact};
+pub use self_intersect::{self_intersections, SelfKind, SelfPair, SelfReport};
+
+use crate::geom::{Aabb, DVec3, Sphere, Tri};
+use crate::mesh::{Mesh, MeshInfo, Pose};
+use crate::octree::{world_boxes, Octree};
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// A mesh ready for queries: welded, with its octree, topology and zero-area flags.
+pub struct PreparedMesh {
+    pub mesh: Mesh,
+    pub octree: Octree,
+    pub info: MeshInfo,
+    pub zero_area: Vec<bool>,
+    /// Time to build the octree, milliseconds.
+    pub octree_ms: f64,
+}
+
+impl PreparedMesh {
+    pub fn new(mesh: Mesh) -> PreparedMesh {
+        let t = Instant::now();
+        let octree = Octree::build(&mesh);
+        let octree_ms = ms(t);
+        let info = mesh.info();
+        let zero_area = mesh.zero_area_flags();
+        PreparedMesh {
+            mesh,
+            octree,
+            info,
+            zero_area,
+            octree_ms,
+        }
+    }
+}
+
+/// A prepared mesh under a pose, for one query: everything in world coordinates.
+pub struct Posed<'a> {
+    pub prep: &'a PreparedMesh,
+    pub pose: Pose,
+    pub verts: Vec<DVec3>,
+    /// Seed 000 bounding spheres (centroid, farthest vertex), radius padded by a relative 1e-9
+    /// so that rounding can never cull a touching pair.
+    pub spheres: Vec<Sphere>,
+    pub boxes: Vec<Aabb>,
+}
+
+impl<'a> Posed<'a> {
+    pub fn new(prep: &'a PreparedMesh, pose: Pose) -> Posed<'a> {
+        let m = &prep.mesh;
+        let verts: Vec<DVec3> = (0..m.vertices.len() as u32)
+            .into_par_iter()
+            .map(|i| pose.apply(m.vertex(i)))
+            .collect();
+        let spheres = m
+            .triangles
+            .par_iter()
+            .map(|t| {
+                let s = crate::geom::triangle_bounding_sphere(&t.map(|v| verts[v as usize]));
+                Sphere {
+                    center: s.center,
+                    radius: s.radius * (1.0 + 1e-9) + 1e-300,
+                }
+            })
+            .collect();
+        let boxes = world_boxes(&prep.octree, &pose);
+        Posed {
+            prep,
+            pose,
+            verts,
+            spheres,
+            boxes,
+        }
+    }
+
+    pub fn tri(&self, i: u32) -> Tri {
+        self.prep.mesh.triangles[i as usize].map(|v| self.verts[v as usize])
+    }
+
+    pub fn tree(&self) -> &Octree {
+        &self.prep.octree
+    }
+
+    /// Triangle indices of node `n`.
+    pub fn node_tris(&self, n: u32) -> &[u32] {
+        let t = self.tree();
+        &t.tri_index[t.nodes[n as usize].tris()]
+    }
+}
+
+/// Time per stage, in milliseconds, in the order the stages ran.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timings(pub Vec<(String, f64)>);
+
+impl Timings {
+    pub fn add(&mut self, stage: &str, start: Instant) {
+        self.0.push((stage.to_string(), ms(start)));
+    }
+
+    pub fn extend(&mut self, other: &Timings) {
+        self.0.extend(other.0.iter().cloned());
+    }
+
+    pub fn total(&self) -> f64 {
+        self.0.iter().map(|(_, t)| t).sum()
+    }
+}
+
+pub(crate) fn ms(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
+}

@@ -1,0 +1,151 @@
+//! Self-intersection of one mesh, CGAL's convention (`../shared/cases/README.md`): neighbours
+//! meet where they share a vertex or an edge by construction, and that does not count; it counts
+//! when a pair sharing an edge folds over (overlaps beyond the edge), when a pair sharing one
+//! vertex meets anywhere else too, and for duplicate faces. Zero-area triangles are left out and
+//! counted. Everything is decided with exact predicates on the mesh's own coordinates.
+
+use super::{Posed, Timings};
+use crate::geom::predicates::{
+    self, direction_enters_triangle, orient2d, orient3d, project, segment_triangle,
+};
+use crate::geom::{spheres_within, Tri};
+use crate::mesh::Pose;
+use crate::octree::self_leaf_pairs;
+use rayon::prelude::*;
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SelfKind {
+    DisjointVertices,
+    SharedVertex,
+    SharedEdgeFoldover,
+    DuplicateFace,
+}
+
+impl SelfKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SelfKind::DisjointVertices => "disjoint_vertices",
+            SelfKind::SharedVertex => "shared_vertex",
+            SelfKind::SharedEdgeFoldover => "shared_edge_foldover",
+            SelfKind::DuplicateFace => "duplicate_face",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SelfPair {
+    pub a: u32,
+    pub b: u32,
+    pub kind: SelfKind,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SelfReport {
+    /// Sorted by `(a, b)`, `a < b`.
+    pub pairs: Vec<SelfPair>,
+    pub zero_area_triangles: usize,
+    pub candidates: u64,
+    pub timings: Timings,
+}
+
+impl SelfReport {
+    pub fn count(&self, kind: SelfKind) -> usize {
+        self.pairs.iter().filter(|p| p.kind == kind).count()
+    }
+}
+
+/// Self-intersecting triangle pairs of `m` (its pose is irrelevant: use [`Pose::IDENTITY`]).
+pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
+    let mut timings = Timings::default();
+    let t = Instant::now();
+    let posed = Posed::new(m, Pose::IDENTITY);
+    timings.add("transform", t);
+    let t = Instant::now();
+    let leaves = self_leaf_pairs(posed.tree(), &posed.boxes, 0.0);
+    let tris = &m.mesh.triangles;
+    let per_leaf: Vec<(u64, Vec<SelfPair>)> = leaves
+        .par_iter()
+        .map(|&(p, q)| {
+            let mut tested = 0u64;
+            let mut out = Vec::new();
+            let (lp, lq) = (posed.node_tris(p), posed.node_tris(q));
+            for (k, &i) in lp.iter().enumerate() {
+                let others = if p == q { &lq[k + 1..] } else { lq };
+                for &j in others {
+                    let (i, j) = (i.min(j), i.max(j));
+                    if m.zero_area[i as usize] || m.zero_area[j as usize] {
+                        continue;
+                    }
+                    if !spheres_within(&posed.spheres[i as usize], &posed.spheres[j as usize], 0.0)
+                    {
+                        continue;
+                    }
+                    tested += 1;
+                    if let Some(kind) = pair_kind(
+                        tris[i as usize],
+                        tris[j as usize],
+                        &posed.tri(i),
+                        &posed.tri(j),
+                    ) {
+                        out.push(SelfPair { a: i, b: j, kind });
+                    }
+                }
+            }
+            (tested, out)
+        })
+        .collect();
+    let candidates = per_leaf.iter().map(|(n, _)| n).sum();
+    let mut pairs: Vec<SelfPair> = per_leaf.into_iter().flat_map(|(_, p)| p).collect();
+    pairs.sort_unstable_by_key(|p| (p.a, p.b));
+    timings.add("self_intersect", t);
+    SelfReport {
+        pairs,
+        zero_area_triangles: m.zero_area.iter().filter(|&&z| z).count(),
+        candidates,
+        timings,
+    }
+}
+
+/// The CGAL rule for one pair of non-degenerate triangles with vertex indices `ia`, `ib`.
+fn pair_kind(ia: [u32; 3], ib: [u32; 3], a: &Tri, b: &Tri) -> Option<SelfKind> {
+    let shared: Vec<(usize, usize)> = (0..3)
+        .flat_map(|x| (0..3).map(move |y| (x, y)))
+        .filter(|&(x, y)| ia[x] == ib[y])
+        .collect();
+    match shared.len() {
+        0 => predicates::triangles_intersect(a, b).then_some(SelfKind::DisjointVertices),
+        1 => {
+            let (x, y) = shared[0];
+            let v = a[x];
+            let (a1, a2) = (a[(x + 1) % 3], a[(x + 2) % 3]);
+            let (b1, b2) = (b[(y + 1) % 3], b[(y + 2) % 3]);
+            // Meeting anywhere but v means an edge of one meets the other away from v: the
+            // edge opposite v anywhere, or an edge from v heading into the other triangle.
+            let elsewhere = segment_triangle(a1, a2, b)
+                || segment_triangle(b1, b2, a)
+                || direction_enters_triangle(v, a1, b1, b2)
+                || direction_enters_triangle(v, a2, b1, b2)
+                || direction_enters_triangle(v, b1, a1, a2)
+                || direction_enters_triangle(v, b2, a1, a2);
+            elsewhere.then_some(SelfKind::SharedVertex)
+        }
+        2 => {
+            // Shared edge (u, w); p and q are the other vertices. Beyond the edge they overlap
+            // only if coplanar with p and q on the same side of the edge.
+            let (u, w) = (a[shared[0].0], a[shared[1].0]);
+            let p = a[3 - shared[0].0 - shared[1].0];
+            let q = b[3 - shared[0].1 - shared[1].1];
+            if orient3d(u, w, p, q) != 0 {
+                return None;
+            }
+            let k = (0..3)
+                .find(|&k| orient2d(project(u, k), project(w, k), project(p, k)) != 0)
+                .unwrap_or(2);
+            let sp = orient2d(project(u, k), project(w, k), project(p, k));
+            let sq = orient2d(project(u, k), project(w, k), project(q, k));
+            (sp * sq > 0).then_some(SelfKind::SharedEdgeFoldover)
+        }
+        _ => Some(SelfKind::DuplicateFace),
+    }
+}
