@@ -1,17 +1,22 @@
 //! `meshclash`: a thin command line over the library. Exit 0 for a completed query whatever the
 //! answer, 2 for bad input or arguments (one line on stderr), 1 for an internal failure.
 
-use clap::{Parser, Subcommand};
-use meshclash::mesh::Mesh;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use glam::DVec3;
+use meshclash::mesh::{generate, Mesh, Pose};
+use meshclash::query::{self, CheckOptions, CheckReport, PreparedMesh, SelfKind, SelfReport, Timings};
 use meshclash::Error;
-use std::path::PathBuf;
+use serde_json::{json, Map, Value};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
 #[derive(Parser)]
 #[command(
     name = "meshclash",
     version,
-    about = "Clashes between triangle meshes: interference, distance, clearance, self-intersection"
+    about = "Clashes between triangle meshes: interference, containment, distance, clearance, self-intersection"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -20,13 +25,101 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Triangles, welded vertices, bounds, zero-area triangles, closed and oriented.
-    Info {
-        mesh: PathBuf,
+    /// Do two placed parts intersect, is one inside the other, how far apart are they.
+    Check {
+        a: PathBuf,
+        b: PathBuf,
+        #[command(flatten)]
+        pose_a: PoseArgsA,
+        #[command(flatten)]
+        pose_b: PoseArgsB,
+        /// Also list every triangle pair closer than this distance.
+        #[arg(long, value_name = "D")]
+        clearance: Option<f64>,
+        /// List the intersecting (and clearance) triangle pairs.
+        #[arg(long)]
+        pairs: bool,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        #[arg(long, value_enum, default_value_t = Backend::Auto)]
+        backend: Backend,
     },
+    /// Does a mesh cut itself (CGAL's convention for neighbouring triangles).
+    #[command(name = "self")]
+    SelfCheck {
+        mesh: PathBuf,
+        #[arg(long)]
+        pairs: bool,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, value_enum, default_value_t = Backend::Auto)]
+        backend: Backend,
+    },
+    /// Triangles, welded vertices, bounds, zero-area triangles, closed and oriented.
+    Info {
+        mesh: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build meshes in memory (linked tori, a part swallowed by another, a near miss), check them
+    /// on every available backend and show the answers and the time of each stage.
+    Demo {
+        /// Triangles per mesh.
+        #[arg(long, default_value_t = 200_000)]
+        triangles: usize,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Backend {
+    Cpu,
+    Gpu,
+    Auto,
+}
+
+macro_rules! pose_args {
+    ($name:ident, $t:literal, $r:literal, $m:literal, $which:literal) => {
+        #[derive(Args)]
+        struct $name {
+            #[doc = concat!("Translate ", $which, " by x,y,z.")]
+            #[arg(long = $t, value_name = "X,Y,Z", allow_hyphen_values = true)]
+            translate: Option<String>,
+            #[doc = concat!("Rotate ", $which, " by rx,ry,rz degrees about the fixed X, then Y, then Z axis.")]
+            #[arg(long = $r, value_name = "RX,RY,RZ", allow_hyphen_values = true)]
+            rotate: Option<String>,
+            #[doc = concat!("Place ", $which, " by a rigid 4x4 matrix, 16 numbers row-major.")]
+            #[arg(long = $m, value_name = "M00,...,M33", allow_hyphen_values = true)]
+            matrix: Option<String>,
+        }
+        impl $name {
+            fn pose(&self) -> Result<Pose, Error> {
+                parse_pose(self.translate.as_deref(), self.rotate.as_deref(), self.matrix.as_deref(), $which)
+            }
+        }
+    };
+}
+pose_args!(PoseArgsA, "translate-a", "rotate-a", "matrix-a", "A");
+pose_args!(PoseArgsB, "translate-b", "rotate-b", "matrix-b", "B");
+
+fn numbers(s: &str, n: usize, what: &str) -> Result<Vec<f64>, Error> {
+    let v: Result<Vec<f64>, _> = s.split(',').map(|x| x.trim().parse::<f64>()).collect();
+    match v {
+        Ok(v) if v.len() == n && v.iter().all(|x| x.is_finite()) => Ok(v),
+        _ => Err(Error::Argument(format!("{what} needs {n} finite comma-separated numbers, got {s:?}"))),
+    }
+}
+
+fn parse_pose(t: Option<&str>, r: Option<&str>, m: Option<&str>, which: &str) -> Result<Pose, Error> {
+    if let Some(m) = m {
+        if t.is_some() || r.is_some() {
+            return Err(Error::Argument(format!("--matrix for {which} cannot be combined with --translate or --rotate")));
+        }
+        return Pose::from_matrix(&numbers(m, 16, "--matrix")?);
+    }
+    let t = t.map(|s| numbers(s, 3, "--translate")).transpose()?.unwrap_or(vec![0.0; 3]);
+    let r = r.map(|s| numbers(s, 3, "--rotate")).transpose()?.unwrap_or(vec![0.0; 3]);
+    Ok(Pose::from_euler_degrees([r[0], r[1], r[2]], DVec3::new(t[0], t[1], t[2])))
 }
 
 fn main() -> ExitCode {
@@ -47,7 +140,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// Bad input and arguments are the user's to fix (2); anything else is ours (1).
+/// Bad input and arguments are the user's to fix (2); a GPU that fails mid-query is ours (1).
 fn exit_code(e: &Error) -> u8 {
     match e {
         Error::Gpu(_) => 1,
@@ -55,15 +148,45 @@ fn exit_code(e: &Error) -> u8 {
     }
 }
 
+/// Progress on stderr, only for a person watching (never into a pipe or a CI log).
+fn progress(msg: &str) {
+    if std::io::stderr().is_terminal() {
+        eprintln!("{msg}");
+    }
+}
+
+/// The backend that will answer. The GPU stages are not there yet: `gpu` is refused and `auto`
+/// answers on the CPU, saying so.
+fn choose_backend(b: Backend) -> Result<&'static str, Error> {
+    match b {
+        Backend::Cpu => Ok("cpu"),
+        Backend::Gpu => Err(Error::Argument(
+            "--backend gpu: the GPU query stages are not implemented yet; use --backend cpu".into(),
+        )),
+        Backend::Auto => Ok("cpu"),
+    }
+}
+
+fn load(path: &Path) -> Result<PreparedMesh, Error> {
+    let t = Instant::now();
+    let mesh = Mesh::load(path)?;
+    let prep = PreparedMesh::new(mesh);
+    progress(&format!(
+        "loaded {} ({} triangles, octree {:.1} ms, {:.1} ms in all)",
+        path.display(),
+        prep.mesh.triangles.len(),
+        prep.octree_ms,
+        t.elapsed().as_secs_f64() * 1e3
+    ));
+    Ok(prep)
+}
+
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Command::Info { mesh, json } => {
             let info = Mesh::load(&mesh)?.info();
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string(&info).map_err(|e| Error::Gpu(e.to_string()))?
-                );
+                println!("{}", serde_json::to_value(&info).unwrap_or(Value::Null));
             } else {
                 println!("mesh:                {}", mesh.display());
                 println!("triangles:           {}", info.triangles);
@@ -76,5 +199,256 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             Ok(())
         }
+        Command::Check { a, b, pose_a, pose_b, clearance, pairs, json, backend } => {
+            let (pa, pb) = (pose_a.pose()?, pose_b.pose()?);
+            if let Some(d) = clearance {
+                if !(d.is_finite() && d >= 0.0) {
+                    return Err(Error::Argument(format!("--clearance must be a finite distance ≥ 0, got {d}")));
+                }
+            }
+            let backend = choose_backend(backend)?;
+            let (ma, mb) = (load(&a)?, load(&b)?);
+            let r = query::check(&ma, pa, &mb, pb, &CheckOptions { clearance });
+            if json {
+                println!("{}", check_json(&r, pairs, backend));
+            } else {
+                print_check(&a, &b, &ma, &mb, &r, pairs, backend);
+            }
+            Ok(())
+        }
+        Command::SelfCheck { mesh, pairs, json, backend } => {
+            let backend = choose_backend(backend)?;
+            let m = load(&mesh)?;
+            let r = query::self_intersections(&m);
+            if json {
+                println!("{}", self_json(&r, pairs, backend));
+            } else {
+                print_self(&mesh, &m, &r, pairs, backend);
+            }
+            Ok(())
+        }
+        Command::Demo { triangles } => demo(triangles),
     }
+}
+
+fn v3(v: DVec3) -> Value {
+    json!([v.x, v.y, v.z])
+}
+
+fn timings_json(t: &Timings) -> Value {
+    let mut m = Map::new();
+    for (k, v) in &t.0 {
+        let prev = m.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        m.insert(k.clone(), json!(prev + v));
+    }
+    m.insert("total".into(), json!(t.total()));
+    Value::Object(m)
+}
+
+fn check_json(r: &CheckReport, with_pairs: bool, backend: &str) -> Value {
+    let d = &r.distance;
+    let piercing = r.intersect.pairs.iter().filter(|p| !p.contact.touching).count();
+    let mut out = json!({
+        "intersects": r.intersects(),
+        "interferes": r.interferes(),
+        "containment": r.containment.map(|c| c.as_str()),
+        "pair_count": r.intersect.pairs.len(),
+        "touching_pair_count": r.intersect.pairs.len() - piercing,
+        "piercing_pair_count": piercing,
+        "min_distance": d.distance,
+        "closest_point_a": v3(d.point_a),
+        "closest_point_b": v3(d.point_b),
+        "separation": v3(d.separation),
+        "triangle_a": d.triangle_a,
+        "triangle_b": d.triangle_b,
+        "clearance": r.clearance.as_ref().map(|c| c.clearance),
+        "clearance_pair_count": r.clearance.as_ref().map(|c| c.pairs.len()),
+        "candidate_pairs": {
+            "intersect": r.intersect.candidates,
+            "distance": d.candidates,
+            "clearance": r.clearance.as_ref().map(|c| c.candidates),
+        },
+        "backend": backend,
+        "adapter": Value::Null,
+        "timings_ms": timings_json(&r.timings),
+    });
+    if with_pairs {
+        out["pairs"] = r
+            .intersect
+            .pairs
+            .iter()
+            .map(|p| {
+                json!({
+                    "a": p.a, "b": p.b,
+                    "class": p.contact.class().map(|c| c.as_str()),
+                    "coplanar": p.contact.coplanar,
+                    "touching": p.contact.touching,
+                })
+            })
+            .collect();
+        if let Some(c) = &r.clearance {
+            out["clearance_pairs"] =
+                c.pairs.iter().map(|p| json!({"a": p.a, "b": p.b, "distance": p.distance})).collect();
+        }
+    }
+    out
+}
+
+fn fmt_timings(t: &Timings) -> String {
+    let parts: Vec<String> = t.0.iter().map(|(k, v)| format!("{k} {v:.2}")).collect();
+    format!("{} (total {:.2})", parts.join(", "), t.total())
+}
+
+fn print_check(a: &Path, b: &Path, ma: &PreparedMesh, mb: &PreparedMesh, r: &CheckReport, with_pairs: bool, backend: &str) {
+    let d = &r.distance;
+    let n = r.intersect.pairs.len();
+    let piercing = r.intersect.pairs.iter().filter(|p| !p.contact.touching).count();
+    println!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
+    println!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
+    if n > 0 {
+        println!("intersects:   yes, {n} triangle pairs ({piercing} piercing, {} touching)", n - piercing);
+    } else {
+        println!("intersects:   no");
+    }
+    println!(
+        "containment:  {}",
+        match r.containment {
+            Some(query::Containment::AInB) => "A is inside B",
+            Some(query::Containment::BInA) => "B is inside A",
+            None => "none",
+        }
+    );
+    println!("interferes:   {}", if r.interferes() { "yes" } else { "no" });
+    println!(
+        "min distance: {} between A triangle {} at {:?} and B triangle {} at {:?}",
+        d.distance,
+        d.triangle_a,
+        d.point_a.to_array(),
+        d.triangle_b,
+        d.point_b.to_array()
+    );
+    if let Some(c) = &r.clearance {
+        println!("clearance {}: {} triangle pairs closer", c.clearance, c.pairs.len());
+    }
+    if with_pairs {
+        for p in &r.intersect.pairs {
+            println!(
+                "  pair {} {}: {}{}{}",
+                p.a,
+                p.b,
+                p.contact.class().map_or("?", |c| c.as_str()),
+                if p.contact.coplanar { ", coplanar" } else { "" },
+                if p.contact.touching { ", touching" } else { ", piercing" }
+            );
+        }
+        if let Some(c) = &r.clearance {
+            for p in &c.pairs {
+                println!("  clearance pair {} {}: distance {}", p.a, p.b, p.distance);
+            }
+        }
+    }
+    println!("backend:      {backend}");
+    println!("timings (ms): {}", fmt_timings(&r.timings));
+}
+
+const KINDS: [SelfKind; 4] =
+    [SelfKind::DisjointVertices, SelfKind::SharedVertex, SelfKind::SharedEdgeFoldover, SelfKind::DuplicateFace];
+
+fn self_json(r: &SelfReport, with_pairs: bool, backend: &str) -> Value {
+    let by_kind: Map<String, Value> = KINDS
+        .iter()
+        .filter(|k| r.count(**k) > 0)
+        .map(|k| (k.as_str().to_string(), json!(r.count(*k))))
+        .collect();
+    let mut out = json!({
+        "self_intersects": !r.pairs.is_empty(),
+        "pair_count": r.pairs.len(),
+        "by_kind": by_kind,
+        "zero_area_triangles": r.zero_area_triangles,
+        "candidate_pairs": r.candidates,
+        "backend": backend,
+        "timings_ms": timings_json(&r.timings),
+    });
+    if with_pairs {
+        out["pairs"] = r.pairs.iter().map(|p| json!({"a": p.a, "b": p.b, "kind": p.kind.as_str()})).collect();
+    }
+    out
+}
+
+fn print_self(path: &Path, m: &PreparedMesh, r: &SelfReport, with_pairs: bool, backend: &str) {
+    println!("mesh: {} ({} triangles)", path.display(), m.mesh.triangles.len());
+    println!("self-intersects: {}", if r.pairs.is_empty() { "no" } else { "yes" });
+    println!("pairs: {}", r.pairs.len());
+    for k in KINDS {
+        if r.count(k) > 0 {
+            println!("  {}: {}", k.as_str(), r.count(k));
+        }
+    }
+    println!("zero-area triangles (left out): {}", r.zero_area_triangles);
+    if with_pairs {
+        for p in &r.pairs {
+            println!("  pair {} {}: {}", p.a, p.b, p.kind.as_str());
+        }
+    }
+    println!("backend: {backend}");
+    println!("timings (ms): {}", fmt_timings(&r.timings));
+}
+
+/// README's first command: meshes built in memory, every scene on every available backend.
+fn demo(triangles: usize) -> Result<(), Error> {
+    if triangles < 100 {
+        return Err(Error::Argument(format!("--triangles must be at least 100, got {triangles}")));
+    }
+    println!("meshclash demo: {triangles} triangles per mesh, built in memory\n");
+    let (nu, nv) = generate::torus_grid(triangles, 4);
+    let (lat, lon) = generate::sphere_grid(triangles);
+    let t = Instant::now();
+    let torus = PreparedMesh::new(generate::torus(1.0, 0.3, nu, nv));
+    let big = PreparedMesh::new(generate::sphere(2.0, lat, lon));
+    let small = PreparedMesh::new(generate::torus(1.0, 0.3, nu, nv));
+    println!(
+        "built: torus {} triangles, sphere {} triangles ({:.0} ms with octrees)\n",
+        torus.mesh.triangles.len(),
+        big.mesh.triangles.len(),
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    // Chain links: the second torus stands in the xz-plane through the first one's hole. Centred,
+    // its tube would keep a 0.4 gap along a whole circle (every point of one centre circle is 1
+    // from the other's centre); tilted and shifted, the parts meet or miss at isolated places,
+    // as real parts do.
+    let link = |shift: f64| Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(1.0 + shift, 0.03, 0.02));
+    let scenes: Vec<(&str, &PreparedMesh, Pose, &PreparedMesh, Pose, Option<f64>)> = vec![
+        ("linked tori, cutting each other", &torus, Pose::IDENTITY, &small, link(0.5), Some(0.01)),
+        (
+            "torus swallowed by a sphere (no surface contact)",
+            &small,
+            Pose::from_euler_degrees([20.0, 10.0, 0.0], DVec3::new(0.25, 0.1, 0.05)),
+            &big,
+            Pose::IDENTITY,
+            Some(0.44),
+        ),
+        ("linked tori, near miss", &torus, Pose::IDENTITY, &small, link(0.0), Some(0.38)),
+    ];
+    let backends = ["cpu"];
+    println!("GPU: the GPU query stages are not implemented yet; every scene runs on the CPU.\n");
+    for (name, a, pa, b, pb, clearance) in scenes {
+        println!("== {name}");
+        for backend in backends {
+            let r = query::check(a, pa, b, pb, &CheckOptions { clearance });
+            let n = r.intersect.pairs.len();
+            let piercing = r.intersect.pairs.iter().filter(|p| !p.contact.touching).count();
+            println!("  [{backend}] intersects: {} ({n} pairs, {piercing} piercing), containment: {}, interferes: {}",
+                r.intersects(),
+                r.containment.map_or("none", |c| c.as_str()),
+                r.interferes());
+            println!("  [{backend}] min distance {:.6} (A tri {}, B tri {}), curve segments {}",
+                r.distance.distance, r.distance.triangle_a, r.distance.triangle_b, r.intersect.curve_segments().len());
+            if let Some(c) = &r.clearance {
+                println!("  [{backend}] pairs closer than {}: {}", c.clearance, c.pairs.len());
+            }
+            println!("  [{backend}] ms: {}", fmt_timings(&r.timings));
+        }
+        println!();
+    }
+    Ok(())
 }

@@ -1,5 +1,6 @@
 //! Meshes: loading, welding, validation, topology, and the per-triangle records of seed 000.
 
+pub mod generate;
 mod pose;
 pub mod read;
 mod record;

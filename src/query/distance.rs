@@ -33,6 +33,22 @@ fn load(a: &AtomicU64) -> f64 {
     f64::from_bits(a.load(Ordering::Relaxed))
 }
 
+/// A lower bound on the distance of two triangles: the gap between their projections on the
+/// line joining their sphere centres (a separating-axis bound). Where two surfaces face each
+/// other across a thin gap this axis is nearly their normal and the bound nearly exact, while
+/// the spheres' bound is loose by their radii. Rounding is absorbed by a relative margin.
+fn axis_gap(t1: &[DVec3; 3], t2: &[DVec3; 3], axis: DVec3) -> f64 {
+    let len = axis.length();
+    if len == 0.0 {
+        return 0.0;
+    }
+    let u = axis / len;
+    let hi1 = t1.iter().map(|p| p.dot(u)).fold(f64::NEG_INFINITY, f64::max);
+    let lo2 = t2.iter().map(|p| p.dot(u)).fold(f64::INFINITY, f64::min);
+    let scale = hi1.abs().max(lo2.abs());
+    (lo2 - hi1) - 1e-12 * scale
+}
+
 /// Minimum distance between the surfaces of `a` and `b`. `hits` is the intersection report of
 /// the same pair: when it has pairs, the distance is 0 at a common point of its first pair.
 pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport {
@@ -112,8 +128,13 @@ pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport 
                             if gap > 0.0 && gap * gap > load(&best) {
                                 continue;
                             }
+                            let (t1, t2) = (a.tri(i), b.tri(j));
+                            let lb = axis_gap(&t1, &t2, sb.center - sa.center);
+                            if lb > 0.0 && lb * lb > load(&best) {
+                                continue;
+                            }
                             tested += 1;
-                            let d = tritri::separated_distance(&a.tri(i), &b.tri(j));
+                            let d = tritri::separated_distance(&t1, &t2);
                             let d2 = d.distance * d.distance;
                             if local.is_none_or(|l| (d2, i, j) < l) {
                                 local = Some((d2, i, j));
