@@ -47,8 +47,221 @@ fn bad_input_exits_2_with_one_line() {
     let (code, _, err) = meshclash(&["info", "/no/such/file.stl"]);
     assert_eq!(code, 2);
     assert!(err.contains("/no/such/file.stl"));
-    let (code, _, _) = meshclash(&["info"]);
-    assert_eq!(code, 2);
-    let (code, _, _) = meshclash(&["frobnicate"]);
+    for args in [vec!["info"], vec!["frobnicate"], vec![]] {
+        let (code, _, err) = meshclash(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+    let (code, out, _) = meshclash(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("check") && out.contains("self") && out.contains("demo"));
+}
+
+fn matrix_arg(v: &serde_json::Value) -> String {
+    let m: Vec<String> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| {
+            r.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| format!("{:?}", x.as_f64().unwrap()))
+        })
+        .collect();
+    m.join(",")
+}
+
+#[test]
+fn check_json_on_every_peer_case() {
+    for case in common::load_cases() {
+        let name = case["name"].as_str().unwrap();
+        let (a, b) = (
+            case_path(case["mesh_a"].as_str().unwrap()),
+            case_path(case["mesh_b"].as_str().unwrap()),
+        );
+        let (ma, mb) = (matrix_arg(&case["pose_a"]), matrix_arg(&case["pose_b"]));
+        let (code, out, err) = meshclash(&[
+            "check",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--matrix-a",
+            &ma,
+            "--matrix-b",
+            &mb,
+            "--json",
+            "--backend",
+            "cpu",
+        ]);
+        assert_eq!(code, 0, "{name}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let e = &case["expect"];
+        assert_eq!(v["intersects"], e["intersects"], "{name}");
+        if !e["pair_count"].is_null() {
+            assert_eq!(v["pair_count"], e["pair_count"], "{name}");
+        }
+        let (got, want) = (
+            v["min_distance"].as_f64().unwrap(),
+            e["min_distance"].as_f64().unwrap(),
+        );
+        assert!(
+            (got - want).abs() <= 1e-6 * (1.0 + want) * 10.0,
+            "{name}: {got} vs {want}"
+        );
+        for key in [
+            "interferes",
+            "containment",
+            "closest_point_a",
+            "closest_point_b",
+            "separation",
+            "triangle_a",
+            "triangle_b",
+            "clearance",
+            "clearance_pair_count",
+            "backend",
+            "timings_ms",
+        ] {
+            assert!(v.get(key).is_some(), "{name}: missing {key}");
+        }
+        assert_eq!(v["backend"], "cpu");
+        assert!(v.get("pairs").is_none());
+    }
+}
+
+#[test]
+fn check_pairs_clearance_and_poses() {
+    let cube = case_path("meshes/cube_trimesh.stl");
+    let c = cube.to_str().unwrap();
+    // Unit cubes, B moved 1.2 along x: a 0.2 gap; the closest points are on x = 0.5 and 0.7.
+    // Clearance 0.25 catches the facing faces and the side triangles reaching them: counted
+    // here by brute force over all 144 pairs, independently of the octree and the CLI.
+    let m = meshclash::mesh::Mesh::load(&cube).unwrap();
+    let pb = meshclash::mesh::Pose::translation(glam::DVec3::new(1.2, 0.0, 0.0));
+    let want = (0..12)
+        .flat_map(|i| (0..12).map(move |j| (i, j)))
+        .filter(|&(i, j)| {
+            meshclash::geom::tritri::distance(&m.triangle(i), &m.triangle(j).map(|p| pb.apply(p)))
+                .distance
+                < 0.25
+        })
+        .count();
+    assert!(want > 4); // more than the facing faces' 2 × 2
+    let (code, out, _) = meshclash(&[
+        "check",
+        c,
+        c,
+        "--translate-b",
+        "1.2,0,0",
+        "--clearance",
+        "0.25",
+        "--pairs",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["intersects"], false);
+    assert!((v["min_distance"].as_f64().unwrap() - 0.2).abs() < 1e-12);
+    assert!((v["separation"][0].as_f64().unwrap() + 0.2).abs() < 1e-12); // from B to A: −x
+    assert_eq!(v["clearance"], 0.25);
+    assert_eq!(v["clearance_pair_count"], want);
+    assert_eq!(v["pairs"].as_array().unwrap().len(), 0);
+    assert_eq!(v["clearance_pairs"].as_array().unwrap().len(), want);
+    // Rotated 45° about z and pushed to touch an edge of A's face x = 0.5 … deep instead: B at
+    // 0.5 overlaps half: intersecting pairs are listed with their class.
+    let (code, out, _) = meshclash(&[
+        "check",
+        c,
+        c,
+        "--translate-b",
+        "0.5,0.25,0.125",
+        "--rotate-b",
+        "0,0,30",
+        "--pairs",
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["intersects"], true);
+    assert_eq!(v["interferes"], true);
+    let pairs = v["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len() as u64, v["pair_count"].as_u64().unwrap());
+    for p in pairs {
+        assert!(["point", "segment", "area"].contains(&p["class"].as_str().unwrap()));
+        assert!(p["coplanar"].is_boolean() && p["touching"].is_boolean());
+    }
+    // Exactly coincident faces (B one unit along x): coplanar area pairs, all touching.
+    let (_, out, _) = meshclash(&["check", c, c, "--translate-b", "1,0,0", "--pairs", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["pair_count"], 64); // cases.json: cube_cube_face_coplanar_full
+    let pairs = v["pairs"].as_array().unwrap();
+    assert!(pairs.iter().all(|p| p["touching"] == true));
+    assert!(pairs
+        .iter()
+        .any(|p| p["coplanar"] == true && p["class"] == "area"));
+    assert_eq!(v["piercing_pair_count"], 0);
+}
+
+#[test]
+fn check_argument_errors_exit_2() {
+    let cube = case_path("meshes/cube_trimesh.stl");
+    let c = cube.to_str().unwrap();
+    for args in [
+        vec!["check", c, c, "--translate-a", "1,2"],
+        vec!["check", c, c, "--rotate-b", "a,b,c"],
+        vec![
+            "check",
+            c,
+            c,
+            "--matrix-a",
+            "2,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1",
+        ], // scaling
+        vec![
+            "check",
+            c,
+            c,
+            "--matrix-a",
+            "1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1",
+            "--translate-a",
+            "1,0,0",
+        ],
+        vec!["check", c, c, "--clearance", "-1"],
+        vec!["check", c, "/no/such.stl"],
+        vec!["check", c, c, "--backend", "gpu"], // no GPU stages yet: says so
+    ] {
+        let (code, out, err) = meshclash(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty());
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn self_json_matches_the_oracle_on_teapot() {
+    let p = case_path("meshes/teapot.stl");
+    let (code, out, _) = meshclash(&["self", p.to_str().unwrap(), "--json", "--pairs"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["self_intersects"], true);
+    assert_eq!(v["pair_count"], 56); // self_cases.json
+    assert_eq!(v["by_kind"]["disjoint_vertices"], 56);
+    assert_eq!(v["pairs"].as_array().unwrap().len(), 56);
+    let p = case_path("meshes/cube_trimesh.stl");
+    let (code, out, _) = meshclash(&["self", p.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["self_intersects"], false);
+    assert!(v.get("pairs").is_none());
+}
+
+#[test]
+fn demo_runs_every_scene() {
+    let (code, out, err) = meshclash(&["demo", "--triangles", "2000"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("== ").count(), 3);
+    // Cutting tori intersect; the swallowed torus is contained; the near miss is neither.
+    assert!(out.contains("intersects: true"));
+    assert!(out.contains("containment: a_in_b"));
+    assert!(out.contains("interferes: false"));
+    let (code, _, _) = meshclash(&["demo", "--triangles", "5"]);
     assert_eq!(code, 2);
 }

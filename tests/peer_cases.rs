@@ -4,27 +4,11 @@
 
 mod common;
 
-use common::case_path;
-use meshclash::mesh::{Mesh, Pose};
+use common::{case_path, load_cases, pose};
+use meshclash::mesh::Mesh;
 use meshclash::query::{self, check, CheckOptions, PreparedMesh, SelfKind};
 use serde_json::Value;
 use std::collections::HashMap;
-
-pub fn load_cases() -> Vec<Value> {
-    let text = std::fs::read_to_string(case_path("cases.json")).unwrap();
-    let v: Value = serde_json::from_str(&text).unwrap();
-    v["cases"].as_array().unwrap().clone()
-}
-
-pub fn pose(v: &Value) -> Pose {
-    let m: Vec<f64> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()))
-        .collect();
-    Pose::from_matrix(&m).unwrap()
-}
 
 struct Cache(HashMap<String, PreparedMesh>);
 impl Cache {

@@ -4,7 +4,9 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use glam::DVec3;
 use meshclash::mesh::{generate, Mesh, Pose};
-use meshclash::query::{self, CheckOptions, CheckReport, PreparedMesh, SelfKind, SelfReport, Timings};
+use meshclash::query::{
+    self, CheckOptions, CheckReport, PreparedMesh, SelfKind, SelfReport, Timings,
+};
 use meshclash::Error;
 use serde_json::{json, Map, Value};
 use std::io::IsTerminal;
@@ -34,7 +36,7 @@ enum Command {
         #[command(flatten)]
         pose_b: PoseArgsB,
         /// Also list every triangle pair closer than this distance.
-        #[arg(long, value_name = "D")]
+        #[arg(long, value_name = "D", allow_negative_numbers = true)]
         clearance: Option<f64>,
         /// List the intersecting (and clearance) triangle pairs.
         #[arg(long)]
@@ -83,13 +85,13 @@ macro_rules! pose_args {
         #[derive(Args)]
         struct $name {
             #[doc = concat!("Translate ", $which, " by x,y,z.")]
-            #[arg(long = $t, value_name = "X,Y,Z", allow_hyphen_values = true)]
+            #[arg(long = $t, id = $t, value_name = "X,Y,Z", allow_hyphen_values = true)]
             translate: Option<String>,
             #[doc = concat!("Rotate ", $which, " by rx,ry,rz degrees about the fixed X, then Y, then Z axis.")]
-            #[arg(long = $r, value_name = "RX,RY,RZ", allow_hyphen_values = true)]
+            #[arg(long = $r, id = $r, value_name = "RX,RY,RZ", allow_hyphen_values = true)]
             rotate: Option<String>,
             #[doc = concat!("Place ", $which, " by a rigid 4x4 matrix, 16 numbers row-major.")]
-            #[arg(long = $m, value_name = "M00,...,M33", allow_hyphen_values = true)]
+            #[arg(long = $m, id = $m, value_name = "M00,...,M33", allow_hyphen_values = true)]
             matrix: Option<String>,
         }
         impl $name {
@@ -106,29 +108,66 @@ fn numbers(s: &str, n: usize, what: &str) -> Result<Vec<f64>, Error> {
     let v: Result<Vec<f64>, _> = s.split(',').map(|x| x.trim().parse::<f64>()).collect();
     match v {
         Ok(v) if v.len() == n && v.iter().all(|x| x.is_finite()) => Ok(v),
-        _ => Err(Error::Argument(format!("{what} needs {n} finite comma-separated numbers, got {s:?}"))),
+        _ => Err(Error::Argument(format!(
+            "{what} needs {n} finite comma-separated numbers, got {s:?}"
+        ))),
     }
 }
 
-fn parse_pose(t: Option<&str>, r: Option<&str>, m: Option<&str>, which: &str) -> Result<Pose, Error> {
+fn parse_pose(
+    t: Option<&str>,
+    r: Option<&str>,
+    m: Option<&str>,
+    which: &str,
+) -> Result<Pose, Error> {
     if let Some(m) = m {
         if t.is_some() || r.is_some() {
-            return Err(Error::Argument(format!("--matrix for {which} cannot be combined with --translate or --rotate")));
+            return Err(Error::Argument(format!(
+                "--matrix for {which} cannot be combined with --translate or --rotate"
+            )));
         }
         return Pose::from_matrix(&numbers(m, 16, "--matrix")?);
     }
-    let t = t.map(|s| numbers(s, 3, "--translate")).transpose()?.unwrap_or(vec![0.0; 3]);
-    let r = r.map(|s| numbers(s, 3, "--rotate")).transpose()?.unwrap_or(vec![0.0; 3]);
-    Ok(Pose::from_euler_degrees([r[0], r[1], r[2]], DVec3::new(t[0], t[1], t[2])))
+    let t = t
+        .map(|s| numbers(s, 3, "--translate"))
+        .transpose()?
+        .unwrap_or(vec![0.0; 3]);
+    let r = r
+        .map(|s| numbers(s, 3, "--rotate"))
+        .transpose()?
+        .unwrap_or(vec![0.0; 3]);
+    Ok(Pose::from_euler_degrees(
+        [r[0], r[1], r[2]],
+        DVec3::new(t[0], t[1], t[2]),
+    ))
 }
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
+        Err(e) if e.use_stderr() => {
+            // One line, as for every other bad argument.
+            if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                eprintln!("meshclash: no command given: check, self, info or demo (see --help)");
+            } else {
+                // clap's message runs until its first blank line (then usage and tips).
+                let text = e.render().to_string();
+                let msg: Vec<&str> = text
+                    .lines()
+                    .take_while(|l| !l.trim().is_empty())
+                    .map(str::trim)
+                    .collect();
+                eprintln!(
+                    "meshclash: {} (see --help)",
+                    msg.join(" ").trim_start_matches("error: ")
+                );
+            }
+            return ExitCode::from(2);
+        }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+            // --help and --version.
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
         }
     };
     match run(cli) {
@@ -199,11 +238,22 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             Ok(())
         }
-        Command::Check { a, b, pose_a, pose_b, clearance, pairs, json, backend } => {
+        Command::Check {
+            a,
+            b,
+            pose_a,
+            pose_b,
+            clearance,
+            pairs,
+            json,
+            backend,
+        } => {
             let (pa, pb) = (pose_a.pose()?, pose_b.pose()?);
             if let Some(d) = clearance {
                 if !(d.is_finite() && d >= 0.0) {
-                    return Err(Error::Argument(format!("--clearance must be a finite distance ≥ 0, got {d}")));
+                    return Err(Error::Argument(format!(
+                        "--clearance must be a finite distance ≥ 0, got {d}"
+                    )));
                 }
             }
             let backend = choose_backend(backend)?;
@@ -216,7 +266,12 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             Ok(())
         }
-        Command::SelfCheck { mesh, pairs, json, backend } => {
+        Command::SelfCheck {
+            mesh,
+            pairs,
+            json,
+            backend,
+        } => {
             let backend = choose_backend(backend)?;
             let m = load(&mesh)?;
             let r = query::self_intersections(&m);
@@ -247,7 +302,12 @@ fn timings_json(t: &Timings) -> Value {
 
 fn check_json(r: &CheckReport, with_pairs: bool, backend: &str) -> Value {
     let d = &r.distance;
-    let piercing = r.intersect.pairs.iter().filter(|p| !p.contact.touching).count();
+    let piercing = r
+        .intersect
+        .pairs
+        .iter()
+        .filter(|p| !p.contact.touching)
+        .count();
     let mut out = json!({
         "intersects": r.intersects(),
         "interferes": r.interferes(),
@@ -287,8 +347,11 @@ fn check_json(r: &CheckReport, with_pairs: bool, backend: &str) -> Value {
             })
             .collect();
         if let Some(c) = &r.clearance {
-            out["clearance_pairs"] =
-                c.pairs.iter().map(|p| json!({"a": p.a, "b": p.b, "distance": p.distance})).collect();
+            out["clearance_pairs"] = c
+                .pairs
+                .iter()
+                .map(|p| json!({"a": p.a, "b": p.b, "distance": p.distance}))
+                .collect();
         }
     }
     out
@@ -299,14 +362,30 @@ fn fmt_timings(t: &Timings) -> String {
     format!("{} (total {:.2})", parts.join(", "), t.total())
 }
 
-fn print_check(a: &Path, b: &Path, ma: &PreparedMesh, mb: &PreparedMesh, r: &CheckReport, with_pairs: bool, backend: &str) {
+fn print_check(
+    a: &Path,
+    b: &Path,
+    ma: &PreparedMesh,
+    mb: &PreparedMesh,
+    r: &CheckReport,
+    with_pairs: bool,
+    backend: &str,
+) {
     let d = &r.distance;
     let n = r.intersect.pairs.len();
-    let piercing = r.intersect.pairs.iter().filter(|p| !p.contact.touching).count();
+    let piercing = r
+        .intersect
+        .pairs
+        .iter()
+        .filter(|p| !p.contact.touching)
+        .count();
     println!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
     println!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
     if n > 0 {
-        println!("intersects:   yes, {n} triangle pairs ({piercing} piercing, {} touching)", n - piercing);
+        println!(
+            "intersects:   yes, {n} triangle pairs ({piercing} piercing, {} touching)",
+            n - piercing
+        );
     } else {
         println!("intersects:   no");
     }
@@ -318,7 +397,10 @@ fn print_check(a: &Path, b: &Path, ma: &PreparedMesh, mb: &PreparedMesh, r: &Che
             None => "none",
         }
     );
-    println!("interferes:   {}", if r.interferes() { "yes" } else { "no" });
+    println!(
+        "interferes:   {}",
+        if r.interferes() { "yes" } else { "no" }
+    );
     println!(
         "min distance: {} between A triangle {} at {:?} and B triangle {} at {:?}",
         d.distance,
@@ -328,7 +410,11 @@ fn print_check(a: &Path, b: &Path, ma: &PreparedMesh, mb: &PreparedMesh, r: &Che
         d.point_b.to_array()
     );
     if let Some(c) = &r.clearance {
-        println!("clearance {}: {} triangle pairs closer", c.clearance, c.pairs.len());
+        println!(
+            "clearance {}: {} triangle pairs closer",
+            c.clearance,
+            c.pairs.len()
+        );
     }
     if with_pairs {
         for p in &r.intersect.pairs {
@@ -338,7 +424,11 @@ fn print_check(a: &Path, b: &Path, ma: &PreparedMesh, mb: &PreparedMesh, r: &Che
                 p.b,
                 p.contact.class().map_or("?", |c| c.as_str()),
                 if p.contact.coplanar { ", coplanar" } else { "" },
-                if p.contact.touching { ", touching" } else { ", piercing" }
+                if p.contact.touching {
+                    ", touching"
+                } else {
+                    ", piercing"
+                }
             );
         }
         if let Some(c) = &r.clearance {
@@ -351,8 +441,12 @@ fn print_check(a: &Path, b: &Path, ma: &PreparedMesh, mb: &PreparedMesh, r: &Che
     println!("timings (ms): {}", fmt_timings(&r.timings));
 }
 
-const KINDS: [SelfKind; 4] =
-    [SelfKind::DisjointVertices, SelfKind::SharedVertex, SelfKind::SharedEdgeFoldover, SelfKind::DuplicateFace];
+const KINDS: [SelfKind; 4] = [
+    SelfKind::DisjointVertices,
+    SelfKind::SharedVertex,
+    SelfKind::SharedEdgeFoldover,
+    SelfKind::DuplicateFace,
+];
 
 fn self_json(r: &SelfReport, with_pairs: bool, backend: &str) -> Value {
     let by_kind: Map<String, Value> = KINDS
@@ -370,14 +464,25 @@ fn self_json(r: &SelfReport, with_pairs: bool, backend: &str) -> Value {
         "timings_ms": timings_json(&r.timings),
     });
     if with_pairs {
-        out["pairs"] = r.pairs.iter().map(|p| json!({"a": p.a, "b": p.b, "kind": p.kind.as_str()})).collect();
+        out["pairs"] = r
+            .pairs
+            .iter()
+            .map(|p| json!({"a": p.a, "b": p.b, "kind": p.kind.as_str()}))
+            .collect();
     }
     out
 }
 
 fn print_self(path: &Path, m: &PreparedMesh, r: &SelfReport, with_pairs: bool, backend: &str) {
-    println!("mesh: {} ({} triangles)", path.display(), m.mesh.triangles.len());
-    println!("self-intersects: {}", if r.pairs.is_empty() { "no" } else { "yes" });
+    println!(
+        "mesh: {} ({} triangles)",
+        path.display(),
+        m.mesh.triangles.len()
+    );
+    println!(
+        "self-intersects: {}",
+        if r.pairs.is_empty() { "no" } else { "yes" }
+    );
     println!("pairs: {}", r.pairs.len());
     for k in KINDS {
         if r.count(k) > 0 {
@@ -394,10 +499,21 @@ fn print_self(path: &Path, m: &PreparedMesh, r: &SelfReport, with_pairs: bool, b
     println!("timings (ms): {}", fmt_timings(&r.timings));
 }
 
+struct Scene<'a> {
+    name: &'a str,
+    a: &'a PreparedMesh,
+    pose_a: Pose,
+    b: &'a PreparedMesh,
+    pose_b: Pose,
+    clearance: Option<f64>,
+}
+
 /// README's first command: meshes built in memory, every scene on every available backend.
 fn demo(triangles: usize) -> Result<(), Error> {
     if triangles < 100 {
-        return Err(Error::Argument(format!("--triangles must be at least 100, got {triangles}")));
+        return Err(Error::Argument(format!(
+            "--triangles must be at least 100, got {triangles}"
+        )));
     }
     println!("meshclash demo: {triangles} triangles per mesh, built in memory\n");
     let (nu, nv) = generate::torus_grid(triangles, 4);
@@ -416,35 +532,73 @@ fn demo(triangles: usize) -> Result<(), Error> {
     // its tube would keep a 0.4 gap along a whole circle (every point of one centre circle is 1
     // from the other's centre); tilted and shifted, the parts meet or miss at isolated places,
     // as real parts do.
-    let link = |shift: f64| Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(1.0 + shift, 0.03, 0.02));
-    let scenes: Vec<(&str, &PreparedMesh, Pose, &PreparedMesh, Pose, Option<f64>)> = vec![
-        ("linked tori, cutting each other", &torus, Pose::IDENTITY, &small, link(0.5), Some(0.01)),
-        (
-            "torus swallowed by a sphere (no surface contact)",
-            &small,
-            Pose::from_euler_degrees([20.0, 10.0, 0.0], DVec3::new(0.25, 0.1, 0.05)),
-            &big,
-            Pose::IDENTITY,
-            Some(0.44),
-        ),
-        ("linked tori, near miss", &torus, Pose::IDENTITY, &small, link(0.0), Some(0.38)),
+    let link = |shift: f64| {
+        Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(1.0 + shift, 0.03, 0.02))
+    };
+    let scenes = [
+        Scene {
+            name: "linked tori, cutting each other",
+            a: &torus,
+            pose_a: Pose::IDENTITY,
+            b: &small,
+            pose_b: link(0.5),
+            clearance: Some(0.01),
+        },
+        Scene {
+            name: "torus swallowed by a sphere (no surface contact)",
+            a: &small,
+            pose_a: Pose::from_euler_degrees([20.0, 10.0, 0.0], DVec3::new(0.25, 0.1, 0.05)),
+            b: &big,
+            pose_b: Pose::IDENTITY,
+            clearance: Some(0.44),
+        },
+        Scene {
+            name: "linked tori, near miss",
+            a: &torus,
+            pose_a: Pose::IDENTITY,
+            b: &small,
+            pose_b: link(0.0),
+            clearance: Some(0.38),
+        },
     ];
     let backends = ["cpu"];
     println!("GPU: the GPU query stages are not implemented yet; every scene runs on the CPU.\n");
-    for (name, a, pa, b, pb, clearance) in scenes {
+    for Scene {
+        name,
+        a,
+        pose_a: pa,
+        b,
+        pose_b: pb,
+        clearance,
+    } in scenes
+    {
         println!("== {name}");
         for backend in backends {
             let r = query::check(a, pa, b, pb, &CheckOptions { clearance });
             let n = r.intersect.pairs.len();
-            let piercing = r.intersect.pairs.iter().filter(|p| !p.contact.touching).count();
+            let piercing = r
+                .intersect
+                .pairs
+                .iter()
+                .filter(|p| !p.contact.touching)
+                .count();
             println!("  [{backend}] intersects: {} ({n} pairs, {piercing} piercing), containment: {}, interferes: {}",
                 r.intersects(),
                 r.containment.map_or("none", |c| c.as_str()),
                 r.interferes());
-            println!("  [{backend}] min distance {:.6} (A tri {}, B tri {}), curve segments {}",
-                r.distance.distance, r.distance.triangle_a, r.distance.triangle_b, r.intersect.curve_segments().len());
+            println!(
+                "  [{backend}] min distance {:.6} (A tri {}, B tri {}), curve segments {}",
+                r.distance.distance,
+                r.distance.triangle_a,
+                r.distance.triangle_b,
+                r.intersect.curve_segments().len()
+            );
             if let Some(c) = &r.clearance {
-                println!("  [{backend}] pairs closer than {}: {}", c.clearance, c.pairs.len());
+                println!(
+                    "  [{backend}] pairs closer than {}: {}",
+                    c.clearance,
+                    c.pairs.len()
+                );
             }
             println!("  [{backend}] ms: {}", fmt_timings(&r.timings));
         }

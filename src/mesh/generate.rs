@@ -9,14 +9,26 @@ pub fn torus(big_r: f64, r: f64, nu: usize, nv: usize) -> Mesh {
     let nu = nu.max(3);
     let nv = nv.max(3);
     let vert = |i: usize, j: usize| {
-        let (u, v) = (TAU * (i % nu) as f64 / nu as f64, TAU * (j % nv) as f64 / nv as f64);
+        let (u, v) = (
+            TAU * (i % nu) as f64 / nu as f64,
+            TAU * (j % nv) as f64 / nv as f64,
+        );
         let rr = big_r + r * v.cos();
-        [(rr * u.cos()) as f32, (rr * u.sin()) as f32, (r * v.sin()) as f32]
+        [
+            (rr * u.cos()) as f32,
+            (rr * u.sin()) as f32,
+            (r * v.sin()) as f32,
+        ]
     };
     let mut soup = Vec::with_capacity(2 * nu * nv);
     for i in 0..nu {
         for j in 0..nv {
-            let (a, b, c, d) = (vert(i, j), vert(i + 1, j), vert(i + 1, j + 1), vert(i, j + 1));
+            let (a, b, c, d) = (
+                vert(i, j),
+                vert(i + 1, j),
+                vert(i + 1, j + 1),
+                vert(i, j + 1),
+            );
             soup.push([a, b, c]);
             soup.push([a, c, d]);
         }
@@ -39,12 +51,21 @@ pub fn sphere(r: f64, n_lat: usize, n_lon: usize) -> Mesh {
         if i == n_lat {
             return [0.0, 0.0, -r as f32];
         }
-        [(r * th.sin() * ph.cos()) as f32, (r * th.sin() * ph.sin()) as f32, (r * th.cos()) as f32]
+        [
+            (r * th.sin() * ph.cos()) as f32,
+            (r * th.sin() * ph.sin()) as f32,
+            (r * th.cos()) as f32,
+        ]
     };
     let mut soup = Vec::with_capacity(2 * n_lon * n_lat);
     for i in 0..n_lat {
         for j in 0..n_lon {
-            let (a, b, c, d) = (vert(i, j), vert(i + 1, j), vert(i + 1, j + 1), vert(i, j + 1));
+            let (a, b, c, d) = (
+                vert(i, j),
+                vert(i + 1, j),
+                vert(i + 1, j + 1),
+                vert(i, j + 1),
+            );
             if i != 0 {
                 soup.push([a, b, d]);
             }

@@ -23,30 +23,24 @@ impl Containment {
     }
 }
 
-/// Directions with no rational relation to the axes (a CAD mesh's faces and edges are mostly
-/// axis-aligned), tried in turn until one ray meets no edge or vertex.
-const DIRECTIONS: [[f64; 3]; 8] = [
-    [0.5773502691896257, 0.6180339887498949, 0.5345224838248488],
-    [-0.7071067811865476, 0.3090169943749474, 0.6366197723675814],
-    [0.2718281828459045, -0.8660254037844386, 0.4142135623730950],
-    [0.1414213562373095, 0.2236067977499790, -0.9643650760992955],
-    [
-        -0.3819660112501051,
-        -0.5772156649015329,
-        -0.7211102550927979,
-    ],
-    [0.9165151389911680, -0.1732050807568877, 0.3605551275463989],
-    [-0.4472135954999579, 0.8944271909999159, -0.0318309886183791],
-    [0.6931471805599453, 0.1098612288668110, -0.7124746655963472],
-];
+/// Ray directions on a golden-angle spiral over the sphere: none is parallel to an axis or a
+/// diagonal (a CAD mesh's faces and edges mostly are), tried in turn until one ray meets no edge
+/// or vertex.
+fn direction(k: usize) -> DVec3 {
+    let golden = std::f64::consts::PI * (3.0 - 5f64.sqrt());
+    let z = 1.0 - (2 * k + 1) as f64 / 16.0 + 0.013;
+    let r = (1.0 - z * z).max(0.0).sqrt();
+    let phi = golden * (k as f64 + 0.37);
+    DVec3::new(r * phi.cos(), r * phi.sin(), z)
+}
 
 /// Whether `p` is strictly inside the closed mesh `m` (its surface must not pass through `p`).
 /// `None` if every direction grazed an edge or vertex (never seen on real meshes).
 pub fn point_in_closed_mesh(p: DVec3, m: &Posed) -> Option<bool> {
     let root = m.boxes[0];
     let reach = 2.0 * (root.diagonal() + p.distance(root.center())) + 1.0;
-    for dir in DIRECTIONS {
-        let q = p + DVec3::from_array(dir) * reach;
+    for k in 0..16 {
+        let q = p + direction(k) * reach;
         if let Some(crossings) = count_crossings(p, q, m) {
             return Some(crossings % 2 == 1);
         }

@@ -24,6 +24,9 @@ pub struct DistanceReport {
     pub timings: Timings,
 }
 
+/// The best pair a task found: `(distance², a, b)`, compared in that order.
+type Best = Option<(f64, u32, u32)>;
+
 /// Non-negative `f64`s order like their bit patterns: an atomic minimum without locks.
 fn fetch_min(a: &AtomicU64, v: f64) {
     a.fetch_min(v.to_bits(), Ordering::Relaxed);
@@ -43,7 +46,10 @@ fn axis_gap(t1: &[DVec3; 3], t2: &[DVec3; 3], axis: DVec3) -> f64 {
         return 0.0;
     }
     let u = axis / len;
-    let hi1 = t1.iter().map(|p| p.dot(u)).fold(f64::NEG_INFINITY, f64::max);
+    let hi1 = t1
+        .iter()
+        .map(|p| p.dot(u))
+        .fold(f64::NEG_INFINITY, f64::max);
     let lo2 = t2.iter().map(|p| p.dot(u)).fold(f64::INFINITY, f64::min);
     let scale = hi1.abs().max(lo2.abs());
     (lo2 - hi1) - 1e-12 * scale
@@ -109,10 +115,10 @@ pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport 
         frontier = next;
     }
     frontier.sort_by(|p, q| p.0.total_cmp(&q.0));
-    let results: Vec<(u64, Option<(f64, u32, u32)>)> = frontier
+    let results: Vec<(u64, Best)> = frontier
         .par_iter()
         .map(|&(d2, x, y)| {
-            let mut local: Option<(f64, u32, u32)> = None;
+            let mut local: Best = None;
             let mut tested = 0u64;
             let mut stack = vec![(d2, x, y)];
             while let Some((d2, x, y)) = stack.pop() {

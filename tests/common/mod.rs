@@ -12,6 +12,24 @@ pub fn case_path(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// The mesh-pair cases of `cases.json`.
+pub fn load_cases() -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(case_path("cases.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["cases"].as_array().unwrap().clone()
+}
+
+/// A case's 4×4 row-major pose.
+pub fn pose(v: &serde_json::Value) -> meshclash::mesh::Pose {
+    let m: Vec<f64> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()))
+        .collect();
+    meshclash::mesh::Pose::from_matrix(&m).unwrap()
+}
+
 /// The GPU context, or `None` with a loud message when there is no adapter. With
 /// `MESHCLASH_REQUIRE_GPU=1` (CI) a missing adapter fails the test instead.
 pub fn gpu_or_skip(test: &str) -> Option<meshclash::gpu::GpuContext> {

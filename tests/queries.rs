@@ -1,0 +1,270 @@
+//! Mesh queries on generated meshes against brute force over all triangle pairs (the culls and
+//! the octree must lose nothing), analytic answers, and independence from the thread count.
+//! Size of the large case: `MESHCLASH_TEST_TRIANGLES` (default 20000 per mesh).
+
+use glam::DVec3;
+use meshclash::geom::tritri;
+use meshclash::mesh::{generate, Mesh, Pose};
+use meshclash::octree::Octree;
+use meshclash::query::{self, Posed, PreparedMesh};
+
+fn prep(m: Mesh) -> PreparedMesh {
+    let p = PreparedMesh::new(m);
+    p.octree.assert_well_formed(&p.mesh);
+    p
+}
+
+fn brute_pairs(a: &Posed, b: &Posed) -> Vec<(u32, u32)> {
+    let (na, nb) = (
+        a.prep.mesh.triangles.len() as u32,
+        b.prep.mesh.triangles.len() as u32,
+    );
+    (0..na)
+        .flat_map(|i| (0..nb).map(move |j| (i, j)))
+        .filter(|&(i, j)| tritri::intersect(&a.tri(i), &b.tri(j)))
+        .collect()
+}
+
+fn brute_distance(a: &Posed, b: &Posed) -> f64 {
+    let (na, nb) = (
+        a.prep.mesh.triangles.len() as u32,
+        b.prep.mesh.triangles.len() as u32,
+    );
+    (0..na)
+        .flat_map(|i| (0..nb).map(move |j| (i, j)))
+        .map(|(i, j)| tritri::distance(&a.tri(i), &b.tri(j)).distance)
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Three scenes at ~1k triangles each: cutting, touching exactly (a shared coplanar face), and
+/// separated.
+fn scenes() -> Vec<(&'static str, PreparedMesh, Pose, PreparedMesh, Pose)> {
+    let t = || prep(generate::torus(1.0, 0.3, 40, 14));
+    let s = || prep(generate::sphere(1.0, 16, 30));
+    let link = |x: f64| Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(x, 0.03, 0.02));
+    // The last scene: a torus and its copy turned by 90° about z (an exact permutation of x and
+    // y), so that the two surfaces coincide in places: coplanar and touching pairs galore.
+    vec![
+        ("cutting", t(), Pose::IDENTITY, t(), link(1.5)),
+        ("near miss", t(), Pose::IDENTITY, t(), link(1.0)),
+        (
+            "sphere through torus",
+            s(),
+            Pose::translation(DVec3::new(1.0, 0.2, 0.1)),
+            t(),
+            Pose::IDENTITY,
+        ),
+        (
+            "same torus, turned 90°",
+            t(),
+            Pose::IDENTITY,
+            t(),
+            Pose::from_matrix(&[
+                0., -1., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.,
+            ])
+            .unwrap(),
+        ),
+    ]
+}
+
+#[test]
+fn intersect_and_distance_equal_brute_force() {
+    for (name, a, pa, b, pb) in scenes() {
+        let (x, y) = (Posed::new(&a, pa), Posed::new(&b, pb));
+        let hits = query::intersect(&x, &y);
+        let got: Vec<(u32, u32)> = hits.pairs.iter().map(|p| (p.a, p.b)).collect();
+        let want = brute_pairs(&x, &y);
+        assert_eq!(got, want, "{name}: pair sets differ");
+        let d = query::distance(&x, &y, &hits);
+        let bd = brute_distance(&x, &y);
+        assert_eq!(d.distance, bd, "{name}: distance");
+        // The reported points are on the reported triangles, from B to A.
+        let td = tritri::distance(&x.tri(d.triangle_a), &y.tri(d.triangle_b));
+        assert_eq!(td.distance, d.distance);
+        assert_eq!(d.separation, d.point_a - d.point_b);
+        eprintln!("{name}: {} pairs, distance {bd}", want.len());
+    }
+}
+
+#[test]
+fn clearance_equals_brute_force() {
+    for (name, a, pa, b, pb) in scenes() {
+        let (x, y) = (Posed::new(&a, pa), Posed::new(&b, pb));
+        for d in [0.02, 0.1] {
+            let got: Vec<(u32, u32)> = query::clearance(&x, &y, d)
+                .pairs
+                .iter()
+                .map(|p| (p.a, p.b))
+                .collect();
+            let (na, nb) = (a.mesh.triangles.len() as u32, b.mesh.triangles.len() as u32);
+            let want: Vec<(u32, u32)> = (0..na)
+                .flat_map(|i| (0..nb).map(move |j| (i, j)))
+                .filter(|&(i, j)| tritri::distance(&x.tri(i), &y.tri(j)).distance < d)
+                .collect();
+            assert_eq!(got, want, "{name} clearance {d}");
+        }
+    }
+}
+
+#[test]
+fn self_intersection_of_two_merged_tori_equals_brute_force() {
+    // One mesh holding two cutting tori: every pair between the bodies counts, none within.
+    let t1 = generate::torus(1.0, 0.3, 30, 10);
+    let pose = Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(1.5, 0.03, 0.02));
+    let mut soup: Vec<[[f32; 3]; 3]> = (0..t1.triangles.len())
+        .map(|i| t1.triangle(i).map(|p| p.as_vec3().to_array()))
+        .collect();
+    let n1 = soup.len() as u32;
+    soup.extend(
+        (0..t1.triangles.len()).map(|i| t1.triangle(i).map(|p| pose.apply(p).as_vec3().to_array())),
+    );
+    let m = prep(Mesh::from_soup("two tori", soup).unwrap());
+    let r = query::self_intersections(&m);
+    let x = Posed::new(&m, Pose::IDENTITY);
+    let want: Vec<(u32, u32)> = (0..n1)
+        .flat_map(|i| (n1..2 * n1).map(move |j| (i, j)))
+        .filter(|&(i, j)| tritri::intersect(&x.tri(i), &x.tri(j)))
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(r.pairs.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(), want);
+    // Each torus alone is clean.
+    assert!(query::self_intersections(&prep(t1)).pairs.is_empty());
+}
+
+#[test]
+fn concentric_spheres_contain_and_measure_analytically() {
+    // Radii 1 and 1.01: containment, and a surface distance within the tessellation's sag of
+    // 0.01 (an inscribed polyhedron sits at most r(1 − cos(π/n)) inside its sphere).
+    let n = std::env::var("MESHCLASH_TEST_TRIANGLES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20_000usize);
+    let (lat, lon) = generate::sphere_grid(n);
+    let inner = prep(generate::sphere(1.0, lat, lon));
+    let outer = prep(generate::sphere(1.01, lat, lon));
+    let r = query::check(
+        &inner,
+        Pose::IDENTITY,
+        &outer,
+        Pose::IDENTITY,
+        &Default::default(),
+    );
+    assert!(!r.intersects());
+    assert_eq!(r.containment, Some(query::Containment::AInB));
+    let sag = 1.01 * (1.0 - (std::f64::consts::PI / lat.min(lon) as f64).cos());
+    let d = r.distance.distance;
+    assert!(
+        d <= 0.01 + 1e-6 && d >= 0.01 - sag - 1e-6,
+        "d = {d}, sag {sag}"
+    );
+    // Swapped roles.
+    let r = query::check(
+        &outer,
+        Pose::IDENTITY,
+        &inner,
+        Pose::IDENTITY,
+        &Default::default(),
+    );
+    assert_eq!(r.containment, Some(query::Containment::BInA));
+    // Moved 5 km away together: the same answers (a rigid move of both changes nothing).
+    let far = Pose::translation(DVec3::new(5000.0, -3000.0, 1200.0));
+    let r2 = query::check(&inner, far, &outer, far, &Default::default());
+    assert_eq!(r2.containment, Some(query::Containment::AInB));
+    assert!((r2.distance.distance - d).abs() < 1e-9);
+}
+
+#[test]
+fn answers_do_not_depend_on_the_thread_count() {
+    let (_, a, pa, b, pb) = scenes().remove(0);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let r = query::check(
+                &a,
+                pa,
+                &b,
+                pb,
+                &query::CheckOptions {
+                    clearance: Some(0.05),
+                },
+            );
+            let pairs: Vec<(u32, u32)> = r.intersect.pairs.iter().map(|p| (p.a, p.b)).collect();
+            let clear: Vec<(u32, u32, u64)> = r
+                .clearance
+                .unwrap()
+                .pairs
+                .iter()
+                .map(|p| (p.a, p.b, p.distance.to_bits()))
+                .collect();
+            (
+                pairs,
+                clear,
+                r.distance.distance.to_bits(),
+                r.distance.triangle_a,
+                r.distance.triangle_b,
+            )
+        })
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    assert_eq!(one, run(7));
+}
+
+#[test]
+fn distance_ties_resolve_to_the_smallest_pair() {
+    // Two cubes 0.5 apart face to face: many pairs share the minimum; the report must be the
+    // smallest (a, b) among them, on any thread count.
+    let cube = prep(
+        Mesh::load(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/cases/meshes/cube_trimesh.stl"
+        ))
+        .unwrap(),
+    );
+    let pb = Pose::translation(DVec3::new(1.5, 0.0, 0.0));
+    let (x, y) = (Posed::new(&cube, Pose::IDENTITY), Posed::new(&cube, pb));
+    let d = query::distance(&x, &y, &query::intersect(&x, &y));
+    assert_eq!(d.distance, 0.5);
+    let min_pair = (0..12u32)
+        .flat_map(|i| (0..12u32).map(move |j| (i, j)))
+        .find(|&(i, j)| tritri::distance(&x.tri(i), &y.tri(j)).distance == 0.5)
+        .unwrap();
+    assert_eq!((d.triangle_a, d.triangle_b), min_pair);
+    assert_eq!(d.separation.x, -0.5); // from B (at x ≥ 1) to A (x ≤ 0.5)
+}
+
+#[test]
+fn octree_is_well_formed_over_sizes_and_shapes() {
+    for (nu, nv) in [(3, 3), (5, 4), (40, 14), (200, 60)] {
+        let m = generate::torus(1.0, 0.3, nu, nv);
+        let t = Octree::build(&m);
+        t.assert_well_formed(&m);
+        assert!(t
+            .nodes
+            .iter()
+            .filter(|n| n.is_leaf())
+            .all(|n| n.tri_count as usize <= meshclash::octree::LEAF_SIZE));
+    }
+    // Identical centroids cannot be split: one leaf holds them all.
+    let same = vec![[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]; 50];
+    let m = Mesh::from_soup("dup", same).unwrap();
+    let t = Octree::build(&m);
+    t.assert_well_formed(&m);
+    assert_eq!(t.nodes.len(), 1);
+}
+
+#[test]
+fn generated_meshes_are_closed_and_oriented() {
+    for m in [
+        generate::torus(1.0, 0.3, 30, 12),
+        generate::sphere(1.0, 10, 20),
+    ] {
+        let info = m.info();
+        assert!(info.closed && info.oriented, "{}", m.source.display());
+        assert_eq!(info.zero_area_triangles, 0);
+    }
+    assert_eq!(generate::torus(1.0, 0.3, 30, 12).triangles.len(), 720);
+}
