@@ -189,6 +189,22 @@ fn check_pairs_clearance_and_poses() {
         assert!(["point", "segment", "area"].contains(&p["class"].as_str().unwrap()));
         assert!(p["coplanar"].is_boolean() && p["touching"].is_boolean());
     }
+    // Curve segments: one per crossing (non-coplanar, segment) pair, each end on both cubes'
+    // surfaces: A's surface is max(|x|,|y|,|z|) = 0.5.
+    let curves = v["curves"].as_array().unwrap();
+    let crossing = pairs
+        .iter()
+        .filter(|p| p["class"] == "segment" && p["coplanar"] == false)
+        .count();
+    assert_eq!(curves.len(), crossing);
+    for seg in curves {
+        for end in seg.as_array().unwrap() {
+            let m = (0..3)
+                .map(|k| end[k].as_f64().unwrap().abs())
+                .fold(0.0, f64::max);
+            assert!((m - 0.5).abs() < 1e-9, "{end}");
+        }
+    }
     // Exactly coincident faces (B one unit along x): coplanar area pairs, all touching.
     let (_, out, _) = meshclash(&["check", c, c, "--translate-b", "1,0,0", "--pairs", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();

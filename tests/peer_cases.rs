@@ -173,3 +173,37 @@ fn self_intersection_counts_from_sources_table() {
         2
     );
 }
+
+#[test]
+fn zero_area_triangles_on_a_cube_face_touch_in_41_pairs_not_43_or_50() {
+    // degenerate_tris_on_cube_face: the oracle says 41, libigl's predicates 50, CGAL 43. Every
+    // coordinate here is a multiple of 1/2 (all_degen.off and the cube ±0.5, moved by 0.5), so
+    // doubling them gives integers, and the rational LP oracle of tests/common/oracle.rs, which
+    // shares nothing with the library, counts the pairs exactly.
+    let case = load_cases()
+        .into_iter()
+        .find(|c| c["name"] == "degenerate_tris_on_cube_face")
+        .unwrap();
+    let a = Mesh::load(case_path(case["mesh_a"].as_str().unwrap())).unwrap();
+    let b = Mesh::load(case_path(case["mesh_b"].as_str().unwrap())).unwrap();
+    let (pa, pb) = (pose(&case["pose_a"]), pose(&case["pose_b"]));
+    let ints = |t: [glam::DVec3; 3]| {
+        t.map(|p| {
+            let q = p * 2.0;
+            assert_eq!(q, q.round(), "not a half-integer: {p}");
+            [q.x as i64, q.y as i64, q.z as i64]
+        })
+    };
+    let mut lp = 0;
+    for i in 0..a.triangles.len() {
+        for j in 0..b.triangles.len() {
+            let ta = ints(a.triangle(i).map(|p| pa.apply(p)));
+            let tb = ints(b.triangle(j).map(|p| pb.apply(p)));
+            lp += common::oracle::triangles_intersect_int(&ta, &tb) as usize;
+        }
+    }
+    assert_eq!(lp, 41);
+    let (x, y) = (PreparedMesh::new(a), PreparedMesh::new(b));
+    let r = check(&x, pa, &y, pb, &CheckOptions::default());
+    assert_eq!(r.intersect.pairs.len(), 41);
+}

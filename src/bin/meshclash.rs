@@ -346,6 +346,12 @@ fn check_json(r: &CheckReport, with_pairs: bool, backend: &str) -> Value {
                 })
             })
             .collect();
+        out["curves"] = r
+            .intersect
+            .curve_segments()
+            .iter()
+            .map(|(p, q)| json!([v3(*p), v3(*q)]))
+            .collect();
         if let Some(c) = &r.clearance {
             out["clearance_pairs"] = c
                 .pairs

@@ -1,0 +1,192 @@
+//! Property tests of the seed-001 primitives not covered in `geom_props.rs`, each against an
+//! oracle computed another way: exact orientation predicates for the booleans, sampling or the
+//! defining equations for points and distances. Case count: `PROPTEST_CASES`.
+
+use meshclash::geom::closest::*;
+use meshclash::geom::dynamic::interval_halving;
+use meshclash::geom::overlap::*;
+use meshclash::geom::predicates;
+use meshclash::geom::ray::*;
+use meshclash::geom::{Aabb, DVec3, Plane, Sphere, Tri};
+use proptest::prelude::*;
+
+fn pt(r: f64) -> impl Strategy<Value = DVec3> {
+    (-r..r, -r..r, -r..r).prop_map(|(x, y, z)| DVec3::new(x, y, z))
+}
+
+fn tri() -> impl Strategy<Value = Tri> {
+    [pt(1.0), pt(1.0), pt(1.0)]
+}
+
+fn aabb() -> impl Strategy<Value = Aabb> {
+    (pt(1.0), pt(0.8)).prop_map(|(c, e)| Aabb {
+        min: c - e.abs(),
+        max: c + e.abs(),
+    })
+}
+
+proptest! {
+    /// Closest points on plane, segment and box: on the primitive, and no sample is closer.
+    #[test]
+    fn closest_points_on_plane_segment_box(p in pt(2.0), a in pt(1.0), b in pt(1.0), n in pt(1.0), bx in aabb()) {
+        prop_assume!(n.length() > 1e-3);
+        let plane = Plane::from_point_normal(a, n);
+        let q = closest_point_plane(p, &plane);
+        prop_assert!(plane.signed_distance(q).abs() <= 1e-12 * (1.0 + n.length()));
+        prop_assert!((p - q).cross(n).length() <= 1e-12 * (1.0 + p.length()) * n.length());
+        let (s, t) = closest_point_segment(p, a, b);
+        let best = (0..=1000).map(|k| a.lerp(b, k as f64 / 1000.0).distance(p)).fold(f64::INFINITY, f64::min);
+        prop_assert!(s.distance(p) <= best + 1e-12 && (0.0..=1.0).contains(&t));
+        prop_assert!((distance_squared_point_segment(p, a, b) - s.distance_squared(p)).abs() < 1e-12);
+        let c = closest_point_aabb(p, &bx);
+        prop_assert!(c.cmpge(bx.min).all() && c.cmple(bx.max).all());
+        prop_assert!((distance_squared_point_aabb(p, &bx) - c.distance_squared(p)).abs() < 1e-12);
+        // No corner or face-centre of the box is closer.
+        for k in 0..8 {
+            let corner = DVec3::new(
+                if k & 1 == 0 { bx.min.x } else { bx.max.x },
+                if k & 2 == 0 { bx.min.y } else { bx.max.y },
+                if k & 4 == 0 { bx.min.z } else { bx.max.z },
+            );
+            prop_assert!(c.distance(p) <= corner.distance(p) + 1e-12);
+        }
+    }
+
+    /// Sphere–plane / box–plane / sphere–box / sphere–triangle against distances computed
+    /// independently (plane distance, the closest box point, sampled triangle points).
+    #[test]
+    fn sphere_and_box_tests(c in pt(1.5), r in 0.01f64..1.0, n in pt(1.0), d in -1.0f64..1.0, bx in aabb(), t in tri()) {
+        prop_assume!(n.length() > 1e-3);
+        let plane = Plane { n: n.normalize(), d };
+        let s = Sphere { center: c, radius: r };
+        let dist = plane.signed_distance(c);
+        let want = if dist > r { PlaneSide::Front } else if dist < -r { PlaneSide::Behind } else { PlaneSide::Intersecting };
+        prop_assert_eq!(sphere_plane(&s, &plane), want);
+        // Box–plane: the corners lie on both sides (or on) exactly when the box meets the plane.
+        let corners: Vec<f64> = (0..8).map(|k| plane.signed_distance(DVec3::new(
+            if k & 1 == 0 { bx.min.x } else { bx.max.x },
+            if k & 2 == 0 { bx.min.y } else { bx.max.y },
+            if k & 4 == 0 { bx.min.z } else { bx.max.z }))).collect();
+        let lo = corners.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = corners.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        if lo < -1e-9 && hi > 1e-9 { prop_assert!(aabb_plane(&bx, &plane)); }
+        if lo > 1e-9 || hi < -1e-9 { prop_assert!(!aabb_plane(&bx, &plane)); }
+        let box_d = c.clamp(bx.min, bx.max).distance(c);
+        if box_d < r - 1e-9 { prop_assert!(sphere_aabb(&s, &bx)); }
+        if box_d > r + 1e-9 { prop_assert!(!sphere_aabb(&s, &bx)); }
+        let n_s = 60;
+        let sampled = (0..=n_s).flat_map(|i| (0..=n_s - i).map(move |j| (i, j)))
+            .map(|(i, j)| (t[0] + (t[1] - t[0]) * (i as f64 / n_s as f64) + (t[2] - t[0]) * (j as f64 / n_s as f64)).distance(c))
+            .fold(f64::INFINITY, f64::min);
+        if sampled < r - 1e-9 { prop_assert!(sphere_triangle(&s, &t).is_some()); }
+        let edge = (0..3).map(|i| t[i].distance(t[(i + 1) % 3])).fold(0.0, f64::max);
+        if sampled > r + edge / n_s as f64 + 1e-9 { prop_assert!(sphere_triangle(&s, &t).is_none()); }
+    }
+
+    /// Seed 001's floating-point segment–triangle and line–triangle agree with the exact
+    /// predicate wherever the hit is not within 1e-9 of the triangle's boundary or plane.
+    #[test]
+    fn segment_and_line_triangle_agree_with_exact(t in tri(), p in pt(2.0), q in pt(2.0)) {
+        let exact = predicates::segment_triangle(p, q, &t);
+        let n = (t[1] - t[0]).cross(t[2] - t[0]);
+        prop_assume!(n.length() > 1e-6);
+        match segment_triangle(p, q, &t) {
+            Some((s, v, w)) => {
+                let margin = v.min(w).min(1.0 - v - w).min(s).min(1.0 - s);
+                if margin > 1e-9 { prop_assert!(exact); }
+                let hit = p + (q - p) * s;
+                let on_tri = t[0] + (t[1] - t[0]) * v + (t[2] - t[0]) * w;
+                prop_assert!(hit.distance(on_tri) < 1e-9);
+            }
+            None => {
+                // Missed: exact must agree unless the hit is near the boundary.
+                if exact {
+                    let d = (p - q).dot(n);
+                    let near_plane = ((p - t[0]).dot(n) / d).abs() < 1e-9 || ((q - t[0]).dot(n) / d).abs() < 1e-9 || d.abs() < 1e-9;
+                    let uvw = line_triangle(p, q, &t);
+                    let near_edge = uvw.is_none_or(|b| b.min_element() < 1e-9);
+                    prop_assert!(near_plane || near_edge);
+                }
+            }
+        }
+        // line_triangle: the barycentric point is on the line through p and q.
+        if let Some(b) = line_triangle(p, q, &t) {
+            let x = t[0] * b.x + t[1] * b.y + t[2] * b.z;
+            let dir = (q - p).normalize();
+            prop_assert!((x - p).cross(dir).length() < 1e-8 * (1.0 + (x - p).length()));
+        }
+    }
+
+    /// Segment–plane and plane–plane: the results satisfy the defining equations.
+    #[test]
+    fn segment_plane_and_plane_plane(a in pt(2.0), b in pt(2.0), n1 in pt(1.0), n2 in pt(1.0), d1 in -1.0f64..1.0, d2 in -1.0f64..1.0) {
+        prop_assume!(n1.length() > 1e-2 && n2.length() > 1e-2);
+        let (p1, p2) = (Plane { n: n1, d: d1 }, Plane { n: n2, d: d2 });
+        let (sa, sb) = (p1.signed_distance(a), p1.signed_distance(b));
+        match segment_plane(a, b, &p1) {
+            Some((t, x)) => {
+                prop_assert!((0.0..=1.0).contains(&t));
+                prop_assert!(p1.signed_distance(x).abs() < 1e-9);
+            }
+            None => prop_assert!(sa * sb > -1e-12),
+        }
+        if let Some((x, dir)) = plane_plane(&p1, &p2) {
+            let s = n1.cross(n2).length();
+            if s > 1e-3 {
+                prop_assert!(p1.signed_distance(x).abs() < 1e-9 / s && p2.signed_distance(x).abs() < 1e-9 / s);
+                prop_assert!(dir.dot(n1).abs() < 1e-12 && dir.dot(n2).abs() < 1e-12);
+            }
+        }
+    }
+
+    /// Ray–sphere and ray–box: the hit points are on the surfaces; a miss leaves every sampled
+    /// point of the ray outside.
+    #[test]
+    fn ray_sphere_and_box(o in pt(3.0), d in pt(1.0), c in pt(1.0), r in 0.05f64..1.0, bx in aabb()) {
+        prop_assume!(d.length() > 1e-3);
+        let d = d.normalize();
+        let s = Sphere { center: c, radius: r };
+        let samples = |f: &dyn Fn(DVec3) -> bool| (0..=2000).any(|k| f(o + d * (k as f64 * 0.005)));
+        match ray_sphere(o, d, &s) {
+            RaySphere::Hit { t, point } | RaySphere::Tangent { t, point } => {
+                prop_assert!(t >= 0.0);
+                prop_assert!((point.distance(c) - r).abs() < 1e-9);
+            }
+            RaySphere::Inside { t_exit } => {
+                prop_assert!(o.distance(c) <= r + 1e-12);
+                prop_assert!(((o + d * t_exit).distance(c) - r).abs() < 1e-9);
+            }
+            RaySphere::Behind | RaySphere::Miss => {
+                let inside = |p: DVec3| p.distance(c) < r - 1e-6;
+                prop_assert!(!samples(&inside));
+            }
+        }
+        match ray_aabb(o, d, &bx) {
+            Some((t0, t1)) => {
+                prop_assert!(t0 <= t1 && t0 >= 0.0);
+                let mid = o + d * (0.5 * (t0 + t1));
+                prop_assert!(mid.cmpge(bx.min - 1e-9).all() && mid.cmple(bx.max + 1e-9).all());
+            }
+            None => {
+                let inside = |p: DVec3| p.cmpgt(bx.min + 1e-9).all() && p.cmplt(bx.max - 1e-9).all();
+                prop_assert!(!samples(&inside));
+            }
+        }
+    }
+
+    /// Interval halving against the analytic contact time of a sphere moving onto a plane.
+    #[test]
+    fn interval_halving_matches_analytic_contact(z0 in -5.0f64..-1.5, v in 0.5f64..10.0, r in 0.1f64..1.0) {
+        // Sphere at (0,0,z0) moving up at speed v, plane z = 0: contact when z0 + v t + r = 0.
+        let s = Sphere { center: DVec3::new(0.0, 0.0, z0), radius: r };
+        let dist = |p: DVec3| (-p.z).max(0.0);
+        let t_true = (-z0 - r) / v;
+        let got = interval_halving(&s, DVec3::new(0.0, 0.0, v), 0.0, 1.0, 1e-9, &dist);
+        if t_true <= 1.0 - 1e-6 {
+            let t = got.unwrap();
+            prop_assert!((t - t_true).abs() < 1e-6, "{} vs {}", t, t_true);
+        } else if t_true > 1.0 + 1e-6 {
+            prop_assert!(got.is_none());
+        }
+    }
+}
