@@ -242,7 +242,7 @@ fn check_argument_errors_exit_2() {
         ],
         vec!["check", c, c, "--clearance", "-1"],
         vec!["check", c, "/no/such.stl"],
-        vec!["check", c, c, "--backend", "gpu"], // no GPU stages yet: says so
+        vec!["check", c, c, "--backend", "metal"],
     ] {
         let (code, out, err) = meshclash(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -280,4 +280,91 @@ fn demo_runs_every_scene() {
     assert!(out.contains("interferes: false"));
     let (code, _, _) = meshclash(&["demo", "--triangles", "5"]);
     assert_eq!(code, 2);
+}
+
+fn meshclash_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_meshclash"))
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn backend_gpu_without_an_adapter_exits_2_and_auto_falls_back() {
+    // No adapter is called "no such adapter": the GPU cannot be had, whatever the machine.
+    let cube = case_path("meshes/cube_trimesh.stl");
+    let c = cube.to_str().unwrap();
+    let none = [("WGPU_ADAPTER_NAME", "no such adapter")];
+    let (code, out, err) = meshclash_env(&["check", c, c, "--backend", "gpu", "--json"], &none);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("no GPU adapter"), "{err}");
+    let (code, out, err) = meshclash_env(&["check", c, c, "--backend", "auto", "--json"], &none);
+    assert_eq!(code, 0);
+    assert!(err.contains("answering on the CPU"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["backend"], "cpu");
+    assert_eq!(v["adapter"], serde_json::Value::Null);
+}
+
+#[test]
+fn backend_gpu_answers_like_the_cpu_and_names_its_adapter() {
+    if common::gpu_or_skip("backend_gpu_answers_like_the_cpu_and_names_its_adapter").is_none() {
+        return;
+    }
+    let (a, b) = (
+        case_path("meshes/torus.stl"),
+        case_path("meshes/halfdonut_ascii.stl"),
+    );
+    let args = |backend: &'static str| {
+        vec![
+            "check".to_string(),
+            a.to_str().unwrap().into(),
+            b.to_str().unwrap().into(),
+            "--rotate-b".into(),
+            "10,20,30".into(),
+            "--clearance".into(),
+            "0.02".into(),
+            "--pairs".into(),
+            "--json".into(),
+            "--backend".into(),
+            backend.into(),
+        ]
+    };
+    let run = |backend| {
+        let a = args(backend);
+        let (code, out, err) = meshclash(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let (cpu, gpu) = (run("cpu"), run("gpu"));
+    assert_eq!(gpu["backend"], "gpu");
+    assert!(gpu["adapter"]["name"].is_string());
+    for key in [
+        "intersects",
+        "pair_count",
+        "pairs",
+        "min_distance",
+        "closest_point_a",
+        "separation",
+        "clearance_pairs",
+        "curves",
+    ] {
+        assert_eq!(cpu[key], gpu[key], "{key}");
+    }
+    let p = case_path("meshes/teapot.stl");
+    let (code, out, _) = meshclash(&["self", p.to_str().unwrap(), "--json", "--backend", "gpu"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["pair_count"].clone(), v["backend"].clone()),
+        (serde_json::json!(56), serde_json::json!("gpu"))
+    );
 }

@@ -66,3 +66,49 @@ fn tri_record_layout_matches_wgsl() {
         rust_offsets!(TriRecord, v, e, normal, edge_normal, sphere, bary)
     );
 }
+
+#[test]
+fn gpu_structs_match_wgsl() {
+    use meshclash::gpu::layout::{Counters, DispatchArgs, Hit, Query};
+    use meshclash::octree::OctreeNode;
+    let (size, members) = wgsl_layout(shaders::COMMON, "OctreeNode");
+    assert_eq!(size as usize, std::mem::size_of::<OctreeNode>());
+    // Rust names the padding `_pad: [u32; 2]`; WGSL has pad0, pad1.
+    assert_eq!(
+        members.iter().map(|m| m.1).collect::<Vec<_>>()[..6],
+        rust_offsets!(
+            OctreeNode,
+            min,
+            first_child,
+            max,
+            child_count,
+            tri_start,
+            tri_count
+        )
+        .iter()
+        .map(|m| m.1)
+        .collect::<Vec<_>>()[..]
+    );
+    assert_eq!(
+        members[6].1 as usize,
+        std::mem::offset_of!(OctreeNode, _pad)
+    );
+    let (size, members) = wgsl_layout(shaders::COMMON, "Query");
+    assert_eq!(size as usize, std::mem::size_of::<Query>());
+    assert_eq!(
+        members,
+        rust_offsets!(Query, a, b, tol, chunk_start, chunk_end, capacity, mode)
+    );
+    let (size, members) = wgsl_layout(shaders::COMMON, "Hit");
+    assert_eq!(size as usize, std::mem::size_of::<Hit>());
+    assert_eq!(members, rust_offsets!(Hit, a, b, flag, dist_bits));
+    let (size, members) = wgsl_layout(shaders::COMMON, "Counters");
+    assert_eq!(size as usize, std::mem::size_of::<Counters>());
+    assert_eq!(
+        members,
+        rust_offsets!(Counters, candidates, hits, min_dist_bits, stack_overflow)
+    );
+    let (size, members) = wgsl_layout(shaders::COMMON, "DispatchArgs");
+    assert_eq!(size as usize, std::mem::size_of::<DispatchArgs>());
+    assert_eq!(members, rust_offsets!(DispatchArgs, x, y, z));
+}

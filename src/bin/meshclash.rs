@@ -3,6 +3,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use glam::DVec3;
+use meshclash::gpu::{GpuBackend, GpuContext};
 use meshclash::mesh::{generate, Mesh, Pose};
 use meshclash::query::{
     self, CheckOptions, CheckReport, PreparedMesh, SelfKind, SelfReport, Timings,
@@ -143,6 +144,15 @@ fn parse_pose(
 }
 
 fn main() -> ExitCode {
+    // Mesa's Vulkan drivers print a warning on every start when a headless machine has no
+    // runtime directory; give them one so stderr keeps to meshclash's own lines. Done first,
+    // while this is the only thread.
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        let dir = std::env::temp_dir().join("meshclash-runtime");
+        if std::fs::create_dir_all(&dir).is_ok() {
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        }
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) if e.use_stderr() => {
@@ -194,16 +204,93 @@ fn progress(msg: &str) {
     }
 }
 
-/// The backend that will answer. The GPU stages are not there yet: `gpu` is refused and `auto`
-/// answers on the CPU, saying so.
-fn choose_backend(b: Backend) -> Result<&'static str, Error> {
-    match b {
-        Backend::Cpu => Ok("cpu"),
-        Backend::Gpu => Err(Error::Argument(
-            "--backend gpu: the GPU query stages are not implemented yet; use --backend cpu".into(),
-        )),
-        Backend::Auto => Ok("cpu"),
+/// The backend that answers: the GPU with its adapter, or the CPU.
+enum Engine {
+    Cpu,
+    Gpu(Box<GpuBackend>),
+}
+
+impl Engine {
+    fn name(&self) -> &'static str {
+        match self {
+            Engine::Cpu => "cpu",
+            Engine::Gpu(_) => "gpu",
+        }
     }
+
+    fn adapter(&self) -> Value {
+        match self {
+            Engine::Cpu => Value::Null,
+            Engine::Gpu(b) => serde_json::to_value(&b.ctx.info).unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// `gpu` insists on an adapter (exit 2 without one); `auto` takes one if there is one and says
+/// on stderr when it answers on the CPU instead.
+fn choose_backend(b: Backend) -> Result<Engine, Error> {
+    if b == Backend::Cpu {
+        return Ok(Engine::Cpu);
+    }
+    match GpuContext::new().and_then(GpuBackend::new) {
+        Ok(g) => {
+            progress(&format!(
+                "GPU: {} ({})",
+                g.ctx.info.name, g.ctx.info.backend
+            ));
+            Ok(Engine::Gpu(Box::new(g)))
+        }
+        Err(e) if b == Backend::Gpu => Err(match e {
+            Error::Gpu(m) => Error::NoAdapter(format!(": the GPU could not be set up: {m}")),
+            e => e,
+        }),
+        Err(e) => {
+            eprintln!("meshclash: {e}; answering on the CPU");
+            Ok(Engine::Cpu)
+        }
+    }
+}
+
+/// `check` on the engine; under `auto`, a GPU failure (a mesh over the adapter's limits, say)
+/// falls back to the CPU with a line on stderr.
+fn run_check(
+    engine: &mut Engine,
+    auto: bool,
+    a: &PreparedMesh,
+    pa: Pose,
+    b: &PreparedMesh,
+    pb: Pose,
+    opts: &CheckOptions,
+) -> Result<CheckReport, Error> {
+    if let Engine::Gpu(g) = engine {
+        let r = g.upload(a).and_then(|ga| {
+            let gb = g.upload(b)?;
+            g.check(a, &ga, pa, b, &gb, pb, opts)
+        });
+        match r {
+            Ok(r) => return Ok(r),
+            Err(e) if auto => {
+                eprintln!("meshclash: {e}; answering on the CPU");
+                *engine = Engine::Cpu;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(query::check(a, pa, b, pb, opts))
+}
+
+fn run_self(engine: &mut Engine, auto: bool, m: &PreparedMesh) -> Result<SelfReport, Error> {
+    if let Engine::Gpu(g) = engine {
+        match g.upload(m).and_then(|gm| g.self_intersections(m, &gm)) {
+            Ok(r) => return Ok(r),
+            Err(e) if auto => {
+                eprintln!("meshclash: {e}; answering on the CPU");
+                *engine = Engine::Cpu;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(query::self_intersections(m))
 }
 
 fn load(path: &Path) -> Result<PreparedMesh, Error> {
@@ -256,13 +343,21 @@ fn run(cli: Cli) -> Result<(), Error> {
                     )));
                 }
             }
-            let backend = choose_backend(backend)?;
             let (ma, mb) = (load(&a)?, load(&b)?);
-            let r = query::check(&ma, pa, &mb, pb, &CheckOptions { clearance });
+            let mut engine = choose_backend(backend)?;
+            let r = run_check(
+                &mut engine,
+                backend == Backend::Auto,
+                &ma,
+                pa,
+                &mb,
+                pb,
+                &CheckOptions { clearance },
+            )?;
             if json {
-                println!("{}", check_json(&r, pairs, backend));
+                println!("{}", check_json(&r, pairs, &engine));
             } else {
-                print_check(&a, &b, &ma, &mb, &r, pairs, backend);
+                print_check(&a, &b, &ma, &mb, &r, pairs, &engine);
             }
             Ok(())
         }
@@ -272,13 +367,13 @@ fn run(cli: Cli) -> Result<(), Error> {
             json,
             backend,
         } => {
-            let backend = choose_backend(backend)?;
             let m = load(&mesh)?;
-            let r = query::self_intersections(&m);
+            let mut engine = choose_backend(backend)?;
+            let r = run_self(&mut engine, backend == Backend::Auto, &m)?;
             if json {
-                println!("{}", self_json(&r, pairs, backend));
+                println!("{}", self_json(&r, pairs, &engine));
             } else {
-                print_self(&mesh, &m, &r, pairs, backend);
+                print_self(&mesh, &m, &r, pairs, &engine);
             }
             Ok(())
         }
@@ -300,7 +395,7 @@ fn timings_json(t: &Timings) -> Value {
     Value::Object(m)
 }
 
-fn check_json(r: &CheckReport, with_pairs: bool, backend: &str) -> Value {
+fn check_json(r: &CheckReport, with_pairs: bool, engine: &Engine) -> Value {
     let d = &r.distance;
     let piercing = r
         .intersect
@@ -328,8 +423,8 @@ fn check_json(r: &CheckReport, with_pairs: bool, backend: &str) -> Value {
             "distance": d.candidates,
             "clearance": r.clearance.as_ref().map(|c| c.candidates),
         },
-        "backend": backend,
-        "adapter": Value::Null,
+        "backend": engine.name(),
+        "adapter": engine.adapter(),
         "timings_ms": timings_json(&r.timings),
     });
     if with_pairs {
@@ -375,7 +470,7 @@ fn print_check(
     mb: &PreparedMesh,
     r: &CheckReport,
     with_pairs: bool,
-    backend: &str,
+    engine: &Engine,
 ) {
     let d = &r.distance;
     let n = r.intersect.pairs.len();
@@ -443,7 +538,13 @@ fn print_check(
             }
         }
     }
-    println!("backend:      {backend}");
+    match engine {
+        Engine::Gpu(g) => println!(
+            "backend:      gpu ({}, {})",
+            g.ctx.info.name, g.ctx.info.backend
+        ),
+        Engine::Cpu => println!("backend:      cpu"),
+    }
     println!("timings (ms): {}", fmt_timings(&r.timings));
 }
 
@@ -454,7 +555,7 @@ const KINDS: [SelfKind; 4] = [
     SelfKind::DuplicateFace,
 ];
 
-fn self_json(r: &SelfReport, with_pairs: bool, backend: &str) -> Value {
+fn self_json(r: &SelfReport, with_pairs: bool, engine: &Engine) -> Value {
     let by_kind: Map<String, Value> = KINDS
         .iter()
         .filter(|k| r.count(**k) > 0)
@@ -466,7 +567,8 @@ fn self_json(r: &SelfReport, with_pairs: bool, backend: &str) -> Value {
         "by_kind": by_kind,
         "zero_area_triangles": r.zero_area_triangles,
         "candidate_pairs": r.candidates,
-        "backend": backend,
+        "backend": engine.name(),
+        "adapter": engine.adapter(),
         "timings_ms": timings_json(&r.timings),
     });
     if with_pairs {
@@ -479,7 +581,7 @@ fn self_json(r: &SelfReport, with_pairs: bool, backend: &str) -> Value {
     out
 }
 
-fn print_self(path: &Path, m: &PreparedMesh, r: &SelfReport, with_pairs: bool, backend: &str) {
+fn print_self(path: &Path, m: &PreparedMesh, r: &SelfReport, with_pairs: bool, engine: &Engine) {
     println!(
         "mesh: {} ({} triangles)",
         path.display(),
@@ -501,7 +603,7 @@ fn print_self(path: &Path, m: &PreparedMesh, r: &SelfReport, with_pairs: bool, b
             println!("  pair {} {}: {}", p.a, p.b, p.kind.as_str());
         }
     }
-    println!("backend: {backend}");
+    println!("backend: {}", engine.name());
     println!("timings (ms): {}", fmt_timings(&r.timings));
 }
 

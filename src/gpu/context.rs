@@ -92,6 +92,7 @@ impl GpuContext {
         &self,
         label: &str,
         source: &str,
+        entry: &str,
         layout: &wgpu::BindGroupLayout,
     ) -> Result<wgpu::ComputePipeline> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -116,20 +117,43 @@ impl GpuContext {
                 label: Some(label),
                 layout: Some(&pl),
                 module: &module,
-                entry_point: Some("main"),
+                entry_point: Some(entry),
                 compilation_options: Default::default(),
                 cache: None,
             });
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("stage {label}: {e}")));
+            return Err(Error::Gpu(format!("stage {label}::{entry}: {e}")));
         }
         Ok(pipeline)
     }
 
     /// The one readback path: copy `src` into a mapped staging buffer, wait once, copy out.
     pub fn read_buffer<T: bytemuck::Pod>(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<T>> {
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        self.read_after(&mut enc, src, len)
+    }
+
+    /// Submit `enc` (work already recorded) followed by the copy of `len` items of `src`, and
+    /// read them back with one wait: the stages and their readback share one submission.
+    pub fn read_after<T: bytemuck::Pod>(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        src: &wgpu::Buffer,
+        len: usize,
+    ) -> Result<Vec<T>> {
+        let enc = std::mem::replace(enc, self.device.create_command_encoder(&Default::default()));
+        self.finish_read(enc, src, len)
+    }
+
+    fn finish_read<T: bytemuck::Pod>(
+        &self,
+        mut enc: wgpu::CommandEncoder,
+        src: &wgpu::Buffer,
+        len: usize,
+    ) -> Result<Vec<T>> {
         let size = (len * std::mem::size_of::<T>()) as u64;
         if size == 0 {
+            self.queue.submit([enc.finish()]);
             return Ok(Vec::new());
         }
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -138,7 +162,6 @@ impl GpuContext {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let mut enc = self.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
         self.queue.submit([enc.finish()]);
         let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();

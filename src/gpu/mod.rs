@@ -1,15 +1,28 @@
 //! The GPU backend: one context (instance, adapter, device, queue), pipelines compiled once, and
 //! one readback helper. Each stage has a WGSL file in `shaders/` named after it and a CPU twin.
 
+mod backend;
 mod context;
+pub mod layout;
+mod mesh;
+pub mod query;
 pub mod smoke;
 
+pub use backend::{GpuBackend, Narrow};
 pub use context::{GpuContext, GpuInfo};
+pub use mesh::GpuMesh;
 
 /// The WGSL sources, by stage name. `common` holds the structs shared by the stages.
 pub mod shaders {
     pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
     pub const SMOKE: &str = include_str!("../../shaders/smoke.wgsl");
+    pub const CULL: &str = include_str!("../../shaders/cull.wgsl");
+    pub const NARROW: &str = include_str!("../../shaders/narrow.wgsl");
     /// Every stage file, for validation without a GPU (`tests/layout.rs`).
-    pub const ALL: &[(&str, &str)] = &[("common.wgsl", COMMON), ("smoke.wgsl", SMOKE)];
+    pub const ALL: &[(&str, &str)] = &[
+        ("common.wgsl", COMMON),
+        ("smoke.wgsl", SMOKE),
+        ("cull.wgsl", CULL),
+        ("narrow.wgsl", NARROW),
+    ];
 }

@@ -29,7 +29,7 @@ pub fn double(ctx: &GpuContext, data: &[u32]) -> Result<Vec<u32>> {
                 count: None,
             }],
         });
-    let pipeline = ctx.compute_pipeline("smoke", super::shaders::SMOKE, &layout)?;
+    let pipeline = ctx.compute_pipeline("smoke", super::shaders::SMOKE, "main", &layout)?;
     let buf = ctx
         .device
         .create_buffer_init(&wgpu::util::BufferInitDescriptor {

@@ -72,7 +72,8 @@ pub struct Octree {
     pub tri_index: Vec<u32>,
 }
 
-fn down(x: f64) -> f32 {
+/// `x` rounded down to `f32`.
+pub(crate) fn down(x: f64) -> f32 {
     let f = x as f32;
     if f as f64 > x {
         f.next_down()
@@ -81,7 +82,8 @@ fn down(x: f64) -> f32 {
     }
 }
 
-fn up(x: f64) -> f32 {
+/// `x` rounded up to `f32`.
+pub(crate) fn up(x: f64) -> f32 {
     let f = x as f32;
     if (f as f64) < x {
         f.next_up()

@@ -41,6 +41,21 @@ impl IntersectReport {
     }
 }
 
+/// Seed 002's classification of intersecting pairs (shared by both backends).
+pub(crate) fn classify_pairs(a: &Posed, b: &Posed, hits: &[(u32, u32)]) -> Vec<PairContact> {
+    hits.par_iter()
+        .map(|&(i, j)| PairContact {
+            a: i,
+            b: j,
+            contact: classify(&a.tri(i), &b.tri(j)).unwrap_or(Contact {
+                intersection: Intersection::None,
+                coplanar: false,
+                touching: true,
+            }),
+        })
+        .collect()
+}
+
 /// Every intersecting triangle pair of `a` and `b`: octree dual traversal, seed 000's
 /// bounding-sphere cull (`d = 0`), then the exact test and seed 002's classification.
 pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
@@ -73,18 +88,7 @@ pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
     hits.sort_unstable();
     timings.add("narrow_phase", t);
     let t = Instant::now();
-    let pairs = hits
-        .par_iter()
-        .map(|&(i, j)| PairContact {
-            a: i,
-            b: j,
-            contact: classify(&a.tri(i), &b.tri(j)).unwrap_or(Contact {
-                intersection: Intersection::None,
-                coplanar: false,
-                touching: true,
-            }),
-        })
-        .collect();
+    let pairs = classify_pairs(a, b, &hits);
     timings.add("classify", t);
     IntersectReport {
         pairs,

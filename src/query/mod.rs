@@ -13,8 +13,8 @@ mod check;
 mod clearance;
 mod containment;
 mod distance;
-mod intersect;
-mod self_intersect;
+pub(crate) mod intersect;
+pub(crate) mod self_intersect;
 
 pub use check::{check, CheckOptions, CheckReport};
 pub use clearance::{clearance, ClearancePair, ClearanceReport};

@@ -108,7 +108,7 @@ pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
 }
 
 /// The CGAL rule for one pair of non-degenerate triangles with vertex indices `ia`, `ib`.
-fn pair_kind(ia: [u32; 3], ib: [u32; 3], a: &Tri, b: &Tri) -> Option<SelfKind> {
+pub(crate) fn pair_kind(ia: [u32; 3], ib: [u32; 3], a: &Tri, b: &Tri) -> Option<SelfKind> {
     let shared: Vec<(usize, usize)> = (0..3)
         .flat_map(|x| (0..3).map(move |y| (x, y)))
         .filter(|&(x, y)| ia[x] == ib[y])

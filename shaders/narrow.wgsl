@@ -1,0 +1,352 @@
+// Narrow stage: one thread per candidate pair from cull.wgsl.
+//
+// The triangle-triangle decision uses orientation signs, each certified in f32 by a bound on
+// its error that covers the f32 arithmetic AND the rounding of the inputs from the CPU's f64
+// posed coordinates (e_in = q.tol.z per coordinate). A sign beyond the bound is the sign the
+// CPU's exact predicate gives; one within it (touching, coplanar, zero-area, a vertex on the
+// other's plane) makes the pair UNSURE, and the CPU re-decides it exactly. So the GPU never
+// decides a pair differently from the CPU.
+//
+// Entry points: main (intersect, clearance, self), distance (f32 distances, workgroup then
+// global minimum), band (pairs whose f32 distance is within a threshold).
+// CPU twin: gpu::twin (the same functions, line by line, in f32).
+
+@group(0) @binding(0) var<uniform> q: Query;
+@group(0) @binding(1) var<storage, read> tris_a: array<TriRecord>;
+@group(0) @binding(2) var<storage, read> tris_b: array<TriRecord>;
+@group(0) @binding(3) var<storage, read> pairs: array<vec2<u32>>;
+@group(0) @binding(4) var<storage, read_write> counters: Counters;
+@group(0) @binding(5) var<storage, read_write> hits: array<Hit>;
+@group(0) @binding(6) var<storage, read_write> dists: array<f32>;
+@group(0) @binding(7) var<storage, read> vidx_a: array<u32>;
+@group(0) @binding(8) var<storage, read> vidx_b: array<u32>;
+
+const U: f32 = 5.9604645e-8; // 2^-24, the f32 unit roundoff
+const INF: f32 = 3.4028235e38;
+
+// Sign of (a-d) . ((b-d) x (c-d)) (robust::orient3d's convention), or 0 when the f32 value is
+// within its error bound. Bound: each difference is off by at most 2 e_in from the exact one,
+// so the determinant moves by at most 2 e_in (|b||c| + |a||c| + |a||b|) with norms inflated by
+// 2 e_in (second order); f32 evaluation of the triple product adds at most 32 u |a||b||c|.
+// Doubled for the rounding of the bound itself.
+fn orient(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, d: vec3<f32>) -> i32 {
+    let ad = a - d;
+    let bd = b - d;
+    let cd = c - d;
+    let det = dot(ad, cross(bd, cd));
+    let e2 = 2.0 * q.tol.z;
+    let la = length(ad) + e2;
+    let lb = length(bd) + e2;
+    let lc = length(cd) + e2;
+    let bound = 2.0 * (e2 * (lb * lc + la * lc + la * lb) + 32.0 * U * la * lb * lc) + 1e-30;
+    if (det > bound) {
+        return 1;
+    }
+    if (det < -bound) {
+        return -1;
+    }
+    return 0;
+}
+
+// 0: certainly disjoint; 1: certainly intersecting; 2: unsure (a sign within its bound).
+// In general position two triangles meet exactly when an edge of one crosses the other's
+// interior: the edge's ends lie strictly on both sides of the plane and the edge passes on the
+// same side of all three edges of the other triangle.
+fn tri_tri(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>) -> u32 {
+    var op: array<i32, 3>;
+    var or: array<i32, 3>;
+    for (var i = 0u; i < 3u; i = i + 1u) {
+        op[i] = orient(r[0], r[1], r[2], p[i]);
+        or[i] = orient(p[0], p[1], p[2], r[i]);
+        if (op[i] == 0 || or[i] == 0) {
+            return 2u;
+        }
+    }
+    if ((op[0] == op[1] && op[1] == op[2]) || (or[0] == or[1] && or[1] == or[2])) {
+        return 0u;
+    }
+    for (var i = 0u; i < 3u; i = i + 1u) {
+        let j = (i + 1u) % 3u;
+        if (op[i] != op[j]) {
+            let s0 = orient(p[i], p[j], r[0], r[1]);
+            let s1 = orient(p[i], p[j], r[1], r[2]);
+            let s2 = orient(p[i], p[j], r[2], r[0]);
+            if (s0 == 0 || s1 == 0 || s2 == 0) {
+                return 2u;
+            }
+            if (s0 == s1 && s1 == s2) {
+                return 1u;
+            }
+        }
+        if (or[i] != or[j]) {
+            let s0 = orient(r[i], r[j], p[0], p[1]);
+            let s1 = orient(r[i], r[j], p[1], p[2]);
+            let s2 = orient(r[i], r[j], p[2], p[0]);
+            if (s0 == 0 || s1 == 0 || s2 == 0) {
+                return 2u;
+            }
+            if (s0 == s1 && s1 == s2) {
+                return 1u;
+            }
+        }
+    }
+    return 0u;
+}
+
+// Neighbours in one mesh (CGAL's convention, as query::self_intersections): certain "no" where
+// the signs allow, else unsure for the CPU. Sharing one vertex v: if the other two vertices of
+// either triangle lie strictly on one side of the other's plane, the triangles meet only at v.
+// Sharing an edge: not coplanar means they meet only along it. Three shared: a duplicate face.
+fn neighbours(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>, ia: vec3<u32>, ib: vec3<u32>) -> u32 {
+    var common_count = 0u;
+    var sa = array<bool, 3>(false, false, false);
+    var sb = array<bool, 3>(false, false, false);
+    for (var x = 0u; x < 3u; x = x + 1u) {
+        for (var y = 0u; y < 3u; y = y + 1u) {
+            if (ia[x] == ib[y]) {
+                common_count = common_count + 1u;
+                sa[x] = true;
+                sb[y] = true;
+            }
+        }
+    }
+    if (common_count == 0u) {
+        return tri_tri(p, r);
+    }
+    if (common_count >= 3u) {
+        return 1u;
+    }
+    if (common_count == 2u) {
+        var pa = 0u;
+        var pb = 0u;
+        for (var x = 0u; x < 3u; x = x + 1u) {
+            if (!sa[x]) { pa = x; }
+            if (!sb[x]) { pb = x; }
+        }
+        let u = p[(pa + 1u) % 3u];
+        let w = p[(pa + 2u) % 3u];
+        if (orient(u, w, p[pa], r[pb]) != 0) {
+            return 0u;
+        }
+        return 2u;
+    }
+    var oa = array<i32, 3>(0, 0, 0);
+    var ob = array<i32, 3>(0, 0, 0);
+    var na = 0;
+    var nb = 0;
+    for (var x = 0u; x < 3u; x = x + 1u) {
+        if (!sa[x]) {
+            oa[x] = orient(r[0], r[1], r[2], p[x]);
+            na = na + oa[x];
+        }
+        if (!sb[x]) {
+            ob[x] = orient(p[0], p[1], p[2], r[x]);
+            nb = nb + ob[x];
+        }
+    }
+    // Two certain signs that agree sum to +-2.
+    if (na == 2 || na == -2 || nb == 2 || nb == -2) {
+        return 0u;
+    }
+    return 2u;
+}
+
+// Closest points of segments p1q1, p2q2 (Ericson 5.1.9, as geom::closest), squared distance.
+fn seg_seg(p1: vec3<f32>, q1: vec3<f32>, p2: vec3<f32>, q2: vec3<f32>) -> f32 {
+    let d1 = q1 - p1;
+    let d2 = q2 - p2;
+    let r = p1 - p2;
+    let a = dot(d1, d1);
+    let e = dot(d2, d2);
+    let f = dot(d2, r);
+    var s = 0.0;
+    var t = 0.0;
+    if (a == 0.0 && e == 0.0) {
+        s = 0.0;
+        t = 0.0;
+    } else if (a == 0.0) {
+        t = clamp(f / e, 0.0, 1.0);
+    } else {
+        let c = dot(d1, r);
+        if (e == 0.0) {
+            s = clamp(-c / a, 0.0, 1.0);
+        } else {
+            let b = dot(d1, d2);
+            let den = a * e - b * b;
+            var s0 = 0.0;
+            if (den > 0.0) {
+                s0 = clamp((b * f - c * e) / den, 0.0, 1.0);
+            }
+            let t0 = (b * s0 + f) / e;
+            if (t0 < 0.0) {
+                t = 0.0;
+                s = clamp(-c / a, 0.0, 1.0);
+            } else if (t0 > 1.0) {
+                t = 1.0;
+                s = clamp((b - c) / a, 0.0, 1.0);
+            } else {
+                t = t0;
+                s = s0;
+            }
+        }
+    }
+    let x = (p1 + d1 * s) - (p2 + d2 * t);
+    return dot(x, x);
+}
+
+// Squared distance from p to the plane of t when p projects inside t, else INF (the edges
+// cover that case). Only called for well-shaped triangles.
+fn vertex_face(p: vec3<f32>, t: array<vec3<f32>, 3>) -> f32 {
+    let n = normalize(cross(t[1] - t[0], t[2] - t[0]));
+    let h = dot(p - t[0], n);
+    let x = p - n * h;
+    let c0 = dot(cross(t[1] - t[0], x - t[0]), n);
+    let c1 = dot(cross(t[2] - t[1], x - t[1]), n);
+    let c2 = dot(cross(t[0] - t[2], x - t[2]), n);
+    if (c0 >= 0.0 && c1 >= 0.0 && c2 >= 0.0) {
+        return h * h;
+    }
+    return INF;
+}
+
+// A sliver's face lies within its height of its edges; a well-shaped triangle has its smallest
+// height at least 1e-2 of its longest edge.
+fn height(t: array<vec3<f32>, 3>) -> f32 {
+    let l = max(max(length(t[1] - t[0]), length(t[2] - t[1])), length(t[0] - t[2]));
+    if (l == 0.0) {
+        return 0.0;
+    }
+    return length(cross(t[1] - t[0], t[2] - t[0])) / l;
+}
+
+fn longest(t: array<vec3<f32>, 3>) -> f32 {
+    return max(max(length(t[1] - t[0]), length(t[2] - t[1])), length(t[0] - t[2]));
+}
+
+// f32 distance of two disjoint triangles (seed 000 step 3): vertex-face and edge-edge. For a
+// sliver the vertex-face terms are dropped and its height subtracted, which keeps the value a
+// lower bound; otherwise it is within the band q.tol.w of the true distance.
+fn tri_dist(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>) -> f32 {
+    var best = INF;
+    for (var i = 0u; i < 3u; i = i + 1u) {
+        for (var j = 0u; j < 3u; j = j + 1u) {
+            best = min(best, seg_seg(p[i], p[(i + 1u) % 3u], r[j], r[(j + 1u) % 3u]));
+        }
+    }
+    var slack = 0.0;
+    let hp = height(p);
+    let hr = height(r);
+    if (hr >= 1e-2 * longest(r)) {
+        for (var i = 0u; i < 3u; i = i + 1u) {
+            best = min(best, vertex_face(p[i], r));
+        }
+    } else {
+        slack = slack + hr;
+    }
+    if (hp >= 1e-2 * longest(p)) {
+        for (var i = 0u; i < 3u; i = i + 1u) {
+            best = min(best, vertex_face(r[i], p));
+        }
+    } else {
+        slack = slack + hp;
+    }
+    return max(sqrt(best) - slack, 0.0);
+}
+
+fn load_a(i: u32) -> array<vec3<f32>, 3> {
+    let t = tris_a[i];
+    return array<vec3<f32>, 3>(to_local(q.a, t.v[0].xyz), to_local(q.a, t.v[1].xyz), to_local(q.a, t.v[2].xyz));
+}
+
+fn load_b(j: u32) -> array<vec3<f32>, 3> {
+    let t = tris_b[j];
+    return array<vec3<f32>, 3>(to_local(q.b, t.v[0].xyz), to_local(q.b, t.v[1].xyz), to_local(q.b, t.v[2].xyz));
+}
+
+fn emit(a: u32, b: u32, flag: u32, dist: f32) {
+    let slot = atomicAdd(&counters.hits, 1u);
+    if (slot < q.capacity) {
+        hits[slot] = Hit(a, b, flag, bitcast<u32>(dist));
+    }
+}
+
+fn candidates() -> u32 {
+    return min(atomicLoad(&counters.candidates), q.capacity);
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let k = gid.x;
+    if (k >= candidates()) {
+        return;
+    }
+    let pr = pairs[k];
+    let p = load_a(pr.x);
+    let r = load_b(pr.y);
+    if (q.mode == 3u) {
+        let ia = vec3<u32>(vidx_a[3u * pr.x], vidx_a[3u * pr.x + 1u], vidx_a[3u * pr.x + 2u]);
+        let ib = vec3<u32>(vidx_b[3u * pr.y], vidx_b[3u * pr.y + 1u], vidx_b[3u * pr.y + 2u]);
+        let code = neighbours(p, r, ia, ib);
+        if (code != 0u) {
+            emit(pr.x, pr.y, code, 0.0);
+        }
+        return;
+    }
+    let code = tri_tri(p, r);
+    if (q.mode == 0u) {
+        if (code != 0u) {
+            emit(pr.x, pr.y, code, 0.0);
+        }
+        return;
+    }
+    // Clearance d: intersecting pairs are at distance 0; disjoint ones go to the CPU unless
+    // their f32 distance is certainly at least d.
+    if (code != 0u) {
+        emit(pr.x, pr.y, 2u, 0.0);
+        return;
+    }
+    let dist = tri_dist(p, r);
+    if (dist - q.tol.w < q.tol.x) {
+        emit(pr.x, pr.y, 2u, dist);
+    }
+}
+
+var<workgroup> wmin: array<f32, 64>;
+
+// Distance mode (the surfaces are known not to meet): each pair's f32 distance is kept for
+// `band`, reduced to the workgroup's minimum in shared memory, then to the global minimum by
+// one atomic per workgroup (non-negative f32 order as their bits).
+@compute @workgroup_size(64)
+fn distance(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32) {
+    let k = gid.x;
+    var dist = INF;
+    if (k < candidates()) {
+        let pr = pairs[k];
+        dist = tri_dist(load_a(pr.x), load_b(pr.y));
+        dists[k] = dist;
+    }
+    wmin[li] = dist;
+    workgroupBarrier();
+    for (var step = 32u; step > 0u; step = step >> 1u) {
+        if (li < step) {
+            wmin[li] = min(wmin[li], wmin[li + step]);
+        }
+        workgroupBarrier();
+    }
+    if (li == 0u) {
+        atomicMin(&counters.min_dist_bits, bitcast<u32>(wmin[0]));
+    }
+}
+
+// Pairs whose f32 distance is at most the threshold q.tol.w, for the CPU to recompute in f64.
+@compute @workgroup_size(64)
+fn band(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let k = gid.x;
+    if (k >= candidates()) {
+        return;
+    }
+    if (dists[k] <= q.tol.w) {
+        let pr = pairs[k];
+        emit(pr.x, pr.y, 2u, dists[k]);
+    }
+}

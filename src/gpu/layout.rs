@@ -1,0 +1,77 @@
+//! Every struct the shaders read or write, defined once here in `#[repr(C)]` `Pod` form. WGSL
+//! twins live in `shaders/common.wgsl`; `tests/layout.rs` checks sizes and offsets through naga.
+//! (`TriRecord` lives with the mesh it describes, `OctreeNode` with the octree.)
+
+use bytemuck::{Pod, Zeroable};
+
+pub use crate::mesh::TriRecord;
+pub use crate::octree::OctreeNode;
+
+/// What one dispatch of `cull.wgsl` / `narrow.wgsl` needs: both poses as f32 rows `[R | t]` into
+/// the query's local frame, the tolerances, and the work range. WGSL twin: `struct Query`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Query {
+    /// Rows of `[R_A | t_A]`: local = R_A · v_rel + t_A for A's record coordinates `v_rel`.
+    pub a: [[f32; 4]; 3],
+    /// The same for B.
+    pub b: [[f32; 4]; 3],
+    /// x: tolerance `d` (cull and clearance); y: cull padding; z: input error bound `e_in` of a
+    /// local coordinate; w: distance band (f32 distances within it of a threshold go to the CPU),
+    /// or, for `narrow::band`, the threshold itself.
+    pub tol: [f32; 4],
+    /// Triangles of A in this round: `chunk_start .. chunk_end`.
+    pub chunk_start: u32,
+    pub chunk_end: u32,
+    /// Capacity of the candidate list (and of the output list).
+    pub capacity: u32,
+    /// [`MODE_INTERSECT`], [`MODE_CLEARANCE`], [`MODE_DISTANCE`], [`MODE_SELF`].
+    pub mode: u32,
+}
+
+pub const MODE_INTERSECT: u32 = 0;
+pub const MODE_CLEARANCE: u32 = 1;
+pub const MODE_DISTANCE: u32 = 2;
+pub const MODE_SELF: u32 = 3;
+
+/// One output of `narrow.wgsl`: a pair, what the GPU could decide about it, and its f32
+/// distance (bits) where the mode computes one. WGSL twin: `struct Hit`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable, PartialOrd, Ord)]
+pub struct Hit {
+    pub a: u32,
+    pub b: u32,
+    /// [`CERTAIN`] or [`UNSURE`] (re-decided on the CPU in exact arithmetic).
+    pub flag: u32,
+    pub dist_bits: u32,
+}
+
+pub const CERTAIN: u32 = 1;
+pub const UNSURE: u32 = 2;
+
+/// Counters shared by the stages of one query. WGSL twin: `struct Counters` (atomics).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+pub struct Counters {
+    /// Candidate pairs the cull found (may exceed the capacity: then the round is split).
+    pub candidates: u32,
+    /// Hits written by the narrow phase.
+    pub hits: u32,
+    /// Bits of the smallest f32 distance (distance mode).
+    pub min_dist_bits: u32,
+    /// Set if a traversal stack overflowed (impossible within the octree's depth limit; a
+    /// non-zero value is reported as an error, never ignored).
+    pub stack_overflow: u32,
+}
+
+/// Indirect dispatch arguments written by the GPU for the narrow phase.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
+pub struct DispatchArgs {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+/// Threads per workgroup of every stage (the WGSL files use the override `WG`).
+pub const WORKGROUP: u32 = 64;

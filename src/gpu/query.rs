@@ -1,0 +1,332 @@
+//! The mesh queries on the GPU, answering in the CPU path's own types with the same values:
+//! the GPU culls and decides what it can certify; the CPU re-decides the unsure pairs exactly
+//! and recomputes in f64 every distance it reports, with the same tie-break.
+
+use super::backend::{GpuBackend, Narrow};
+use super::layout::{
+    Hit, Query, CERTAIN, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, MODE_SELF,
+};
+use super::GpuMesh;
+use crate::error::{Error, Result};
+use crate::geom::{tritri, DVec3};
+use crate::mesh::Pose;
+use crate::query::intersect::classify_pairs;
+use crate::query::self_intersect::pair_kind;
+use crate::query::{
+    containment, distance, CheckOptions, CheckReport, ClearancePair, ClearanceReport,
+    DistanceReport, IntersectReport, Posed, PreparedMesh, SelfKind, SelfPair, SelfReport, Timings,
+};
+use rayon::prelude::*;
+use std::time::Instant;
+
+const U: f64 = 1.0 / (1u64 << 24) as f64;
+
+/// A posed mesh with its resident GPU copy.
+type Side<'a, 'm> = (&'a Posed<'m>, &'a GpuMesh);
+
+/// The f32 frame of one query: both poses into coordinates relative to an origin near where the
+/// parts meet, and the error bounds the shaders certify against (see `narrow.wgsl`).
+pub struct Frame {
+    pub query: Query,
+    /// Bound on a local f32 coordinate's distance from the CPU's f64 coordinate (less origin).
+    pub e_in: f64,
+    /// Bound on an f32 distance's error (or the slack of its lower bound).
+    pub band: f64,
+}
+
+fn rows(pose: &Pose, c: DVec3, origin: DVec3) -> ([[f32; 4]; 3], f64) {
+    let t = pose.apply(c) - origin; // R c + t − O
+    let r = pose.rotation;
+    let rows =
+        std::array::from_fn(|i| [r[i][0] as f32, r[i][1] as f32, r[i][2] as f32, t[i] as f32]);
+    (rows, t.abs().max_element())
+}
+
+/// The frame for `a` against `b` with cull tolerance `d`.
+pub fn frame(a: &Posed, ga: &GpuMesh, b: &Posed, gb: &GpuMesh, d: f64, mode: u32) -> Result<Frame> {
+    let (ba, bb) = (a.boxes[0], b.boxes[0]);
+    // Midway between the boxes' points nearest each other: where contact, if any, happens.
+    let origin = (bb.center().clamp(ba.min, ba.max) + ba.center().clamp(bb.min, bb.max)) * 0.5;
+    let (ra, ta) = rows(&a.pose, ga.center, origin);
+    let (rb, tb) = rows(&b.pose, gb.center, origin);
+    let m = (ta + ga.radius).max(tb + gb.radius);
+    // The CPU's own coordinates are rounded once in f64 when posed.
+    let far = |p: &Posed, g: &GpuMesh| {
+        g.center.length() + g.radius + p.pose.translation.abs().max_element()
+    };
+    let e_in = 16.0 * U * m + 1e-15 * far(a, ga).max(far(b, gb));
+    if !(m.is_finite() && m < 1e30 && d.is_finite()) {
+        return Err(Error::Gpu(format!(
+            "coordinates of magnitude {m:e} are beyond f32; use --backend cpu"
+        )));
+    }
+    let band = 8.0 * e_in + 64.0 * U * m;
+    let pad = 16.0 * e_in + 8.0 * U * d;
+    Ok(Frame {
+        query: Query {
+            a: ra,
+            b: rb,
+            tol: [d as f32, pad as f32, e_in as f32, band as f32],
+            chunk_start: 0,
+            chunk_end: 0,
+            capacity: 0,
+            mode,
+        },
+        e_in,
+        band,
+    })
+}
+
+impl GpuBackend {
+    pub fn upload(&self, prep: &PreparedMesh) -> Result<GpuMesh> {
+        GpuMesh::upload(&self.ctx, prep)
+    }
+
+    fn run(
+        &self,
+        (a, ga): Side,
+        (b, gb): Side,
+        d: f64,
+        mode: u32,
+        narrow: Narrow,
+    ) -> Result<(Vec<Hit>, u64, f32, Frame)> {
+        let mut f = frame(a, ga, b, gb, d, mode)?;
+        f.query.capacity = self.capacity;
+        let (hits, candidates, min) = self.rounds(ga, gb, &f.query, narrow)?;
+        Ok((hits, candidates, min, f))
+    }
+
+    /// [`crate::query::intersect`] on the GPU: the same pairs, classified the same way.
+    pub fn intersect(
+        &self,
+        a: &Posed,
+        ga: &GpuMesh,
+        b: &Posed,
+        gb: &GpuMesh,
+    ) -> Result<IntersectReport> {
+        let mut timings = Timings::default();
+        let t = Instant::now();
+        let (hits, candidates, _, _) =
+            self.run((a, ga), (b, gb), 0.0, MODE_INTERSECT, Narrow::Main)?;
+        timings.add("gpu_cull_narrow", t);
+        let t = Instant::now();
+        let mut pairs: Vec<(u32, u32)> = hits
+            .par_iter()
+            .filter(|h| h.flag == CERTAIN || tritri::intersect(&a.tri(h.a), &b.tri(h.b)))
+            .map(|h| (h.a, h.b))
+            .collect();
+        pairs.sort_unstable();
+        timings.add("resolve_unsure", t);
+        let t = Instant::now();
+        let pairs = classify_pairs(a, b, &pairs);
+        timings.add("classify", t);
+        Ok(IntersectReport {
+            pairs,
+            candidates,
+            timings,
+        })
+    }
+
+    /// [`crate::query::clearance`] on the GPU.
+    pub fn clearance(
+        &self,
+        a: &Posed,
+        ga: &GpuMesh,
+        b: &Posed,
+        gb: &GpuMesh,
+        d: f64,
+    ) -> Result<ClearanceReport> {
+        let mut timings = Timings::default();
+        let t = Instant::now();
+        let (hits, candidates, _, _) =
+            self.run((a, ga), (b, gb), d, MODE_CLEARANCE, Narrow::Main)?;
+        timings.add("gpu_clearance", t);
+        let t = Instant::now();
+        let mut pairs: Vec<ClearancePair> = hits
+            .par_iter()
+            .filter_map(|h| {
+                let (ta, tb) = (a.tri(h.a), b.tri(h.b));
+                let dist = if tritri::intersect(&ta, &tb) {
+                    0.0
+                } else {
+                    tritri::separated_distance(&ta, &tb).distance
+                };
+                (dist < d).then_some(ClearancePair {
+                    a: h.a,
+                    b: h.b,
+                    distance: dist,
+                })
+            })
+            .collect();
+        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+        timings.add("resolve_f64", t);
+        Ok(ClearanceReport {
+            clearance: d,
+            pairs,
+            candidates,
+            timings,
+        })
+    }
+
+    /// [`crate::query::distance`] on the GPU: f32 distances find the band that holds the minimum,
+    /// the CPU recomputes that band in f64 and picks the smallest `(distance², a, b)`.
+    pub fn distance(
+        &self,
+        a: &Posed,
+        ga: &GpuMesh,
+        b: &Posed,
+        gb: &GpuMesh,
+        hits: &IntersectReport,
+    ) -> Result<DistanceReport> {
+        if hits.intersects() {
+            return Ok(distance(a, b, hits)); // 0 at a common point: nothing to search
+        }
+        let mut timings = Timings::default();
+        let t = Instant::now();
+        let (ba, bb) = (a.boxes[0], b.boxes[0]);
+        // The boxes' gap is a lower bound; grow the cull tolerance until it holds the minimum.
+        let mut d = ba.distance_squared(&bb).sqrt()
+            + 1e-3 * (ba.diagonal() + bb.diagonal())
+            + f64::MIN_POSITIVE;
+        let mut candidates = 0;
+        for _ in 0..200 {
+            let (_, n, min32, f) =
+                self.run((a, ga), (b, gb), d, MODE_DISTANCE, Narrow::Distance)?;
+            candidates += n;
+            if !min32.is_finite() {
+                d *= 2.0;
+                continue;
+            }
+            // Every pair whose true distance could be the minimum has an f32 value ≤ min + band.
+            let mut threshold = min32 as f64 + 2.0 * f.band;
+            let mut best: Option<(f64, u32, u32)> = None;
+            loop {
+                let mut fb = frame(a, ga, b, gb, d, MODE_DISTANCE)?;
+                fb.query.capacity = self.capacity;
+                fb.query.tol[3] = (threshold as f32).next_up();
+                let (band_hits, _, _) = self.rounds(ga, gb, &fb.query, Narrow::Band)?;
+                best = band_hits
+                    .par_iter()
+                    .map(|h| {
+                        let dd = tritri::separated_distance(&a.tri(h.a), &b.tri(h.b)).distance;
+                        (dd * dd, h.a, h.b)
+                    })
+                    .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal))
+                    .into_iter()
+                    .chain(best)
+                    .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal));
+                let m = best.map_or(f64::INFINITY, |b| b.0.sqrt());
+                // Excluded pairs have true distance > threshold − band; done when that is ≥ m.
+                if m + f.band <= threshold {
+                    break;
+                }
+                threshold = m + f.band;
+            }
+            let Some((d2, i, j)) = best else {
+                d *= 2.0;
+                continue;
+            };
+            if d2.sqrt() > d {
+                // Pairs beyond the cull tolerance could still be closer: widen and repeat.
+                d = d2.sqrt() * (1.0 + 1e-9) + f.e_in * 4.0;
+                continue;
+            }
+            let r = tritri::distance(&a.tri(i), &b.tri(j));
+            timings.add("gpu_distance", t);
+            return Ok(DistanceReport {
+                distance: r.distance,
+                point_a: r.point_1,
+                point_b: r.point_2,
+                separation: r.separation,
+                triangle_a: i,
+                triangle_b: j,
+                candidates,
+                timings,
+            });
+        }
+        Err(Error::Gpu("distance search did not converge".into()))
+    }
+
+    /// [`crate::query::self_intersections`] on the GPU.
+    pub fn self_intersections(&self, m: &PreparedMesh, g: &GpuMesh) -> Result<SelfReport> {
+        let mut timings = Timings::default();
+        let t = Instant::now();
+        let posed = Posed::new(m, Pose::IDENTITY);
+        timings.add("transform", t);
+        let t = Instant::now();
+        let (hits, candidates, _, _) =
+            self.run((&posed, g), (&posed, g), 0.0, MODE_SELF, Narrow::Main)?;
+        timings.add("gpu_self", t);
+        let t = Instant::now();
+        let tris = &m.mesh.triangles;
+        let mut pairs: Vec<SelfPair> = hits
+            .par_iter()
+            .filter(|h| !(m.zero_area[h.a as usize] || m.zero_area[h.b as usize]))
+            .filter_map(|h| {
+                let (ia, ib) = (tris[h.a as usize], tris[h.b as usize]);
+                let disjoint = !ia.iter().any(|v| ib.contains(v));
+                let kind = if h.flag == CERTAIN && disjoint {
+                    Some(SelfKind::DisjointVertices)
+                } else {
+                    pair_kind(ia, ib, &posed.tri(h.a), &posed.tri(h.b))
+                };
+                kind.map(|kind| SelfPair {
+                    a: h.a,
+                    b: h.b,
+                    kind,
+                })
+            })
+            .collect();
+        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+        timings.add("resolve_unsure", t);
+        Ok(SelfReport {
+            pairs,
+            zero_area_triangles: m.zero_area.iter().filter(|&&z| z).count(),
+            candidates,
+            timings,
+        })
+    }
+
+    /// [`crate::query::check`] with the GPU stages (containment is a handful of rays: CPU).
+    #[allow(clippy::too_many_arguments)]
+    pub fn check(
+        &self,
+        a: &PreparedMesh,
+        ga: &GpuMesh,
+        pose_a: Pose,
+        b: &PreparedMesh,
+        gb: &GpuMesh,
+        pose_b: Pose,
+        opts: &CheckOptions,
+    ) -> Result<CheckReport> {
+        let mut timings = Timings::default();
+        let t = Instant::now();
+        let (pa, pb) = rayon::join(|| Posed::new(a, pose_a), || Posed::new(b, pose_b));
+        timings.add("transform", t);
+        let hits = self.intersect(&pa, ga, &pb, gb)?;
+        timings.extend(&hits.timings);
+        let t = Instant::now();
+        let contained = if hits.intersects() {
+            None
+        } else {
+            containment(&pa, &pb)
+        };
+        timings.add("containment", t);
+        let dist = self.distance(&pa, ga, &pb, gb, &hits)?;
+        timings.extend(&dist.timings);
+        let clear = opts
+            .clearance
+            .map(|d| self.clearance(&pa, ga, &pb, gb, d))
+            .transpose()?;
+        if let Some(c) = &clear {
+            timings.extend(&c.timings);
+        }
+        Ok(CheckReport {
+            intersect: hits,
+            containment: contained,
+            distance: dist,
+            clearance: clear,
+            timings,
+        })
+    }
+}

@@ -1,0 +1,230 @@
+//! The GPU backend answers exactly as the CPU path: the same pairs with the same classes, the
+//! same containment, the same distance, points and triangles to the last bit, the same
+//! clearance pairs. On lavapipe in CI (`MESHCLASH_REQUIRE_GPU=1`); skips loudly elsewhere.
+
+mod common;
+
+use common::{case_path, load_cases, pose};
+use glam::DVec3;
+use meshclash::gpu::GpuBackend;
+use meshclash::mesh::{generate, Mesh, Pose};
+use meshclash::query::{self, CheckOptions, CheckReport, PreparedMesh};
+
+fn backend(test: &str, capacity: Option<u32>) -> Option<GpuBackend> {
+    let ctx = common::gpu_or_skip(test)?;
+    Some(match capacity {
+        Some(c) => GpuBackend::with_capacity(ctx, c).unwrap(),
+        None => GpuBackend::new(ctx).unwrap(),
+    })
+}
+
+fn assert_same(name: &str, cpu: &CheckReport, gpu: &CheckReport) {
+    assert_eq!(
+        cpu.intersect.pairs, gpu.intersect.pairs,
+        "{name}: intersecting pairs"
+    );
+    assert_eq!(cpu.containment, gpu.containment, "{name}: containment");
+    let (c, g) = (&cpu.distance, &gpu.distance);
+    assert_eq!(
+        (
+            c.distance.to_bits(),
+            c.triangle_a,
+            c.triangle_b,
+            c.point_a,
+            c.point_b,
+            c.separation
+        ),
+        (
+            g.distance.to_bits(),
+            g.triangle_a,
+            g.triangle_b,
+            g.point_a,
+            g.point_b,
+            g.separation
+        ),
+        "{name}: distance"
+    );
+    match (&cpu.clearance, &gpu.clearance) {
+        (Some(c), Some(g)) => assert_eq!(c.pairs, g.pairs, "{name}: clearance pairs"),
+        (None, None) => {}
+        _ => panic!("{name}: clearance asked of one backend only"),
+    }
+}
+
+fn both(
+    b: &GpuBackend,
+    name: &str,
+    a: &PreparedMesh,
+    pa: Pose,
+    m: &PreparedMesh,
+    pb: Pose,
+    clearance: Option<f64>,
+) {
+    let (ga, gm) = (b.upload(a).unwrap(), b.upload(m).unwrap());
+    let opts = CheckOptions { clearance };
+    let cpu = query::check(a, pa, m, pb, &opts);
+    let gpu = b.check(a, &ga, pa, m, &gm, pb, &opts).unwrap();
+    assert_same(name, &cpu, &gpu);
+    eprintln!(
+        "{name}: {} pairs, d = {}, gpu candidates {} (cpu {})",
+        gpu.intersect.pairs.len(),
+        gpu.distance.distance,
+        gpu.intersect.candidates,
+        cpu.intersect.candidates
+    );
+}
+
+#[test]
+fn every_shared_case_is_answered_identically() {
+    let Some(b) = backend("every_shared_case_is_answered_identically", None) else {
+        return;
+    };
+    for case in load_cases() {
+        let name = case["name"].as_str().unwrap();
+        let a = PreparedMesh::new(Mesh::load(case_path(case["mesh_a"].as_str().unwrap())).unwrap());
+        let m = PreparedMesh::new(Mesh::load(case_path(case["mesh_b"].as_str().unwrap())).unwrap());
+        let diag = a.mesh.bounding_box().diagonal();
+        let want = case["expect"]["min_distance"].as_f64().unwrap();
+        both(
+            &b,
+            name,
+            &a,
+            pose(&case["pose_a"]),
+            &m,
+            pose(&case["pose_b"]),
+            Some(want + 0.01 * diag),
+        );
+    }
+}
+
+#[test]
+fn self_intersection_is_answered_identically() {
+    let Some(b) = backend("self_intersection_is_answered_identically", None) else {
+        return;
+    };
+    let text = std::fs::read_to_string(case_path("self_cases.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut meshes: Vec<String> = v["self_cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["mesh"].as_str().unwrap().to_string())
+        .collect();
+    // And the SOURCES.md ones with fold-overs, duplicate faces and shared-vertex contacts.
+    meshes.extend(["meshes/rear_case.stl", "meshes/bunny_lowres.stl"].map(String::from));
+    for rel in meshes {
+        if rel.contains("igea") || rel.contains("stanford") {
+            continue; // large and clean; the CPU test covers them
+        }
+        let m = PreparedMesh::new(Mesh::load(case_path(&rel)).unwrap());
+        let g = b.upload(&m).unwrap();
+        let cpu = query::self_intersections(&m);
+        let gpu = b.self_intersections(&m, &g).unwrap();
+        assert_eq!(cpu.pairs, gpu.pairs, "{rel}");
+        assert_eq!(cpu.zero_area_triangles, gpu.zero_area_triangles, "{rel}");
+        eprintln!(
+            "{rel}: {} pairs, gpu candidates {}",
+            gpu.pairs.len(),
+            gpu.candidates
+        );
+    }
+}
+
+#[test]
+fn candidate_lists_larger_than_a_round_still_give_the_full_answer() {
+    // Rounds of 1200 candidate pairs against tens of thousands: many rounds, chunks split on
+    // overflow. (One triangle never has more candidates than B has triangles: 1120 here.)
+    let Some(b) = backend(
+        "candidate_lists_larger_than_a_round_still_give_the_full_answer",
+        Some(1200),
+    ) else {
+        return;
+    };
+    assert_eq!(b.capacity, 1200);
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 40, 14));
+    let g = b.upload(&t).unwrap();
+    let opts = CheckOptions {
+        clearance: Some(0.45),
+    };
+    let far = Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(1.0, 0.03, 0.02));
+    let r = b.check(&t, &g, Pose::IDENTITY, &t, &g, far, &opts).unwrap();
+    assert!(
+        r.clearance.as_ref().unwrap().candidates > 10 * 1200,
+        "the test must need many rounds"
+    );
+    let link = |x: f64| Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(x, 0.03, 0.02));
+    both(
+        &b,
+        "cutting, small rounds",
+        &t,
+        Pose::IDENTITY,
+        &t,
+        link(1.5),
+        Some(0.05),
+    );
+    both(
+        &b,
+        "near miss, small rounds",
+        &t,
+        Pose::IDENTITY,
+        &t,
+        link(1.0),
+        Some(0.45),
+    );
+    assert_eq!(
+        query::self_intersections(&t).pairs,
+        b.self_intersections(&t, &g).unwrap().pairs
+    );
+}
+
+#[test]
+fn generated_scenes_far_from_the_origin_are_answered_identically() {
+    let Some(b) = backend(
+        "generated_scenes_far_from_the_origin_are_answered_identically",
+        None,
+    ) else {
+        return;
+    };
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 60, 20));
+    let s = PreparedMesh::new(generate::sphere(2.0, 30, 60));
+    let link = |x: f64, far: DVec3| {
+        Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(x, 0.03, 0.02) + far)
+    };
+    for far in [
+        DVec3::ZERO,
+        DVec3::new(5000.0, -3000.0, 1200.0),
+        DVec3::new(1e6, 0.0, 0.0),
+    ] {
+        let at = Pose::translation(far);
+        both(
+            &b,
+            &format!("cutting at {far}"),
+            &t,
+            at,
+            &t,
+            link(1.5, far),
+            Some(0.02),
+        );
+        both(
+            &b,
+            &format!("near miss at {far}"),
+            &t,
+            at,
+            &t,
+            link(1.0, far),
+            Some(0.4),
+        );
+        // Swallowed, no contact; then a coincident copy (touching everywhere, coplanar pairs).
+        let inside = Pose::from_euler_degrees([20.0, 10.0, 0.0], DVec3::new(0.25, 0.1, 0.05) + far);
+        both(
+            &b,
+            &format!("swallowed at {far}"),
+            &t,
+            inside,
+            &s,
+            at,
+            Some(0.5),
+        );
+        both(&b, &format!("coincident at {far}"), &t, at, &t, at, None);
+    }
+}
