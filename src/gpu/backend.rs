@@ -251,6 +251,12 @@ impl GpuBackend {
         Ok(Some((c, hits)))
     }
 
+    /// The candidate list the last round's cull wrote (`n` pairs): for the stage tests.
+    pub fn last_candidates(&self, n: u32) -> Result<Vec<[u32; 2]>> {
+        self.ctx
+            .read_buffer(&self.pairs, n.min(self.capacity) as usize)
+    }
+
     /// Run rounds over all of A's triangles, splitting any chunk whose candidates overflow.
     /// Returns the hits of every round and the total candidate count and smallest f32 distance.
     pub fn rounds(

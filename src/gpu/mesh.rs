@@ -23,8 +23,17 @@ pub struct GpuMesh {
     pub vidx: wgpu::Buffer,
 }
 
-impl GpuMesh {
-    pub fn upload(ctx: &GpuContext, prep: &PreparedMesh) -> Result<GpuMesh> {
+/// What [`GpuMesh::upload`] sends, built on the host: also what the stage tests give the twins.
+pub struct HostArrays {
+    pub center: DVec3,
+    pub radius: f64,
+    pub records: Vec<TriRecord>,
+    pub nodes: Vec<OctreeNode>,
+    pub vidx: Vec<u32>,
+}
+
+impl HostArrays {
+    pub fn new(prep: &PreparedMesh) -> HostArrays {
         let m = &prep.mesh;
         let bb = m.bounding_box();
         let center = bb.center().as_vec3().as_dvec3();
@@ -48,6 +57,26 @@ impl GpuMesh {
             })
             .collect();
         let vidx: Vec<u32> = m.triangles.iter().flatten().copied().collect();
+        HostArrays {
+            center,
+            radius,
+            records,
+            nodes,
+            vidx,
+        }
+    }
+}
+
+impl GpuMesh {
+    pub fn upload(ctx: &GpuContext, prep: &PreparedMesh) -> Result<GpuMesh> {
+        let m = &prep.mesh;
+        let HostArrays {
+            center,
+            radius,
+            records,
+            nodes,
+            vidx,
+        } = HostArrays::new(prep);
         let limit = ctx.limits.max_storage_buffer_binding_size;
         let need = std::mem::size_of_val(records.as_slice()) as u64;
         if need > limit || need > ctx.limits.max_buffer_size {

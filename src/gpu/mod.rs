@@ -7,10 +7,11 @@ pub mod layout;
 mod mesh;
 pub mod query;
 pub mod smoke;
+pub mod twin;
 
 pub use backend::{GpuBackend, Narrow};
 pub use context::{GpuContext, GpuInfo};
-pub use mesh::GpuMesh;
+pub use mesh::{GpuMesh, HostArrays};
 
 /// The WGSL sources, by stage name. `common` holds the structs shared by the stages.
 pub mod shaders {

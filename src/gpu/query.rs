@@ -44,17 +44,30 @@ fn rows(pose: &Pose, c: DVec3, origin: DVec3) -> ([[f32; 4]; 3], f64) {
 
 /// The frame for `a` against `b` with cull tolerance `d`.
 pub fn frame(a: &Posed, ga: &GpuMesh, b: &Posed, gb: &GpuMesh, d: f64, mode: u32) -> Result<Frame> {
+    frame_from(a, ga.center, ga.radius, b, gb.center, gb.radius, d, mode)
+}
+
+/// [`frame`] from the meshes' record centres and radii.
+#[allow(clippy::too_many_arguments)]
+pub fn frame_from(
+    a: &Posed,
+    ca: DVec3,
+    rad_a: f64,
+    b: &Posed,
+    cb: DVec3,
+    rad_b: f64,
+    d: f64,
+    mode: u32,
+) -> Result<Frame> {
     let (ba, bb) = (a.boxes[0], b.boxes[0]);
     // Midway between the boxes' points nearest each other: where contact, if any, happens.
     let origin = (bb.center().clamp(ba.min, ba.max) + ba.center().clamp(bb.min, bb.max)) * 0.5;
-    let (ra, ta) = rows(&a.pose, ga.center, origin);
-    let (rb, tb) = rows(&b.pose, gb.center, origin);
-    let m = (ta + ga.radius).max(tb + gb.radius);
+    let (ra, ta) = rows(&a.pose, ca, origin);
+    let (rb, tb) = rows(&b.pose, cb, origin);
+    let m = (ta + rad_a).max(tb + rad_b);
     // The CPU's own coordinates are rounded once in f64 when posed.
-    let far = |p: &Posed, g: &GpuMesh| {
-        g.center.length() + g.radius + p.pose.translation.abs().max_element()
-    };
-    let e_in = 16.0 * U * m + 1e-15 * far(a, ga).max(far(b, gb));
+    let far = |p: &Posed, c: DVec3, r: f64| c.length() + r + p.pose.translation.abs().max_element();
+    let e_in = 16.0 * U * m + 1e-15 * far(a, ca, rad_a).max(far(b, cb, rad_b));
     if !(m.is_finite() && m < 1e30 && d.is_finite()) {
         return Err(Error::Gpu(format!(
             "coordinates of magnitude {m:e} are beyond f32; use --backend cpu"

@@ -1,0 +1,243 @@
+//! CPU twins of the WGSL stages: the same functions in `f32`, line by line, so the stage tests
+//! can hold each GPU stage equal to its twin. (GPU compilers may fuse a multiply and an add, so
+//! a value can differ in its last bit; the tests allow exactly that and nothing more: a pair may
+//! be certain on one side and unsure on the other, never certain both ways.)
+
+use super::layout::{Hit, Query, MODE_SELF};
+use crate::mesh::TriRecord;
+use crate::octree::{OctreeNode, NO_CHILD};
+use glam::Vec3;
+
+const U: f32 = 5.960_464_5e-8;
+const INF: f32 = f32::MAX;
+
+fn v3(v: [f32; 4]) -> Vec3 {
+    Vec3::new(v[0], v[1], v[2])
+}
+
+pub fn to_local(m: &[[f32; 4]; 3], p: Vec3) -> Vec3 {
+    Vec3::new(
+        v3(m[0]).dot(p) + m[0][3],
+        v3(m[1]).dot(p) + m[1][3],
+        v3(m[2]).dot(p) + m[2][3],
+    )
+}
+
+fn to_b_frame(q: &Query, p: Vec3) -> Vec3 {
+    let x = p - Vec3::new(q.b[0][3], q.b[1][3], q.b[2][3]);
+    Vec3::new(
+        q.b[0][0] * x.x + q.b[1][0] * x.y + q.b[2][0] * x.z,
+        q.b[0][1] * x.x + q.b[1][1] * x.y + q.b[2][1] * x.z,
+        q.b[0][2] * x.x + q.b[1][2] * x.y + q.b[2][2] * x.z,
+    )
+}
+
+/// `cull.wgsl::main` for A's triangles `q.chunk_start .. q.chunk_end`, in traversal order per
+/// triangle (the GPU's order across triangles is not defined: compare as sets).
+pub fn cull(
+    q: &Query,
+    tris_a: &[TriRecord],
+    tris_b: &[TriRecord],
+    nodes_b: &[OctreeNode],
+    index_b: &[u32],
+) -> Vec<[u32; 2]> {
+    let mut out = Vec::new();
+    for i in q.chunk_start..q.chunk_end {
+        let s = tris_a[i as usize].sphere;
+        let c = to_b_frame(q, to_local(&q.a, v3(s)));
+        let reach = s[3] + q.tol[0] + q.tol[1];
+        let mut stack = vec![0u32];
+        while let Some(n) = stack.pop() {
+            let node = &nodes_b[n as usize];
+            let g = (Vec3::from(node.min) - c).max(Vec3::ZERO)
+                + (c - Vec3::from(node.max)).max(Vec3::ZERO);
+            if g.dot(g) > reach * reach {
+                continue;
+            }
+            if node.first_child != NO_CHILD {
+                stack.extend((0..node.child_count).map(|k| node.first_child + k));
+                continue;
+            }
+            for k in node.tri_start..node.tri_start + node.tri_count {
+                let j = index_b[k as usize];
+                if q.mode == MODE_SELF && j <= i {
+                    continue;
+                }
+                let sj = tris_b[j as usize].sphere;
+                let d = v3(sj) - c;
+                let r = reach + sj[3];
+                if d.dot(d) <= r * r {
+                    out.push([i, j]);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `narrow.wgsl::orient`.
+pub fn orient(a: Vec3, b: Vec3, c: Vec3, d: Vec3, e_in: f32) -> i32 {
+    let (ad, bd, cd) = (a - d, b - d, c - d);
+    let det = ad.dot(bd.cross(cd));
+    let e2 = 2.0 * e_in;
+    let (la, lb, lc) = (ad.length() + e2, bd.length() + e2, cd.length() + e2);
+    let bound = 2.0 * (e2 * (lb * lc + la * lc + la * lb) + 32.0 * U * la * lb * lc) + 1e-30;
+    if det > bound {
+        1
+    } else if det < -bound {
+        -1
+    } else {
+        0
+    }
+}
+
+/// `narrow.wgsl::tri_tri`: 0 disjoint, 1 intersecting, 2 unsure.
+pub fn tri_tri(p: &[Vec3; 3], r: &[Vec3; 3], e: f32) -> u32 {
+    let mut op = [0i32; 3];
+    let mut or = [0i32; 3];
+    for i in 0..3 {
+        op[i] = orient(r[0], r[1], r[2], p[i], e);
+        or[i] = orient(p[0], p[1], p[2], r[i], e);
+        if op[i] == 0 || or[i] == 0 {
+            return 2;
+        }
+    }
+    if (op[0] == op[1] && op[1] == op[2]) || (or[0] == or[1] && or[1] == or[2]) {
+        return 0;
+    }
+    for i in 0..3 {
+        let j = (i + 1) % 3;
+        for (x, y, sx) in [(p, r, &op), (r, p, &or)] {
+            if sx[i] != sx[j] {
+                let s0 = orient(x[i], x[j], y[0], y[1], e);
+                let s1 = orient(x[i], x[j], y[1], y[2], e);
+                let s2 = orient(x[i], x[j], y[2], y[0], e);
+                if s0 == 0 || s1 == 0 || s2 == 0 {
+                    return 2;
+                }
+                if s0 == s1 && s1 == s2 {
+                    return 1;
+                }
+            }
+        }
+    }
+    0
+}
+
+/// `narrow.wgsl::seg_seg`: squared distance.
+pub fn seg_seg(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f32 {
+    let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
+    let (a, e, f) = (d1.dot(d1), d2.dot(d2), d2.dot(r));
+    let (mut s, mut t) = (0.0f32, 0.0f32);
+    if a == 0.0 && e == 0.0 {
+    } else if a == 0.0 {
+        t = (f / e).clamp(0.0, 1.0);
+    } else {
+        let c = d1.dot(r);
+        if e == 0.0 {
+            s = (-c / a).clamp(0.0, 1.0);
+        } else {
+            let b = d1.dot(d2);
+            let den = a * e - b * b;
+            let s0 = if den > 0.0 {
+                ((b * f - c * e) / den).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let t0 = (b * s0 + f) / e;
+            if t0 < 0.0 {
+                s = (-c / a).clamp(0.0, 1.0);
+            } else if t0 > 1.0 {
+                t = 1.0;
+                s = ((b - c) / a).clamp(0.0, 1.0);
+            } else {
+                t = t0;
+                s = s0;
+            }
+        }
+    }
+    let x = (p1 + d1 * s) - (p2 + d2 * t);
+    x.dot(x)
+}
+
+fn vertex_face(p: Vec3, t: &[Vec3; 3]) -> f32 {
+    let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize();
+    let h = (p - t[0]).dot(n);
+    let x = p - n * h;
+    let c0 = (t[1] - t[0]).cross(x - t[0]).dot(n);
+    let c1 = (t[2] - t[1]).cross(x - t[1]).dot(n);
+    let c2 = (t[0] - t[2]).cross(x - t[2]).dot(n);
+    if c0 >= 0.0 && c1 >= 0.0 && c2 >= 0.0 {
+        h * h
+    } else {
+        INF
+    }
+}
+
+fn longest(t: &[Vec3; 3]) -> f32 {
+    (t[1] - t[0])
+        .length()
+        .max((t[2] - t[1]).length())
+        .max((t[0] - t[2]).length())
+}
+
+fn height(t: &[Vec3; 3]) -> f32 {
+    let l = longest(t);
+    if l == 0.0 {
+        0.0
+    } else {
+        (t[1] - t[0]).cross(t[2] - t[0]).length() / l
+    }
+}
+
+/// `narrow.wgsl::tri_dist`.
+pub fn tri_dist(p: &[Vec3; 3], r: &[Vec3; 3]) -> f32 {
+    let mut best = INF;
+    for i in 0..3 {
+        for j in 0..3 {
+            best = best.min(seg_seg(p[i], p[(i + 1) % 3], r[j], r[(j + 1) % 3]));
+        }
+    }
+    let mut slack = 0.0;
+    for (x, y) in [(p, r), (r, p)] {
+        let hy = height(y);
+        if hy >= 1e-2 * longest(y) {
+            for &v in x.iter() {
+                best = best.min(vertex_face(v, y));
+            }
+        } else {
+            slack += hy;
+        }
+    }
+    (best.sqrt() - slack).max(0.0)
+}
+
+/// The triangle `i` of a mesh in the query's local frame.
+pub fn local_tri(rows: &[[f32; 4]; 3], t: &TriRecord) -> [Vec3; 3] {
+    [0, 1, 2].map(|k| to_local(rows, v3(t.v[k])))
+}
+
+/// `narrow.wgsl::main` in intersect mode: the hits, unordered.
+pub fn narrow_intersect(
+    q: &Query,
+    tris_a: &[TriRecord],
+    tris_b: &[TriRecord],
+    pairs: &[[u32; 2]],
+) -> Vec<Hit> {
+    pairs
+        .iter()
+        .filter_map(|&[i, j]| {
+            let code = tri_tri(
+                &local_tri(&q.a, &tris_a[i as usize]),
+                &local_tri(&q.b, &tris_b[j as usize]),
+                q.tol[2],
+            );
+            (code != 0).then_some(Hit {
+                a: i,
+                b: j,
+                flag: code,
+                dist_bits: 0,
+            })
+        })
+        .collect()
+}
