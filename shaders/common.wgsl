@@ -29,7 +29,7 @@ struct Query {
     chunk_start: u32,
     chunk_end: u32,
     capacity: u32,
-    mode: u32,                        // 0 intersect, 1 clearance, 2 distance, 3 self
+    mode: u32,                        // 0 intersect, 1 clearance, 2 distance, 3 self, 4 self across parts
 }
 
 struct Hit {
@@ -58,3 +58,110 @@ const WG: u32 = 64u;
 fn to_local(m: array<vec4<f32>, 3>, p: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(dot(m[0].xyz, p) + m[0].w, dot(m[1].xyz, p) + m[1].w, dot(m[2].xyz, p) + m[2].w);
 }
+
+const INF: f32 = 3.4028235e38;
+
+// Distance helpers shared by cull.wgsl (nearest) and narrow.wgsl. CPU twin: gpu::twin.
+
+// Closest points of segments p1q1, p2q2 (Ericson 5.1.9, as geom::closest), squared distance.
+fn seg_seg(p1: vec3<f32>, q1: vec3<f32>, p2: vec3<f32>, q2: vec3<f32>) -> f32 {
+    let d1 = q1 - p1;
+    let d2 = q2 - p2;
+    let r = p1 - p2;
+    let a = dot(d1, d1);
+    let e = dot(d2, d2);
+    let f = dot(d2, r);
+    var s = 0.0;
+    var t = 0.0;
+    if (a == 0.0 && e == 0.0) {
+        s = 0.0;
+        t = 0.0;
+    } else if (a == 0.0) {
+        t = clamp(f / e, 0.0, 1.0);
+    } else {
+        let c = dot(d1, r);
+        if (e == 0.0) {
+            s = clamp(-c / a, 0.0, 1.0);
+        } else {
+            let b = dot(d1, d2);
+            let den = a * e - b * b;
+            var s0 = 0.0;
+            if (den > 0.0) {
+                s0 = clamp((b * f - c * e) / den, 0.0, 1.0);
+            }
+            let t0 = (b * s0 + f) / e;
+            if (t0 < 0.0) {
+                t = 0.0;
+                s = clamp(-c / a, 0.0, 1.0);
+            } else if (t0 > 1.0) {
+                t = 1.0;
+                s = clamp((b - c) / a, 0.0, 1.0);
+            } else {
+                t = t0;
+                s = s0;
+            }
+        }
+    }
+    let x = (p1 + d1 * s) - (p2 + d2 * t);
+    return dot(x, x);
+}
+
+// Squared distance from p to the plane of t when p projects inside t, else INF (the edges
+// cover that case). Only called for well-shaped triangles.
+fn vertex_face(p: vec3<f32>, t: array<vec3<f32>, 3>) -> f32 {
+    let n = normalize(cross(t[1] - t[0], t[2] - t[0]));
+    let h = dot(p - t[0], n);
+    let x = p - n * h;
+    let c0 = dot(cross(t[1] - t[0], x - t[0]), n);
+    let c1 = dot(cross(t[2] - t[1], x - t[1]), n);
+    let c2 = dot(cross(t[0] - t[2], x - t[2]), n);
+    if (c0 >= 0.0 && c1 >= 0.0 && c2 >= 0.0) {
+        return h * h;
+    }
+    return INF;
+}
+
+// A sliver's face lies within its height of its edges; a well-shaped triangle has its smallest
+// height at least 1e-2 of its longest edge.
+fn height(t: array<vec3<f32>, 3>) -> f32 {
+    let l = max(max(length(t[1] - t[0]), length(t[2] - t[1])), length(t[0] - t[2]));
+    if (l == 0.0) {
+        return 0.0;
+    }
+    return length(cross(t[1] - t[0], t[2] - t[0])) / l;
+}
+
+fn longest(t: array<vec3<f32>, 3>) -> f32 {
+    return max(max(length(t[1] - t[0]), length(t[2] - t[1])), length(t[0] - t[2]));
+}
+
+// f32 distance of two disjoint triangles (seed 000 step 3): vertex-face and edge-edge. For a
+// sliver the vertex-face terms are dropped and its height subtracted, which keeps the value a
+// lower bound; otherwise it is within the band q.tol.w of the true distance.
+fn tri_dist(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>) -> f32 {
+    var best = INF;
+    for (var i = 0u; i < 3u; i = i + 1u) {
+        for (var j = 0u; j < 3u; j = j + 1u) {
+            best = min(best, seg_seg(p[i], p[(i + 1u) % 3u], r[j], r[(j + 1u) % 3u]));
+        }
+    }
+    var slack = 0.0;
+    let hp = height(p);
+    let hr = height(r);
+    if (hr >= 1e-2 * longest(r)) {
+        for (var i = 0u; i < 3u; i = i + 1u) {
+            best = min(best, vertex_face(p[i], r));
+        }
+    } else {
+        slack = slack + hr;
+    }
+    if (hp >= 1e-2 * longest(p)) {
+        for (var i = 0u; i < 3u; i = i + 1u) {
+            best = min(best, vertex_face(r[i], p));
+        }
+    } else {
+        slack = slack + hp;
+    }
+    return max(sqrt(best) - slack, 0.0);
+}
+

@@ -22,7 +22,6 @@
 @group(0) @binding(8) var<storage, read> vidx_b: array<u32>;
 
 const U: f32 = 5.9604645e-8; // 2^-24, the f32 unit roundoff
-const INF: f32 = 3.4028235e38;
 
 // Sign of (a-d) . ((b-d) x (c-d)) (robust::orient3d's convention), or 0 when the f32 value is
 // within its error bound. Bound: each difference is off by at most 2 e_in from the exact one,
@@ -151,108 +150,6 @@ fn neighbours(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>, ia: vec3<u32>, ib:
     return 2u;
 }
 
-// Closest points of segments p1q1, p2q2 (Ericson 5.1.9, as geom::closest), squared distance.
-fn seg_seg(p1: vec3<f32>, q1: vec3<f32>, p2: vec3<f32>, q2: vec3<f32>) -> f32 {
-    let d1 = q1 - p1;
-    let d2 = q2 - p2;
-    let r = p1 - p2;
-    let a = dot(d1, d1);
-    let e = dot(d2, d2);
-    let f = dot(d2, r);
-    var s = 0.0;
-    var t = 0.0;
-    if (a == 0.0 && e == 0.0) {
-        s = 0.0;
-        t = 0.0;
-    } else if (a == 0.0) {
-        t = clamp(f / e, 0.0, 1.0);
-    } else {
-        let c = dot(d1, r);
-        if (e == 0.0) {
-            s = clamp(-c / a, 0.0, 1.0);
-        } else {
-            let b = dot(d1, d2);
-            let den = a * e - b * b;
-            var s0 = 0.0;
-            if (den > 0.0) {
-                s0 = clamp((b * f - c * e) / den, 0.0, 1.0);
-            }
-            let t0 = (b * s0 + f) / e;
-            if (t0 < 0.0) {
-                t = 0.0;
-                s = clamp(-c / a, 0.0, 1.0);
-            } else if (t0 > 1.0) {
-                t = 1.0;
-                s = clamp((b - c) / a, 0.0, 1.0);
-            } else {
-                t = t0;
-                s = s0;
-            }
-        }
-    }
-    let x = (p1 + d1 * s) - (p2 + d2 * t);
-    return dot(x, x);
-}
-
-// Squared distance from p to the plane of t when p projects inside t, else INF (the edges
-// cover that case). Only called for well-shaped triangles.
-fn vertex_face(p: vec3<f32>, t: array<vec3<f32>, 3>) -> f32 {
-    let n = normalize(cross(t[1] - t[0], t[2] - t[0]));
-    let h = dot(p - t[0], n);
-    let x = p - n * h;
-    let c0 = dot(cross(t[1] - t[0], x - t[0]), n);
-    let c1 = dot(cross(t[2] - t[1], x - t[1]), n);
-    let c2 = dot(cross(t[0] - t[2], x - t[2]), n);
-    if (c0 >= 0.0 && c1 >= 0.0 && c2 >= 0.0) {
-        return h * h;
-    }
-    return INF;
-}
-
-// A sliver's face lies within its height of its edges; a well-shaped triangle has its smallest
-// height at least 1e-2 of its longest edge.
-fn height(t: array<vec3<f32>, 3>) -> f32 {
-    let l = max(max(length(t[1] - t[0]), length(t[2] - t[1])), length(t[0] - t[2]));
-    if (l == 0.0) {
-        return 0.0;
-    }
-    return length(cross(t[1] - t[0], t[2] - t[0])) / l;
-}
-
-fn longest(t: array<vec3<f32>, 3>) -> f32 {
-    return max(max(length(t[1] - t[0]), length(t[2] - t[1])), length(t[0] - t[2]));
-}
-
-// f32 distance of two disjoint triangles (seed 000 step 3): vertex-face and edge-edge. For a
-// sliver the vertex-face terms are dropped and its height subtracted, which keeps the value a
-// lower bound; otherwise it is within the band q.tol.w of the true distance.
-fn tri_dist(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>) -> f32 {
-    var best = INF;
-    for (var i = 0u; i < 3u; i = i + 1u) {
-        for (var j = 0u; j < 3u; j = j + 1u) {
-            best = min(best, seg_seg(p[i], p[(i + 1u) % 3u], r[j], r[(j + 1u) % 3u]));
-        }
-    }
-    var slack = 0.0;
-    let hp = height(p);
-    let hr = height(r);
-    if (hr >= 1e-2 * longest(r)) {
-        for (var i = 0u; i < 3u; i = i + 1u) {
-            best = min(best, vertex_face(p[i], r));
-        }
-    } else {
-        slack = slack + hr;
-    }
-    if (hp >= 1e-2 * longest(p)) {
-        for (var i = 0u; i < 3u; i = i + 1u) {
-            best = min(best, vertex_face(r[i], p));
-        }
-    } else {
-        slack = slack + hp;
-    }
-    return max(sqrt(best) - slack, 0.0);
-}
-
 fn load_a(i: u32) -> array<vec3<f32>, 3> {
     let t = tris_a[i];
     return array<vec3<f32>, 3>(to_local(q.a, t.v[0].xyz), to_local(q.a, t.v[1].xyz), to_local(q.a, t.v[2].xyz));
@@ -283,7 +180,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let pr = pairs[k];
     let p = load_a(pr.x);
     let r = load_b(pr.y);
-    if (q.mode == 3u) {
+    if (q.mode == 3u || q.mode == 4u) {
         let ia = vec3<u32>(vidx_a[3u * pr.x], vidx_a[3u * pr.x + 1u], vidx_a[3u * pr.x + 2u]);
         let ib = vec3<u32>(vidx_b[3u * pr.y], vidx_b[3u * pr.y + 1u], vidx_b[3u * pr.y + 2u]);
         let code = neighbours(p, r, ia, ib);

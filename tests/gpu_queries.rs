@@ -228,3 +228,58 @@ fn generated_scenes_far_from_the_origin_are_answered_identically() {
         both(&b, &format!("coincident at {far}"), &t, at, &t, at, None);
     }
 }
+
+#[test]
+fn meshes_split_across_bindings_answer_identically() {
+    // Parts of at most 300 triangles stand in for meshes larger than one storage binding.
+    let Some(b) = backend("meshes_split_across_bindings_answer_identically", None) else {
+        return;
+    };
+    let b = b.with_part_limit(300);
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 40, 14));
+    let g = b.upload(&t).unwrap();
+    assert!(g.parts.len() >= 4, "{} parts", g.parts.len());
+    let link = |x: f64| Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(x, 0.03, 0.02));
+    both(
+        &b,
+        "cutting, in parts",
+        &t,
+        Pose::IDENTITY,
+        &t,
+        link(1.5),
+        Some(0.05),
+    );
+    both(
+        &b,
+        "near miss, in parts",
+        &t,
+        Pose::IDENTITY,
+        &t,
+        link(1.0),
+        Some(0.45),
+    );
+    both(
+        &b,
+        "coincident, in parts",
+        &t,
+        Pose::IDENTITY,
+        &t,
+        Pose::IDENTITY,
+        None,
+    );
+    // Self-intersection within and across parts, neighbours included.
+    for rel in [
+        "meshes/teapot.stl",
+        "meshes/rear_case.stl",
+        "meshes/bunny_lowres.stl",
+        "meshes/featuretype.stl",
+    ] {
+        let m = PreparedMesh::new(Mesh::load(case_path(rel)).unwrap());
+        let g = b.upload(&m).unwrap();
+        assert_eq!(
+            query::self_intersections(&m).pairs,
+            b.self_intersections(&m, &g).unwrap().pairs,
+            "{rel}"
+        );
+    }
+}

@@ -78,7 +78,11 @@ fn cull_and_narrow_equal_their_twins() {
     let b = GpuBackend::new(ctx).unwrap();
     for (name, ma, pa, mb, pb) in scenes() {
         let (ga, gb) = (b.upload(&ma).unwrap(), b.upload(&mb).unwrap());
-        let (ha, hb) = (HostArrays::new(&ma), HostArrays::new(&mb));
+        let (ha, hb) = (
+            HostArrays::new(&ma, usize::MAX),
+            HostArrays::new(&mb, usize::MAX),
+        );
+        let (ha, hb) = (&ha.parts[0], &hb.parts[0]);
         let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
         let mut f = frame(&xa, &ga, &xb, &gb, 0.0, MODE_INTERSECT).unwrap();
         f.query.capacity = b.capacity;
@@ -88,7 +92,7 @@ fn cull_and_narrow_equal_their_twins() {
             ..f.query
         };
         let (counters, hits) = b
-            .round(&ga, &gb, &q, Narrow::Main)
+            .round(&ga.parts[0], &gb.parts[0], &q, Narrow::Main)
             .unwrap()
             .expect("fits one round");
         // Cull: the GPU's list and the twin's, as sets.
@@ -165,10 +169,14 @@ fn distance_twin_bounds_the_true_distance() {
     // The band argument needs every f32 distance within the band of the f64 one, or below it
     // (slivers): checked on the twin over random and hard pairs, with the frame's own band.
     for (name, ma, pa, mb, pb) in scenes() {
-        let (ha, hb) = (HostArrays::new(&ma), HostArrays::new(&mb));
+        let (ha, hb) = (
+            HostArrays::new(&ma, usize::MAX),
+            HostArrays::new(&mb, usize::MAX),
+        );
         let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
         // A GPU mesh handle is only needed for centre and radius: build the frame by hand.
         let f = twin_frame(&xa, &ha, &xb, &hb);
+        let (ha, hb) = (&ha.parts[0], &hb.parts[0]);
         for i in (0..ma.mesh.triangles.len() as u32).step_by(7) {
             for j in (0..mb.mesh.triangles.len() as u32).step_by(11) {
                 let (ta, tb) = (xa.tri(i), xb.tri(j));

@@ -669,8 +669,17 @@ fn demo(triangles: usize) -> Result<(), Error> {
             clearance: Some(0.38),
         },
     ];
-    let backends = ["cpu"];
-    println!("GPU: the GPU query stages are not implemented yet; every scene runs on the CPU.\n");
+    let mut engines = vec![Engine::Cpu];
+    match GpuContext::new().and_then(GpuBackend::new) {
+        Ok(g) => {
+            println!(
+                "GPU: {} ({}); every scene runs on the CPU and on the GPU.\n",
+                g.ctx.info.name, g.ctx.info.backend
+            );
+            engines.push(Engine::Gpu(Box::new(g)));
+        }
+        Err(e) => println!("GPU: none ({e}); every scene runs on the CPU only.\n"),
+    }
     for Scene {
         name,
         a,
@@ -681,8 +690,9 @@ fn demo(triangles: usize) -> Result<(), Error> {
     } in scenes
     {
         println!("== {name}");
-        for backend in backends {
-            let r = query::check(a, pa, b, pb, &CheckOptions { clearance });
+        for engine in engines.iter_mut() {
+            let backend = engine.name();
+            let r = run_check(engine, false, a, pa, b, pb, &CheckOptions { clearance })?;
             let n = r.intersect.pairs.len();
             let piercing = r
                 .intersect

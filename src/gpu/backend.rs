@@ -2,7 +2,8 @@
 //! stage dispatched indirectly from the cull's count, in one submission, then one readback.
 
 use super::layout::{Counters, DispatchArgs, Hit, Query, WORKGROUP};
-use super::{GpuContext, GpuMesh};
+use super::mesh::GpuPart;
+use super::GpuContext;
 use crate::error::{Error, Result};
 
 /// Which narrow-stage entry point a round runs after the cull.
@@ -12,8 +13,10 @@ pub enum Narrow {
     Main,
     /// `narrow::distance`: f32 distances and their minimum (counters only).
     Distance,
-    /// `narrow::distance` then `narrow::band` with threshold `Query::tol.x`.
+    /// `narrow::distance` then `narrow::band` with threshold `Query::tol.w`.
     Band,
+    /// `cull::nearest` alone: each triangle of A's nearest f32 distance, and their minimum.
+    Nearest,
 }
 
 pub struct GpuBackend {
@@ -22,11 +25,14 @@ pub struct GpuBackend {
     narrow_layout: wgpu::BindGroupLayout,
     cull: wgpu::ComputePipeline,
     cull_finish: wgpu::ComputePipeline,
+    cull_nearest: wgpu::ComputePipeline,
     narrow_main: wgpu::ComputePipeline,
     narrow_distance: wgpu::ComputePipeline,
     narrow_band: wgpu::ComputePipeline,
     /// Candidate pairs one round can hold; more are processed in further rounds.
     pub capacity: u32,
+    /// Most triangles of one part of a resident mesh (one storage binding's worth).
+    pub part_limit: usize,
     uniform: wgpu::Buffer,
     pairs: wgpu::Buffer,
     hits: wgpu::Buffer,
@@ -105,6 +111,7 @@ impl GpuBackend {
         let nw = super::shaders::NARROW;
         let cull = ctx.compute_pipeline("cull", sh, "main", &cull_layout)?;
         let cull_finish = ctx.compute_pipeline("cull", sh, "finish", &cull_layout)?;
+        let cull_nearest = ctx.compute_pipeline("cull", sh, "nearest", &cull_layout)?;
         let narrow_main = ctx.compute_pipeline("narrow", nw, "main", &narrow_layout)?;
         let narrow_distance = ctx.compute_pipeline("narrow", nw, "distance", &narrow_layout)?;
         let narrow_band = ctx.compute_pipeline("narrow", nw, "band", &narrow_layout)?;
@@ -136,10 +143,12 @@ impl GpuBackend {
             narrow_layout,
             cull,
             cull_finish,
+            cull_nearest,
             narrow_main,
             narrow_distance,
             narrow_band,
             capacity,
+            part_limit: super::mesh::part_limit(&ctx),
             ctx,
         })
     }
@@ -149,8 +158,8 @@ impl GpuBackend {
     /// (the caller splits the chunk).
     pub fn round(
         &self,
-        a: &GpuMesh,
-        b: &GpuMesh,
+        a: &GpuPart,
+        b: &GpuPart,
         query: &Query,
         narrow: Narrow,
     ) -> Result<Option<(Counters, Vec<Hit>)>> {
@@ -212,27 +221,34 @@ impl GpuBackend {
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_bind_group(0, &cull_bg, &[]);
-            pass.set_pipeline(&self.cull);
-            pass.dispatch_workgroups(
-                (query.chunk_end - query.chunk_start).div_ceil(WORKGROUP),
-                1,
-                1,
-            );
-            pass.set_pipeline(&self.cull_finish);
-            pass.dispatch_workgroups(1, 1, 1);
-            pass.set_bind_group(0, &narrow_bg, &[]);
-            match narrow {
-                Narrow::Main => {
-                    pass.set_pipeline(&self.narrow_main);
-                    pass.dispatch_workgroups_indirect(&self.args, 0);
-                }
-                Narrow::Distance | Narrow::Band => {
-                    pass.set_pipeline(&self.narrow_distance);
-                    pass.dispatch_workgroups_indirect(&self.args, 0);
-                    if narrow == Narrow::Band {
-                        pass.set_pipeline(&self.narrow_band);
+            let groups = (query.chunk_end - query.chunk_start).div_ceil(WORKGROUP);
+            if narrow == Narrow::Nearest {
+                pass.set_pipeline(&self.cull_nearest);
+                pass.dispatch_workgroups(groups, 1, 1);
+            } else {
+                pass.set_pipeline(&self.cull);
+                pass.dispatch_workgroups(
+                    (query.chunk_end - query.chunk_start).div_ceil(WORKGROUP),
+                    1,
+                    1,
+                );
+                pass.set_pipeline(&self.cull_finish);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_bind_group(0, &narrow_bg, &[]);
+                match narrow {
+                    Narrow::Main => {
+                        pass.set_pipeline(&self.narrow_main);
                         pass.dispatch_workgroups_indirect(&self.args, 0);
                     }
+                    Narrow::Distance | Narrow::Band => {
+                        pass.set_pipeline(&self.narrow_distance);
+                        pass.dispatch_workgroups_indirect(&self.args, 0);
+                        if narrow == Narrow::Band {
+                            pass.set_pipeline(&self.narrow_band);
+                            pass.dispatch_workgroups_indirect(&self.args, 0);
+                        }
+                    }
+                    Narrow::Nearest => {}
                 }
             }
         }
@@ -240,6 +256,7 @@ impl GpuBackend {
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Gpu(format!("dispatch: {e}")));
         }
+        ctx.take_error()?;
         let c = counters[0];
         if c.stack_overflow != 0 {
             return Err(Error::Gpu("octree traversal stack overflowed".into()));
@@ -249,6 +266,13 @@ impl GpuBackend {
         }
         let hits = ctx.read_buffer(&self.hits, c.hits.min(self.capacity) as usize)?;
         Ok(Some((c, hits)))
+    }
+
+    /// Split resident meshes into parts of at most `n` triangles (tests use a small one to force
+    /// several parts; the default is what one storage binding holds).
+    pub fn with_part_limit(mut self, n: usize) -> GpuBackend {
+        self.part_limit = n.clamp(1, super::mesh::part_limit(&self.ctx));
+        self
     }
 
     /// The candidate list the last round's cull wrote (`n` pairs): for the stage tests.
@@ -261,8 +285,8 @@ impl GpuBackend {
     /// Returns the hits of every round and the total candidate count and smallest f32 distance.
     pub fn rounds(
         &self,
-        a: &GpuMesh,
-        b: &GpuMesh,
+        a: &GpuPart,
+        b: &GpuPart,
         query: &Query,
         narrow: Narrow,
     ) -> Result<(Vec<Hit>, u64, f32)> {

@@ -16,6 +16,8 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     pub info: GpuInfo,
     pub limits: wgpu::Limits,
+    /// The first GPU error no error scope caught (wgpu's default handler would panic).
+    uncaptured: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl GpuContext {
@@ -78,12 +80,30 @@ impl GpuContext {
             })
             .await
             .map_err(|e| Error::Gpu(format!("request_device on {}: {e}", info.name)))?;
+        let uncaptured = Arc::new(std::sync::Mutex::new(None));
+        let sink = uncaptured.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut slot) = sink.lock() {
+                slot.get_or_insert_with(|| e.to_string());
+            }
+        }));
         Ok(GpuContext {
             device,
             queue,
             info,
             limits,
+            uncaptured,
         })
+    }
+
+    /// A GPU error that no scope caught since the last call (device lost, out of memory in a
+    /// submission, ...), as a typed error.
+    pub fn take_error(&self) -> Result<()> {
+        let taken = self.uncaptured.lock().ok().and_then(|mut e| e.take());
+        match taken {
+            Some(e) => Err(Error::Gpu(e)),
+            None => Ok(()),
+        }
     }
 
     /// Compile a stage: `common.wgsl` prepended to the stage's source, validation errors

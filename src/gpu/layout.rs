@@ -25,7 +25,8 @@ pub struct Query {
     pub chunk_end: u32,
     /// Capacity of the candidate list (and of the output list).
     pub capacity: u32,
-    /// [`MODE_INTERSECT`], [`MODE_CLEARANCE`], [`MODE_DISTANCE`], [`MODE_SELF`].
+    /// [`MODE_INTERSECT`], [`MODE_CLEARANCE`], [`MODE_DISTANCE`], [`MODE_SELF`],
+    /// [`MODE_SELF_CROSS`].
     pub mode: u32,
 }
 
@@ -33,6 +34,8 @@ pub const MODE_INTERSECT: u32 = 0;
 pub const MODE_CLEARANCE: u32 = 1;
 pub const MODE_DISTANCE: u32 = 2;
 pub const MODE_SELF: u32 = 3;
+/// Self-intersection between two different parts of one mesh: neighbour rules, every pair.
+pub const MODE_SELF_CROSS: u32 = 4;
 
 /// One output of `narrow.wgsl`: a pair, what the GPU could decide about it, and its f32
 /// distance (bits) where the mode computes one. WGSL twin: `struct Hit`.

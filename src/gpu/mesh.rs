@@ -1,14 +1,124 @@
-//! Meshes resident on the GPU: triangle records and the flattened octree uploaded once, in the
+//! Meshes resident on the GPU: triangle records and flattened octrees uploaded once, in the
 //! mesh's record frame (its own coordinates less a centre `c`), and reused by every query and
 //! pose. Coordinates relative to `c` keep f32 precise for parts modelled far from the origin.
+//!
+//! A mesh whose records would not fit one storage binding is split into parts: runs of its
+//! triangles in octree order (so each part is spatially compact), each with an octree of its
+//! own; queries run over the pairs of parts that can interact.
 
 use super::GpuContext;
 use crate::error::{Error, Result};
-use crate::geom::DVec3;
-use crate::mesh::TriRecord;
-use crate::octree::{down, up, OctreeNode};
+use crate::geom::{Aabb, DVec3};
+use crate::mesh::{Mesh, TriRecord};
+use crate::octree::{down, up, Octree, OctreeNode};
 use crate::query::PreparedMesh;
 use wgpu::util::DeviceExt;
+
+/// What one part sends to the GPU, built on the host (also what the stage tests give the twins).
+pub struct HostPart {
+    /// Global index of each of the part's triangles.
+    pub ids: Vec<u32>,
+    pub records: Vec<TriRecord>,
+    /// The part's octree, nodes in the record frame; `tri_index` holds local indices.
+    pub octree: Octree,
+    pub nodes: Vec<OctreeNode>,
+    /// Welded (global) vertex indices, three per triangle: self-intersection tells neighbours
+    /// by them.
+    pub vidx: Vec<u32>,
+    /// The part's box in the mesh's own coordinates.
+    pub bounds: Aabb,
+}
+
+/// A mesh's host-side arrays, split into parts of at most `part_limit` triangles.
+pub struct HostArrays {
+    pub center: DVec3,
+    pub radius: f64,
+    pub parts: Vec<HostPart>,
+}
+
+impl HostArrays {
+    pub fn new(prep: &PreparedMesh, part_limit: usize) -> HostArrays {
+        let m = &prep.mesh;
+        let center = m.bounding_box().center().as_vec3().as_dvec3();
+        let radius = (0..m.vertices.len() as u32)
+            .map(|i| m.vertex(i).distance(center))
+            .fold(0.0, f64::max);
+        let order = &prep.octree.tri_index;
+        let parts = if order.len() <= part_limit {
+            vec![part(
+                m,
+                order.to_vec(),
+                Some(&prep.octree),
+                center,
+            )]
+        } else {
+            order
+                .chunks(part_limit.max(1))
+                .map(|ids| part(m, ids.to_vec(), None, center))
+                .collect()
+        };
+        HostArrays {
+            center,
+            radius,
+            parts,
+        }
+    }
+}
+
+fn part(m: &Mesh, mut ids: Vec<u32>, whole: Option<&Octree>, center: DVec3) -> HostPart {
+    let octree = match whole {
+        // The whole mesh in one part: its own octree, triangles in their own order.
+        Some(t) => {
+            ids.sort_unstable();
+            t.clone()
+        }
+        None => {
+            let sub = Mesh {
+                source: m.source.clone(),
+                vertices: m.vertices.clone(),
+                triangles: ids.iter().map(|&i| m.triangles[i as usize]).collect(),
+            };
+            Octree::build(&sub)
+        }
+    };
+    let records = ids
+        .iter()
+        .map(|&i| TriRecord::new(&m.triangle(i as usize).map(|v| v - center)))
+        .collect();
+    let nodes = octree
+        .nodes
+        .iter()
+        .map(|n| {
+            let b = n.aabb();
+            OctreeNode {
+                min: (b.min - center).to_array().map(down),
+                max: (b.max - center).to_array().map(up),
+                ..*n
+            }
+        })
+        .collect();
+    let vidx = ids.iter().flat_map(|&i| m.triangles[i as usize]).collect();
+    let bounds = octree.nodes[0].aabb();
+    HostPart {
+        ids,
+        records,
+        octree,
+        nodes,
+        vidx,
+        bounds,
+    }
+}
+
+/// One part on the GPU.
+pub struct GpuPart {
+    pub ids: Vec<u32>,
+    pub bounds: Aabb,
+    pub triangles: u32,
+    pub tris: wgpu::Buffer,
+    pub nodes: wgpu::Buffer,
+    pub index: wgpu::Buffer,
+    pub vidx: wgpu::Buffer,
+}
 
 pub struct GpuMesh {
     /// The record frame's origin in the mesh's own coordinates (an f32-representable point).
@@ -16,95 +126,72 @@ pub struct GpuMesh {
     /// Largest distance of a vertex from `center`.
     pub radius: f64,
     pub triangles: u32,
-    pub tris: wgpu::Buffer,
-    pub nodes: wgpu::Buffer,
-    pub index: wgpu::Buffer,
-    /// Welded vertex indices, three per triangle (self-intersection tells neighbours by them).
-    pub vidx: wgpu::Buffer,
+    pub parts: Vec<GpuPart>,
 }
 
-/// What [`GpuMesh::upload`] sends, built on the host: also what the stage tests give the twins.
-pub struct HostArrays {
-    pub center: DVec3,
-    pub radius: f64,
-    pub records: Vec<TriRecord>,
-    pub nodes: Vec<OctreeNode>,
-    pub vidx: Vec<u32>,
-}
-
-impl HostArrays {
-    pub fn new(prep: &PreparedMesh) -> HostArrays {
-        let m = &prep.mesh;
-        let bb = m.bounding_box();
-        let center = bb.center().as_vec3().as_dvec3();
-        let radius = (0..m.vertices.len() as u32)
-            .map(|i| m.vertex(i).distance(center))
-            .fold(0.0, f64::max);
-        let records: Vec<TriRecord> = (0..m.triangles.len())
-            .map(|i| TriRecord::new(&m.triangle(i).map(|v| v - center)))
-            .collect();
-        let nodes: Vec<OctreeNode> = prep
-            .octree
-            .nodes
-            .iter()
-            .map(|n| {
-                let b = n.aabb();
-                OctreeNode {
-                    min: (b.min - center).to_array().map(down),
-                    max: (b.max - center).to_array().map(up),
-                    ..*n
-                }
-            })
-            .collect();
-        let vidx: Vec<u32> = m.triangles.iter().flatten().copied().collect();
-        HostArrays {
-            center,
-            radius,
-            records,
-            nodes,
-            vidx,
-        }
-    }
+/// Most triangles whose records (and octree) fit one storage binding of this adapter.
+pub fn part_limit(ctx: &GpuContext) -> usize {
+    let per_tri = std::mem::size_of::<TriRecord>() as u64;
+    let binding = ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .min(ctx.limits.max_buffer_size);
+    (binding / per_tri).max(1) as usize
 }
 
 impl GpuMesh {
-    pub fn upload(ctx: &GpuContext, prep: &PreparedMesh) -> Result<GpuMesh> {
-        let m = &prep.mesh;
-        let HostArrays {
-            center,
-            radius,
-            records,
-            nodes,
-            vidx,
-        } = HostArrays::new(prep);
-        let limit = ctx.limits.max_storage_buffer_binding_size;
-        let need = std::mem::size_of_val(records.as_slice()) as u64;
-        if need > limit || need > ctx.limits.max_buffer_size {
-            return Err(Error::Gpu(format!(
-                "{}: {} triangles need {need} bytes of records, over this adapter's storage binding limit of {limit} bytes (splitting a mesh across bindings is not implemented; use --backend cpu)",
-                m.source.display(),
-                m.triangles.len()
-            )));
-        }
-        let buf = |label: &str, bytes: &[u8]| {
-            ctx.device
+    pub fn upload(ctx: &GpuContext, prep: &PreparedMesh, part_limit: usize) -> Result<GpuMesh> {
+        let host = HostArrays::new(prep, part_limit);
+        let limit = ctx
+            .limits
+            .max_storage_buffer_binding_size
+            .min(ctx.limits.max_buffer_size);
+        let buf = |label: &str, bytes: &[u8]| -> Result<wgpu::Buffer> {
+            if bytes.len() as u64 > limit {
+                return Err(Error::Gpu(format!(
+                    "{}: {label} need {} bytes, over this adapter's storage binding limit of {limit} bytes",
+                    prep.mesh.source.display(),
+                    bytes.len()
+                )));
+            }
+            Ok(ctx
+                .device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some(label),
                     contents: bytes,
                     usage: wgpu::BufferUsages::STORAGE,
-                })
+                }))
         };
+        let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let parts = host
+            .parts
+            .into_iter()
+            .map(|p| {
+                Ok(GpuPart {
+                    triangles: p.ids.len() as u32,
+                    tris: buf("tri records", bytemuck::cast_slice(&p.records))?,
+                    nodes: buf("octree nodes", bytemuck::cast_slice(&p.nodes))?,
+                    index: buf(
+                        "octree triangle index",
+                        bytemuck::cast_slice(&p.octree.tri_index),
+                    )?,
+                    vidx: buf("vertex indices", bytemuck::cast_slice(&p.vidx))?,
+                    ids: p.ids,
+                    bounds: p.bounds,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!(
+                "{}: uploading the mesh: {e}",
+                prep.mesh.source.display()
+            )));
+        }
         Ok(GpuMesh {
-            center,
-            radius,
-            triangles: m.triangles.len() as u32,
-            tris: buf("tri records", bytemuck::cast_slice(&records)),
-            nodes: buf("octree nodes", bytemuck::cast_slice(&nodes)),
-            index: buf(
-                "octree triangle index",
-                bytemuck::cast_slice(&prep.octree.tri_index),
-            ),
-            vidx: buf("vertex indices", bytemuck::cast_slice(&vidx)),
+            center: host.center,
+            radius: host.radius,
+            triangles: prep.mesh.triangles.len() as u32,
+            parts,
         })
     }
 }

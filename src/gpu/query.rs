@@ -4,7 +4,7 @@
 
 use super::backend::{GpuBackend, Narrow};
 use super::layout::{
-    Hit, Query, CERTAIN, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, MODE_SELF,
+    Hit, Query, CERTAIN, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, MODE_SELF, MODE_SELF_CROSS,
 };
 use super::GpuMesh;
 use crate::error::{Error, Result};
@@ -92,7 +92,67 @@ pub fn frame_from(
 
 impl GpuBackend {
     pub fn upload(&self, prep: &PreparedMesh) -> Result<GpuMesh> {
-        GpuMesh::upload(&self.ctx, prep)
+        GpuMesh::upload(&self.ctx, prep, self.part_limit)
+    }
+
+    /// Every pair of parts that can come within the query's tolerance, in rounds; hits with
+    /// global triangle indices (self: `a < b`).
+    fn run_query(
+        &self,
+        (a, ga): Side,
+        (b, gb): Side,
+        query: &Query,
+        narrow: Narrow,
+    ) -> Result<(Vec<Hit>, u64, f32)> {
+        let self_query = query.mode == MODE_SELF;
+        // The nearest search has no tolerance: every pair of parts may hold the minimum.
+        let reach = if narrow == Narrow::Nearest {
+            f64::INFINITY
+        } else {
+            (query.tol[0] + query.tol[1]) as f64
+        };
+        let world = |pose: &Pose, bx: &crate::geom::Aabb| {
+            let (c, h) = (
+                pose.apply(bx.center()),
+                pose.rotate_extent(bx.half_extent()),
+            );
+            crate::geom::Aabb {
+                min: c - h,
+                max: c + h,
+            }
+        };
+        let (mut hits, mut candidates, mut min) = (Vec::new(), 0u64, f32::INFINITY);
+        for (i, pa) in ga.parts.iter().enumerate() {
+            for (j, pb) in gb.parts.iter().enumerate() {
+                if self_query && j < i {
+                    continue;
+                }
+                let (wa, wb) = (world(&a.pose, &pa.bounds), world(&b.pose, &pb.bounds));
+                let slack =
+                    1e-9 * (wa.diagonal() + wb.diagonal() + wa.center().abs().max_element());
+                if wa.distance_squared(&wb).sqrt() > reach + slack {
+                    continue;
+                }
+                let mode = if self_query && i != j {
+                    MODE_SELF_CROSS
+                } else {
+                    query.mode
+                };
+                let (h, n, m) = self.rounds(pa, pb, &Query { mode, ..*query }, narrow)?;
+                candidates += n;
+                min = min.min(m);
+                hits.extend(h.into_iter().map(|h| {
+                    let (x, y) = (pa.ids[h.a as usize], pb.ids[h.b as usize]);
+                    let (x, y) = if self_query {
+                        (x.min(y), x.max(y))
+                    } else {
+                        (x, y)
+                    };
+                    Hit { a: x, b: y, ..h }
+                }));
+            }
+        }
+        Ok((hits, candidates, min))
     }
 
     fn run(
@@ -105,7 +165,7 @@ impl GpuBackend {
     ) -> Result<(Vec<Hit>, u64, f32, Frame)> {
         let mut f = frame(a, ga, b, gb, d, mode)?;
         f.query.capacity = self.capacity;
-        let (hits, candidates, min) = self.rounds(ga, gb, &f.query, narrow)?;
+        let (hits, candidates, min) = self.run_query((a, ga), (b, gb), &f.query, narrow)?;
         Ok((hits, candidates, min, f))
     }
 
@@ -196,11 +256,18 @@ impl GpuBackend {
         }
         let mut timings = Timings::default();
         let t = Instant::now();
-        let (ba, bb) = (a.boxes[0], b.boxes[0]);
-        // The boxes' gap is a lower bound; grow the cull tolerance until it holds the minimum.
-        let mut d = ba.distance_squared(&bb).sqrt()
-            + 1e-3 * (ba.diagonal() + bb.diagonal())
-            + f64::MIN_POSITIVE;
+        // Each triangle's nearest f32 distance: their minimum m is within the band of a true
+        // pair distance, so culling with tolerance m + band keeps the minimum pair.
+        let (_, _, nearest, f0) =
+            self.run((a, ga), (b, gb), 0.0, MODE_DISTANCE, Narrow::Nearest)?;
+        timings.add("gpu_nearest", t);
+        let t = Instant::now();
+        let mut d = if nearest.is_finite() {
+            nearest as f64 + 2.0 * f0.band + 4.0 * f0.e_in
+        } else {
+            let (ba, bb) = (a.boxes[0], b.boxes[0]);
+            ba.distance_squared(&bb).sqrt() + 1e-3 * (ba.diagonal() + bb.diagonal())
+        } + f64::MIN_POSITIVE;
         let mut candidates = 0;
         for _ in 0..200 {
             let (_, n, min32, f) =
@@ -217,7 +284,8 @@ impl GpuBackend {
                 let mut fb = frame(a, ga, b, gb, d, MODE_DISTANCE)?;
                 fb.query.capacity = self.capacity;
                 fb.query.tol[3] = (threshold as f32).next_up();
-                let (band_hits, _, _) = self.rounds(ga, gb, &fb.query, Narrow::Band)?;
+                let (band_hits, _, _) =
+                    self.run_query((a, ga), (b, gb), &fb.query, Narrow::Band)?;
                 best = band_hits
                     .par_iter()
                     .map(|h| {
