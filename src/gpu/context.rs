@@ -25,10 +25,16 @@ impl GpuContext {
     /// `WGPU_ADAPTER_NAME` a substring of the adapter's name, `WGPU_POWER_PREF` the preference
     /// (default: high performance). Fails with [`Error::NoAdapter`] when none is found.
     pub fn new() -> Result<GpuContext> {
-        pollster::block_on(Self::new_async())
+        pollster::block_on(Self::new_async(None))
     }
 
-    async fn new_async() -> Result<GpuContext> {
+    /// With deliberately chosen limits instead of the adapter's own (tests provoke the
+    /// small-buffer paths with tiny ones).
+    pub fn with_limits(limits: wgpu::Limits) -> Result<GpuContext> {
+        pollster::block_on(Self::new_async(Some(limits)))
+    }
+
+    async fn new_async(want: Option<wgpu::Limits>) -> Result<GpuContext> {
         let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         let backends = desc.backends;
         let instance = wgpu::Instance::new(desc);
@@ -70,7 +76,7 @@ impl GpuContext {
         };
         // wgpu's defaults cap storage buffers at 128 MiB; meshes of millions of triangles need
         // what the hardware really offers.
-        let limits = adapter.limits();
+        let limits = want.unwrap_or_else(|| adapter.limits());
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("meshclash"),

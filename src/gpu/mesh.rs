@@ -45,12 +45,7 @@ impl HostArrays {
             .fold(0.0, f64::max);
         let order = &prep.octree.tri_index;
         let parts = if order.len() <= part_limit {
-            vec![part(
-                m,
-                order.to_vec(),
-                Some(&prep.octree),
-                center,
-            )]
+            vec![part(m, order.to_vec(), Some(&prep.octree), center)]
         } else {
             order
                 .chunks(part_limit.max(1))

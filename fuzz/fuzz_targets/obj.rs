@@ -1,0 +1,12 @@
+//! Wavefront OBJ.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use meshclash::mesh::{read, Mesh};
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(soup) = read::read_obj(data, "fuzz.obj".as_ref()) {
+        if let Ok(m) = Mesh::from_soup("fuzz", soup) {
+            let _ = m.info();
+        }
+    }
+});
