@@ -13,6 +13,7 @@
 //! # Ok::<(), meshclash::Error>(())
 //! ```
 
+pub mod bench;
 pub mod error;
 pub mod geom;
 pub mod gpu;

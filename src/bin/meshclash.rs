@@ -72,6 +72,15 @@ enum Command {
         #[arg(long, default_value_t = 200_000)]
         triangles: usize,
     },
+    /// Time every query on the CPU and on the GPU (when there is one) on generated scenes:
+    /// overlapping, near miss, far apart, one inside the other; answers are checked equal.
+    Bench {
+        /// Triangles per mesh.
+        #[arg(long, default_value_t = 100_000)]
+        triangles: usize,
+        #[arg(long, value_enum, default_value_t = Backend::Auto)]
+        backend: Backend,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -378,6 +387,20 @@ fn run(cli: Cli) -> Result<(), Error> {
             Ok(())
         }
         Command::Demo { triangles } => demo(triangles),
+        Command::Bench { triangles, backend } => {
+            if triangles < 100 {
+                return Err(Error::Argument(format!(
+                    "--triangles must be at least 100, got {triangles}"
+                )));
+            }
+            let engine = choose_backend(backend)?;
+            let gpu = match &engine {
+                Engine::Gpu(g) => Some(g.as_ref()),
+                Engine::Cpu => None,
+            };
+            print!("{}", meshclash::bench::table(triangles, gpu)?);
+            Ok(())
+        }
     }
 }
 

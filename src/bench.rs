@@ -1,0 +1,202 @@
+//! The timing comparison behind `meshclash bench` and `examples/compare_timings.rs`: generated
+//! scenes of a requested size (fixed, seedless geometry), every query on the CPU and on the GPU,
+//! the answers checked equal, and the time of each stage side by side.
+
+use crate::error::Result;
+use crate::gpu::GpuBackend;
+use crate::mesh::{generate, Pose};
+use crate::query::{self, CheckOptions, CheckReport, PreparedMesh, Timings};
+use glam::DVec3;
+use std::time::Instant;
+
+/// Two placed meshes.
+pub struct Scene {
+    pub name: &'static str,
+    pub a: PreparedMesh,
+    pub pose_a: Pose,
+    pub b: PreparedMesh,
+    pub pose_b: Pose,
+    /// The clearance asked for: just over the scene's distance, so the pair list stays small.
+    pub clearance: f64,
+}
+
+/// The four scenes of the benchmarks at about `n` triangles per mesh: overlapping tori, a near
+/// miss (concentric spheres 1 % apart, B shifted off-centre so the minimum is unique), far apart,
+/// and one mesh inside another.
+pub fn scenes(n: usize) -> Vec<Scene> {
+    let (nu, nv) = generate::torus_grid(n, 4);
+    let (lat, lon) = generate::sphere_grid(n);
+    let torus = || PreparedMesh::new(generate::torus(1.0, 0.3, nu, nv));
+    let sphere = |r: f64| PreparedMesh::new(generate::sphere(r, lat, lon));
+    let link = Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(1.5, 0.03, 0.02));
+    vec![
+        Scene {
+            name: "overlapping",
+            a: torus(),
+            pose_a: Pose::IDENTITY,
+            b: torus(),
+            pose_b: link,
+            clearance: 0.005,
+        },
+        Scene {
+            name: "near miss",
+            a: sphere(1.0),
+            pose_a: Pose::IDENTITY,
+            b: sphere(1.01),
+            pose_b: Pose::translation(DVec3::new(0.002, 0.001, 0.0)),
+            clearance: 0.01,
+        },
+        Scene {
+            name: "far apart",
+            a: torus(),
+            pose_a: Pose::IDENTITY,
+            b: torus(),
+            pose_b: Pose::from_euler_degrees([30.0, 0.0, 0.0], DVec3::new(10.0, 0.0, 0.0)),
+            clearance: 0.1,
+        },
+        Scene {
+            name: "inside",
+            a: torus(),
+            pose_a: Pose::from_euler_degrees([20.0, 10.0, 0.0], DVec3::new(0.25, 0.1, 0.05)),
+            b: sphere(2.0),
+            pose_b: Pose::IDENTITY,
+            clearance: 0.44,
+        },
+    ]
+}
+
+/// One scene's answers and timings on one backend.
+pub struct Run {
+    pub backend: &'static str,
+    pub report: CheckReport,
+    /// Wall time of the whole check, milliseconds (upload excluded; reported apart).
+    pub total_ms: f64,
+    pub upload_ms: f64,
+}
+
+/// Whether two backends gave the same answers, field by field.
+pub fn same_answers(x: &CheckReport, y: &CheckReport) -> bool {
+    x.intersect.pairs == y.intersect.pairs
+        && x.containment == y.containment
+        && x.distance.distance.to_bits() == y.distance.distance.to_bits()
+        && (x.distance.triangle_a, x.distance.triangle_b)
+            == (y.distance.triangle_a, y.distance.triangle_b)
+        && x.clearance.as_ref().map(|c| &c.pairs) == y.clearance.as_ref().map(|c| &c.pairs)
+}
+
+/// Run a scene on the CPU and, if given, on the GPU.
+pub fn run(scene: &Scene, gpu: Option<&GpuBackend>) -> Result<Vec<Run>> {
+    let opts = CheckOptions {
+        clearance: Some(scene.clearance),
+    };
+    let t = Instant::now();
+    let cpu = query::check(&scene.a, scene.pose_a, &scene.b, scene.pose_b, &opts);
+    let mut runs = vec![Run {
+        backend: "cpu",
+        report: cpu,
+        total_ms: ms(t),
+        upload_ms: 0.0,
+    }];
+    if let Some(g) = gpu {
+        let t = Instant::now();
+        let (ga, gb) = (g.upload(&scene.a)?, g.upload(&scene.b)?);
+        let upload_ms = ms(t);
+        // One warm-up: the first dispatch of a pipeline may compile it.
+        g.check(
+            &scene.a,
+            &ga,
+            scene.pose_a,
+            &scene.b,
+            &gb,
+            scene.pose_b,
+            &opts,
+        )?;
+        let t = Instant::now();
+        let report = g.check(
+            &scene.a,
+            &ga,
+            scene.pose_a,
+            &scene.b,
+            &gb,
+            scene.pose_b,
+            &opts,
+        )?;
+        runs.push(Run {
+            backend: "gpu",
+            report,
+            total_ms: ms(t),
+            upload_ms,
+        });
+    }
+    Ok(runs)
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// Stage timings summed by name (a query's stages may repeat across rounds).
+pub fn stages(t: &Timings) -> Vec<(String, f64)> {
+    let mut out: Vec<(String, f64)> = Vec::new();
+    for (k, v) in &t.0 {
+        match out.iter_mut().find(|(n, _)| n == k) {
+            Some(e) => e.1 += v,
+            None => out.push((k.clone(), *v)),
+        }
+    }
+    out
+}
+
+/// The table `meshclash bench` prints.
+pub fn table(n: usize, gpu: Option<&GpuBackend>) -> Result<String> {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let t = Instant::now();
+    let scenes = scenes(n);
+    let _ = writeln!(
+        s,
+        "{} triangles per mesh; meshes built with octrees in {:.0} ms; GPU: {}",
+        scenes[0].a.mesh.triangles.len(),
+        ms(t),
+        gpu.map_or("none".to_string(), |g| format!(
+            "{} ({})",
+            g.ctx.info.name, g.ctx.info.backend
+        ))
+    );
+    let _ = writeln!(
+        s,
+        "{:<12} {:<4} {:>10} {:>10}  {:<6} stages (ms)",
+        "scene", "on", "total ms", "upload ms", "agree"
+    );
+    for sc in &scenes {
+        let runs = run(sc, gpu)?;
+        let agree = runs
+            .iter()
+            .all(|r| same_answers(&runs[0].report, &r.report));
+        for r in &runs {
+            let st: Vec<String> = stages(&r.report.timings)
+                .iter()
+                .map(|(k, v)| format!("{k} {v:.1}"))
+                .collect();
+            let _ = writeln!(
+                s,
+                "{:<12} {:<4} {:>10.1} {:>10.1}  {:<6} {}",
+                sc.name,
+                r.backend,
+                r.total_ms,
+                r.upload_ms,
+                if agree { "yes" } else { "NO" },
+                st.join(", ")
+            );
+        }
+        if runs.len() == 2 {
+            let _ = writeln!(
+                s,
+                "{:<12} gpu/cpu speed-up: {:.2}x",
+                "",
+                runs[0].total_ms / runs[1].total_ms
+            );
+        }
+    }
+    Ok(s)
+}
