@@ -368,3 +368,15 @@ fn backend_gpu_answers_like_the_cpu_and_names_its_adapter() {
         (serde_json::json!(56), serde_json::json!("gpu"))
     );
 }
+
+#[test]
+fn bench_prints_every_scene_and_checks_the_answers_agree() {
+    let (code, out, err) = meshclash(&["bench", "--triangles", "2000", "--backend", "auto"]);
+    assert_eq!(code, 0, "{err}");
+    for scene in ["overlapping", "near miss", "far apart", "inside"] {
+        assert!(out.contains(scene), "{out}");
+    }
+    assert!(!out.contains(" NO "), "backends disagree:\n{out}");
+    let (code, _, _) = meshclash(&["bench", "--triangles", "3"]);
+    assert_eq!(code, 2);
+}
