@@ -3,14 +3,14 @@
 //! parry3d on the same meshes and poses. Sizes: `MESHCLASH_BENCH_SIZES` (default
 //! "1000,10000,100000"; add 1000000 for the large runs).
 
+#[path = "support/parry_peer.rs"]
+mod parry_peer;
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use meshclash::bench::scenes;
 use meshclash::geom::{tritri, DVec3};
 use meshclash::gpu::{GpuBackend, GpuContext};
-use meshclash::mesh::Pose;
-use meshclash::query::{self, Posed, PreparedMesh};
-use parry3d::math::{Pose as PPose, Vector};
-use parry3d::shape::TriMesh;
+use meshclash::query::{self, Posed};
 
 fn pairs(n: usize) -> Vec<([DVec3; 3], [DVec3; 3])> {
     // Fixed pseudo-random pairs in the unit cube (an LCG: deterministic, no dependency).
@@ -40,27 +40,6 @@ fn primitives(c: &mut Criterion) {
         })
     });
     g.finish();
-}
-
-fn to_parry(m: &PreparedMesh) -> TriMesh {
-    let v = m
-        .mesh
-        .vertices
-        .iter()
-        .map(|p| Vector::new(p[0], p[1], p[2]))
-        .collect();
-    TriMesh::new(v, m.mesh.triangles.clone()).unwrap()
-}
-
-fn parry_pose(p: &Pose) -> PPose {
-    let r = p.rotation;
-    let col = |j: usize| Vector::new(r[0][j] as f32, r[1][j] as f32, r[2][j] as f32);
-    let m = parry3d::math::Mat3::from_cols(col(0), col(1), col(2));
-    let t = p.translation;
-    PPose::from_parts(
-        Vector::new(t.x as f32, t.y as f32, t.z as f32),
-        parry3d::math::Rot3::from_mat3(&m),
-    )
 }
 
 fn meshes(c: &mut Criterion) {
@@ -106,8 +85,8 @@ fn meshes(c: &mut Criterion) {
                     })
                 });
             }
-            let (ma, mb) = (to_parry(&sc.a), to_parry(&sc.b));
-            let (qa, qb) = (parry_pose(&sc.pose_a), parry_pose(&sc.pose_b));
+            let (ma, mb) = (parry_peer::trimesh(&sc.a), parry_peer::trimesh(&sc.b));
+            let (qa, qb) = (parry_peer::pose(&sc.pose_a), parry_peer::pose(&sc.pose_b));
             g.bench_function(BenchmarkId::new("parry3d", "intersection_test"), |b| {
                 b.iter(|| {
                     parry3d::query::intersection_test(&qa, &ma, &qb, &mb)

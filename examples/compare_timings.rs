@@ -10,38 +10,14 @@
 //! parry3d's `intersection_test` and `distance` on `TriMesh` shapes with the ratios to ours;
 //! every GPU answer is checked equal to the CPU's, and parry3d's against ours.
 
+#[path = "../benches/support/parry_peer.rs"]
+mod parry_peer;
+
 use meshclash::bench::{run, scenes, stages, Scene};
 use meshclash::gpu::{GpuBackend, GpuContext};
 use meshclash::mesh::{Mesh, Pose};
 use meshclash::query::{self, Posed, PreparedMesh};
-use parry3d::math::{Pose as PPose, Vector};
-use parry3d::shape::TriMesh;
 use std::time::Instant;
-
-fn to_parry(m: &PreparedMesh) -> TriMesh {
-    let v = m
-        .mesh
-        .vertices
-        .iter()
-        .map(|p| Vector::new(p[0], p[1], p[2]))
-        .collect();
-    TriMesh::new(v, m.mesh.triangles.clone()).expect("a non-empty mesh")
-}
-
-fn to_parry_pose(p: &Pose) -> PPose {
-    // Rotation from the matrix columns via a quaternion of parry's glam.
-    let r = p.rotation;
-    let m = parry3d::math::Mat3::from_cols(
-        Vector::new(r[0][0] as f32, r[1][0] as f32, r[2][0] as f32),
-        Vector::new(r[0][1] as f32, r[1][1] as f32, r[2][1] as f32),
-        Vector::new(r[0][2] as f32, r[1][2] as f32, r[2][2] as f32),
-    );
-    let t = p.translation;
-    PPose::from_parts(
-        Vector::new(t.x as f32, t.y as f32, t.z as f32),
-        parry3d::math::Rot3::from_mat3(&m),
-    )
-}
 
 fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
     let t = Instant::now();
@@ -122,8 +98,8 @@ fn main() {
             }
         });
         let (dist, t_dist) = time(|| query::distance(&pa, &pb, &hits));
-        let (ma, mb) = (to_parry(&sc.a), to_parry(&sc.b));
-        let (qa, qb) = (to_parry_pose(&sc.pose_a), to_parry_pose(&sc.pose_b));
+        let (ma, mb) = (parry_peer::trimesh(&sc.a), parry_peer::trimesh(&sc.b));
+        let (qa, qb) = (parry_peer::pose(&sc.pose_a), parry_peer::pose(&sc.pose_b));
         // parry3d builds its BVH in TriMesh::new, as we build our octree in PreparedMesh::new.
         let (p_int, tp_int) = time(|| parry3d::query::intersection_test(&qa, &ma, &qb, &mb));
         let (p_dist, tp_dist) = time(|| parry3d::query::distance(&qa, &ma, &qb, &mb));

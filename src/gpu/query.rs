@@ -10,11 +10,12 @@ use super::GpuMesh;
 use crate::error::{Error, Result};
 use crate::geom::{tritri, DVec3};
 use crate::mesh::Pose;
+use crate::query::check::check_with;
 use crate::query::intersect::classify_pairs;
 use crate::query::self_intersect::pair_kind;
 use crate::query::{
-    containment, distance, CheckOptions, CheckReport, ClearancePair, ClearanceReport,
-    DistanceReport, IntersectReport, Posed, PreparedMesh, SelfKind, SelfPair, SelfReport, Timings,
+    distance, CheckOptions, CheckReport, ClearancePair, ClearanceReport, DistanceReport,
+    IntersectReport, Posed, PreparedMesh, SelfKind, SelfPair, SelfReport, Timings,
 };
 use rayon::prelude::*;
 use std::time::Instant;
@@ -380,34 +381,13 @@ impl GpuBackend {
         pose_b: Pose,
         opts: &CheckOptions,
     ) -> Result<CheckReport> {
-        let mut timings = Timings::default();
-        let t = Instant::now();
-        let (pa, pb) = rayon::join(|| Posed::new(a, pose_a), || Posed::new(b, pose_b));
-        timings.add("transform", t);
-        let hits = self.intersect(&pa, ga, &pb, gb)?;
-        timings.extend(&hits.timings);
-        let t = Instant::now();
-        let contained = if hits.intersects() {
-            None
-        } else {
-            containment(&pa, &pb)
-        };
-        timings.add("containment", t);
-        let dist = self.distance(&pa, ga, &pb, gb, &hits)?;
-        timings.extend(&dist.timings);
-        let clear = opts
-            .clearance
-            .map(|d| self.clearance(&pa, ga, &pb, gb, d))
-            .transpose()?;
-        if let Some(c) = &clear {
-            timings.extend(&c.timings);
-        }
-        Ok(CheckReport {
-            intersect: hits,
-            containment: contained,
-            distance: dist,
-            clearance: clear,
-            timings,
-        })
+        check_with(
+            (a, pose_a),
+            (b, pose_b),
+            opts,
+            |x, y| self.intersect(x, ga, y, gb),
+            |x, y, hits| self.distance(x, ga, y, gb, hits),
+            |x, y, d| self.clearance(x, ga, y, gb, d),
+        )
     }
 }

@@ -39,14 +39,24 @@ pub fn leaf_pairs(ta: &Octree, ba: &[Aabb], tb: &Octree, bb: &[Aabb], d: f64) ->
     if !within(&ba[0], &bb[0], d) {
         return Vec::new();
     }
-    // Breadth-first until there is enough independent work.
+    collect_leaves(|a, b, next, leaves| expand(ta, ba, tb, bb, d, a, b, next, leaves))
+}
+
+/// The driver of both traversals: open node pairs breadth-first from the roots until there is
+/// enough independent work, then finish each subtree depth-first on rayon's threads and
+/// concatenate the pieces in order, so the result does not depend on the thread count.
+/// `expand(a, b, next, leaves)` opens one pair.
+fn collect_leaves<F>(expand: F) -> Vec<(u32, u32)>
+where
+    F: Fn(u32, u32, &mut Vec<(u32, u32)>, &mut Vec<(u32, u32)>) + Sync,
+{
     let target = rayon::current_num_threads() * TASKS_PER_THREAD;
     let mut frontier = vec![(0u32, 0u32)];
     let mut leaves = Vec::new();
     while !frontier.is_empty() && frontier.len() < target {
         let mut next = Vec::new();
         for (a, b) in frontier {
-            expand(ta, ba, tb, bb, d, a, b, &mut next, &mut leaves);
+            expand(a, b, &mut next, &mut leaves);
         }
         frontier = next;
     }
@@ -57,7 +67,7 @@ pub fn leaf_pairs(ta: &Octree, ba: &[Aabb], tb: &Octree, bb: &[Aabb], d: f64) ->
             let mut stack = vec![(a, b)];
             while let Some((a, b)) = stack.pop() {
                 let mut next = Vec::new();
-                expand(ta, ba, tb, bb, d, a, b, &mut next, &mut out);
+                expand(a, b, &mut next, &mut out);
                 stack.extend(next.into_iter().rev());
             }
             out
@@ -106,31 +116,7 @@ fn expand(
 /// Pairs of leaves `(p, q)`, `p ≤ q`, of one tree whose boxes are within `d` (a leaf is paired
 /// with itself).
 pub fn self_leaf_pairs(t: &Octree, boxes: &[Aabb], d: f64) -> Vec<(u32, u32)> {
-    let target = rayon::current_num_threads() * TASKS_PER_THREAD;
-    let mut frontier = vec![(0u32, 0u32)];
-    let mut leaves = Vec::new();
-    while !frontier.is_empty() && frontier.len() < target {
-        let mut next = Vec::new();
-        for (a, b) in frontier {
-            expand_self(t, boxes, d, a, b, &mut next, &mut leaves);
-        }
-        frontier = next;
-    }
-    let rest: Vec<Vec<(u32, u32)>> = frontier
-        .par_iter()
-        .map(|&(a, b)| {
-            let mut out = Vec::new();
-            let mut stack = vec![(a, b)];
-            while let Some((a, b)) = stack.pop() {
-                let mut next = Vec::new();
-                expand_self(t, boxes, d, a, b, &mut next, &mut out);
-                stack.extend(next.into_iter().rev());
-            }
-            out
-        })
-        .collect();
-    leaves.extend(rest.into_iter().flatten());
-    leaves
+    collect_leaves(|a, b, next, leaves| expand_self(t, boxes, d, a, b, next, leaves))
 }
 
 fn expand_self(

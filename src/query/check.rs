@@ -41,11 +41,32 @@ pub fn check(
     pose_b: Pose,
     opts: &CheckOptions,
 ) -> CheckReport {
+    let Ok(r) = check_with::<std::convert::Infallible>(
+        (a, pose_a),
+        (b, pose_b),
+        opts,
+        |x, y| Ok(intersect(x, y)),
+        |x, y, hits| Ok(distance(x, y, hits)),
+        |x, y, d| Ok(clearance(x, y, d)),
+    );
+    r
+}
+
+/// The order of a check, shared by both backends: pose, intersect, containment (only when the
+/// surfaces do not meet), distance, clearance; each backend brings its own three stages.
+pub(crate) fn check_with<E>(
+    (a, pose_a): (&PreparedMesh, Pose),
+    (b, pose_b): (&PreparedMesh, Pose),
+    opts: &CheckOptions,
+    intersect: impl FnOnce(&Posed, &Posed) -> Result<IntersectReport, E>,
+    distance: impl FnOnce(&Posed, &Posed, &IntersectReport) -> Result<DistanceReport, E>,
+    clearance: impl FnOnce(&Posed, &Posed, f64) -> Result<ClearanceReport, E>,
+) -> Result<CheckReport, E> {
     let mut timings = Timings::default();
     let t = Instant::now();
     let (pa, pb) = rayon::join(|| Posed::new(a, pose_a), || Posed::new(b, pose_b));
     timings.add("transform", t);
-    let hits = intersect(&pa, &pb);
+    let hits = intersect(&pa, &pb)?;
     timings.extend(&hits.timings);
     let t = Instant::now();
     let contained = if hits.intersects() {
@@ -54,17 +75,17 @@ pub fn check(
         containment(&pa, &pb)
     };
     timings.add("containment", t);
-    let dist = distance(&pa, &pb, &hits);
+    let dist = distance(&pa, &pb, &hits)?;
     timings.extend(&dist.timings);
-    let clear = opts.clearance.map(|d| clearance(&pa, &pb, d));
+    let clear = opts.clearance.map(|d| clearance(&pa, &pb, d)).transpose()?;
     if let Some(c) = &clear {
         timings.extend(&c.timings);
     }
-    CheckReport {
+    Ok(CheckReport {
         intersect: hits,
         containment: contained,
         distance: dist,
         clearance: clear,
         timings,
-    }
+    })
 }

@@ -9,7 +9,7 @@
 //! conservative and every surviving pair is decided by exact predicates on the posed `f64`
 //! coordinates. Distances are `f64`.
 
-mod check;
+pub(crate) mod check;
 mod clearance;
 mod containment;
 mod distance;
