@@ -207,3 +207,19 @@ fn zero_area_triangles_on_a_cube_face_touch_in_41_pairs_not_43_or_50() {
     let r = check(&x, pa, &y, pb, &CheckOptions::default());
     assert_eq!(r.intersect.pairs.len(), 41);
 }
+
+#[test]
+fn early_exit_interference_agrees_with_the_full_check_on_every_case() {
+    for case in load_cases() {
+        let a = PreparedMesh::new(Mesh::load(case_path(case["mesh_a"].as_str().unwrap())).unwrap());
+        let b = PreparedMesh::new(Mesh::load(case_path(case["mesh_b"].as_str().unwrap())).unwrap());
+        let (pa, pb) = (pose(&case["pose_a"]), pose(&case["pose_b"]));
+        let full = check(&a, pa, &b, pb, &CheckOptions::default()).interferes();
+        let (x, y) = (query::Posed::new(&a, pa), query::Posed::new(&b, pb));
+        assert_eq!(query::interferes(&x, &y), full, "{}", case["name"]);
+        // The oracle's own statement: surfaces meeting, or (nested case) containment.
+        let want = case["expect"]["intersects"].as_bool().unwrap()
+            || case["name"] == "cube_inside_cube_nested";
+        assert_eq!(full, want, "{}", case["name"]);
+    }
+}

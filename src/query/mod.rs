@@ -1,5 +1,6 @@
 //! The mesh queries, one API: [`intersect`], [`containment`], [`distance`], [`clearance`],
-//! [`self_intersections`], and [`check`] which runs what a clash review needs in one call.
+//! [`self_intersections`], [`interferes`] (yes/no, early exit), and [`check`] which runs what a
+//! clash review needs in one call.
 //!
 //! A [`PreparedMesh`] is built once per mesh (welded mesh, octree, topology) and reused for any
 //! number of queries and poses; a [`Posed`] is a prepared mesh placed by a pose for one query
@@ -13,6 +14,7 @@ pub(crate) mod check;
 mod clearance;
 mod containment;
 mod distance;
+mod interferes;
 pub(crate) mod intersect;
 pub(crate) mod self_intersect;
 
@@ -20,6 +22,7 @@ pub use check::{check, CheckOptions, CheckReport};
 pub use clearance::{clearance, ClearancePair, ClearanceReport};
 pub use containment::{containment, point_in_closed_mesh, Containment};
 pub use distance::{distance, DistanceReport};
+pub use interferes::interferes;
 pub use intersect::{intersect, IntersectReport, PairContact};
 pub use self_intersect::{self_intersections, SelfKind, SelfPair, SelfReport};
 
