@@ -42,6 +42,52 @@ pub fn leaf_pairs(ta: &Octree, ba: &[Aabb], tb: &Octree, bb: &[Aabb], d: f64) ->
     collect_leaves(|a, b, next, leaves| expand(ta, ba, tb, bb, d, a, b, next, leaves))
 }
 
+/// Whether some pair of leaves within `d` satisfies `hit`, stopping as soon as one does: the
+/// dual traversal of [`leaf_pairs`] walked lazily, each independent subtree depth-first on
+/// rayon's threads, all of them stopped by a shared flag.
+pub fn any_leaf_pair(
+    ta: &Octree,
+    ba: &[Aabb],
+    tb: &Octree,
+    bb: &[Aabb],
+    d: f64,
+    hit: impl Fn(u32, u32) -> bool + Sync,
+) -> bool {
+    if !within(&ba[0], &bb[0], d) {
+        return false;
+    }
+    let target = rayon::current_num_threads() * TASKS_PER_THREAD;
+    let mut frontier = vec![(0u32, 0u32)];
+    while !frontier.is_empty() && frontier.len() < target {
+        let mut next = Vec::new();
+        let mut leaves = Vec::new();
+        for (a, b) in frontier {
+            expand(ta, ba, tb, bb, d, a, b, &mut next, &mut leaves);
+        }
+        if leaves.iter().any(|&(a, b)| hit(a, b)) {
+            return true;
+        }
+        frontier = next;
+    }
+    let found = std::sync::atomic::AtomicBool::new(false);
+    frontier.par_iter().any(|&(a, b)| {
+        let mut stack = vec![(a, b)];
+        while let Some((a, b)) = stack.pop() {
+            if found.load(std::sync::atomic::Ordering::Relaxed) {
+                return true;
+            }
+            let (mut next, mut leaves) = (Vec::new(), Vec::new());
+            expand(ta, ba, tb, bb, d, a, b, &mut next, &mut leaves);
+            if leaves.iter().any(|&(x, y)| hit(x, y)) {
+                found.store(true, std::sync::atomic::Ordering::Relaxed);
+                return true;
+            }
+            stack.extend(next.into_iter().rev());
+        }
+        false
+    })
+}
+
 /// The driver of both traversals: open node pairs breadth-first from the roots until there is
 /// enough independent work, then finish each subtree depth-first on rayon's threads and
 /// concatenate the pieces in order, so the result does not depend on the thread count.

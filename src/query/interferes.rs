@@ -4,8 +4,7 @@
 use super::containment::point_in_closed_mesh;
 use super::Posed;
 use crate::geom::{spheres_within, tritri};
-use crate::octree::leaf_pairs;
-use rayon::prelude::*;
+use crate::octree::any_leaf_pair;
 
 /// Do the parts interfere: surfaces meeting, or one inside the other. Same answer as
 /// [`super::check`]'s `interferes()`, found faster:
@@ -22,14 +21,12 @@ pub fn interferes(a: &Posed, b: &Posed) -> bool {
             return true;
         }
     }
-    leaf_pairs(a.tree(), &a.boxes, b.tree(), &b.boxes, 0.0)
-        .par_iter()
-        .any(|&(la, lb)| {
-            a.node_tris(la).iter().any(|&i| {
-                b.node_tris(lb).iter().any(|&j| {
-                    spheres_within(&a.spheres[i as usize], &b.spheres[j as usize], 0.0)
-                        && tritri::intersect(&a.tri(i), &b.tri(j))
-                })
+    any_leaf_pair(a.tree(), &a.boxes, b.tree(), &b.boxes, 0.0, |la, lb| {
+        a.node_tris(la).iter().any(|&i| {
+            b.node_tris(lb).iter().any(|&j| {
+                spheres_within(&a.spheres[i as usize], &b.spheres[j as usize], 0.0)
+                    && tritri::intersect(&a.tri(i), &b.tri(j))
             })
         })
+    })
 }
