@@ -242,6 +242,15 @@ fn choose_backend(b: Backend) -> Result<Engine, Error> {
         return Ok(Engine::Cpu);
     }
     match GpuContext::new().and_then(GpuBackend::new) {
+        // A software adapter (lavapipe, llvmpipe, WARP) is a CPU pretending: the CPU path is
+        // faster, so `auto` takes the CPU and says so; `gpu` still uses it.
+        Ok(g) if b == Backend::Auto && g.ctx.info.device_type == "Cpu" => {
+            eprintln!(
+                "meshclash: only a software GPU adapter ({}); answering on the CPU, which is faster (--backend gpu uses it)",
+                g.ctx.info.name
+            );
+            Ok(Engine::Cpu)
+        }
         Ok(g) => {
             progress(&format!(
                 "GPU: {} ({})",
@@ -260,8 +269,8 @@ fn choose_backend(b: Backend) -> Result<Engine, Error> {
     }
 }
 
-/// `check` on the engine; under `auto`, a GPU failure (a mesh over the adapter's limits, say)
-/// falls back to the CPU with a line on stderr.
+/// `check` on the engine; under `auto`, a GPU failure (a lost device, say) falls back to the
+/// CPU with a line on stderr.
 fn run_check(
     engine: &mut Engine,
     auto: bool,
