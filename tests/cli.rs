@@ -6,15 +6,7 @@ use common::case_path;
 use std::process::Command;
 
 fn meshclash(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_meshclash"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    meshclash_env(args, &[])
 }
 
 #[test]
