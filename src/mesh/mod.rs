@@ -10,6 +10,7 @@ pub use record::TriRecord;
 
 use crate::error::{Error, Result};
 use crate::geom::{predicates, Aabb, DVec3, Tri};
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -102,9 +103,11 @@ impl Mesh {
         Aabb::from_points((0..self.vertices.len() as u32).map(|i| self.vertex(i)))
     }
 
-    /// Zero-area triangles, decided exactly.
+    /// Zero-area triangles, decided exactly (in parallel: a 10M-triangle mesh has 10M of them
+    /// to decide).
     pub fn zero_area_flags(&self) -> Vec<bool> {
         (0..self.triangles.len())
+            .into_par_iter()
             .map(|i| predicates::is_degenerate(&self.triangle(i)))
             .collect()
     }
@@ -118,6 +121,11 @@ impl Mesh {
 
     /// Triangles, vertices, bounds, zero-area count and topology.
     pub fn info(&self) -> MeshInfo {
+        self.info_with(&self.zero_area_flags())
+    }
+
+    /// [`Mesh::info`] with the zero-area flags already decided.
+    pub fn info_with(&self, zero_area: &[bool]) -> MeshInfo {
         let bbox = self.bounding_box();
         let (closed, oriented) = self.topology();
         MeshInfo {
@@ -125,7 +133,7 @@ impl Mesh {
             vertices: self.vertices.len(),
             bbox_min: bbox.min.to_array(),
             bbox_max: bbox.max.to_array(),
-            zero_area_triangles: self.zero_area_flags().iter().filter(|&&z| z).count(),
+            zero_area_triangles: zero_area.iter().filter(|&&z| z).count(),
             closed,
             oriented,
         }
@@ -133,18 +141,37 @@ impl Mesh {
 
     /// `closed`: every edge is shared by exactly two triangles. `oriented`: no directed edge is
     /// used twice, i.e. neighbours traverse their shared edge in opposite directions.
+    ///
+    /// Directed edges as `u64` keys, sorted in parallel and scanned: at 10M triangles this is
+    /// several times faster than a hash map of 30M entries.
     fn topology(&self) -> (bool, bool) {
-        let mut directed: HashMap<(u32, u32), u32> =
-            HashMap::with_capacity(self.triangles.len() * 3);
-        for t in &self.triangles {
-            for k in 0..3 {
-                *directed.entry((t[k], t[(k + 1) % 3])).or_default() += 1;
+        let key = |a: u32, b: u32| ((a as u64) << 32) | b as u64;
+        let mut directed: Vec<u64> = self
+            .triangles
+            .par_iter()
+            .flat_map_iter(|t| (0..3).map(move |k| key(t[k], t[(k + 1) % 3])))
+            .collect();
+        directed.par_sort_unstable();
+        let runs = |v: &[u64]| {
+            let mut out = Vec::with_capacity(v.len());
+            let mut i = 0;
+            while i < v.len() {
+                let j = i + v[i..].iter().take_while(|&&x| x == v[i]).count();
+                out.push((v[i], (j - i) as u32));
+                i = j;
             }
-        }
-        let oriented = directed.values().all(|&c| c == 1);
-        let closed = directed.iter().all(|(&(a, b), &c)| {
-            let back = directed.get(&(b, a)).copied().unwrap_or(0);
-            c + back == 2
+            out
+        };
+        let counts = runs(&directed);
+        let oriented = counts.iter().all(|&(_, c)| c == 1);
+        let count_of = |k: u64| {
+            counts
+                .binary_search_by_key(&k, |&(x, _)| x)
+                .map_or(0, |i| counts[i].1)
+        };
+        let closed = counts.par_iter().all(|&(k, c)| {
+            let (a, b) = ((k >> 32) as u32, k as u32);
+            c + count_of(key(b, a)) == 2
         });
         (closed, oriented)
     }

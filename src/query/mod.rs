@@ -47,8 +47,8 @@ impl PreparedMesh {
         let t = Instant::now();
         let octree = Octree::build(&mesh);
         let octree_ms = ms(t);
-        let info = mesh.info();
         let zero_area = mesh.zero_area_flags();
+        let info = mesh.info_with(&zero_area);
         PreparedMesh {
             mesh,
             octree,
