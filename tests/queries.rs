@@ -248,6 +248,19 @@ fn octree_is_well_formed_over_sizes_and_shapes() {
             .filter(|n| n.is_leaf())
             .all(|n| n.tri_count as usize <= meshclash::octree::LEAF_SIZE));
     }
+    // Built in parallel over subtrees: the same tree on any number of threads.
+    let m = generate::torus(1.0, 0.3, 300, 100); // 60k triangles: parallel subtrees
+    let build = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| Octree::build(&m))
+    };
+    let (one, three) = (build(1), build(3));
+    one.assert_well_formed(&m);
+    assert_eq!(one.nodes, three.nodes);
+    assert_eq!(one.tri_index, three.tri_index);
     // Identical centroids cannot be split: one leaf holds them all.
     let same = vec![[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]; 50];
     let m = Mesh::from_soup("dup", same).unwrap();

@@ -15,6 +15,7 @@ pub use traverse::{any_leaf_pair, leaf_pairs, self_leaf_pairs, world_boxes};
 use crate::geom::{Aabb, DVec3};
 use crate::mesh::Mesh;
 use bytemuck::{Pod, Zeroable};
+use rayon::prelude::*;
 
 /// Triangles per leaf, at most (unless they cannot be split: identical centroids, or depth).
 pub const LEAF_SIZE: usize = 8;
@@ -65,6 +66,92 @@ impl OctreeNode {
     }
 }
 
+/// Subtrees with more triangles than this are built in parallel.
+const PARALLEL_MIN: usize = 16_384;
+
+/// The subtree over `tris` (which start at `start` in the whole index), its root first and its
+/// child indices relative to its own node vector. Sorts `tris` into octant order in place.
+fn build_subtree(
+    boxes: &[Aabb],
+    centroids: &[DVec3],
+    tris: &mut [u32],
+    start: usize,
+    depth: u32,
+) -> Vec<OctreeNode> {
+    let bounds = tris
+        .iter()
+        .fold(Aabb::EMPTY, |b, &t| b.union(&boxes[t as usize]));
+    let cbox = Aabb::from_points(tris.iter().map(|&t| centroids[t as usize]));
+    let mut root = OctreeNode {
+        min: bounds.min.to_array().map(down),
+        max: bounds.max.to_array().map(up),
+        first_child: NO_CHILD,
+        child_count: 0,
+        tri_start: start as u32,
+        tri_count: tris.len() as u32,
+        _pad: [0; 2],
+    };
+    if tris.len() <= LEAF_SIZE || depth >= MAX_DEPTH || cbox.min == cbox.max {
+        return vec![root];
+    }
+    let c = cbox.center();
+    let octant = |t: u32| {
+        let p = centroids[t as usize];
+        (p.x > c.x) as usize | ((p.y > c.y) as usize) << 1 | ((p.z > c.z) as usize) << 2
+    };
+    tris.sort_unstable_by_key(|&t| (octant(t), t));
+    let mut counts = [0usize; 8];
+    for &t in tris.iter() {
+        counts[octant(t)] += 1;
+    }
+    // Disjoint slices, one per non-empty octant, with their offsets in the whole index.
+    let mut slices: Vec<(&mut [u32], usize)> = Vec::with_capacity(8);
+    let mut rest = tris;
+    let mut at = start;
+    for &count in counts.iter().filter(|&&k| k > 0) {
+        let (head, tail) = rest.split_at_mut(count);
+        slices.push((head, at));
+        at += count;
+        rest = tail;
+    }
+    let build = |(s, at): (&mut [u32], usize)| build_subtree(boxes, centroids, s, at, depth + 1);
+    let subs: Vec<Vec<OctreeNode>> = if at - start > PARALLEL_MIN {
+        slices.into_par_iter().map(build).collect()
+    } else {
+        slices.into_iter().map(build).collect()
+    };
+    // Splice: this root, then the children's roots side by side (children are contiguous), then
+    // each child's remaining nodes; a child's node i > 0 lands at its offset + i - 1.
+    let k = subs.len();
+    let mut offsets = Vec::with_capacity(k);
+    let mut next = 1 + k;
+    for sub in &subs {
+        offsets.push(next);
+        next += sub.len() - 1;
+    }
+    let remap = |n: &OctreeNode, off: usize| OctreeNode {
+        first_child: if n.is_leaf() {
+            NO_CHILD
+        } else {
+            (off + n.first_child as usize - 1) as u32
+        },
+        ..*n
+    };
+    root.first_child = 1;
+    root.child_count = k as u32;
+    let mut nodes = Vec::with_capacity(next);
+    nodes.push(root);
+    nodes.extend(
+        subs.iter()
+            .zip(&offsets)
+            .map(|(sub, &off)| remap(&sub[0], off)),
+    );
+    for (sub, &off) in subs.iter().zip(&offsets) {
+        nodes.extend(sub[1..].iter().map(|n| remap(n, off)));
+    }
+    nodes
+}
+
 /// The flattened octree: node 0 is the root.
 #[derive(Clone, Debug)]
 pub struct Octree {
@@ -93,64 +180,21 @@ pub(crate) fn up(x: f64) -> f32 {
 }
 
 impl Octree {
+    /// Build over all of `mesh`'s triangles. Subtrees of more than [`PARALLEL_MIN`] triangles are
+    /// built on rayon's threads over disjoint slices of the index; the result is the same for
+    /// any thread count.
     pub fn build(mesh: &Mesh) -> Octree {
         let n = mesh.triangles.len();
-        let boxes: Vec<Aabb> = (0..n)
-            .map(|i| Aabb::from_points(mesh.triangle(i)))
-            .collect();
-        let centroids: Vec<DVec3> = (0..n)
+        let (boxes, centroids): (Vec<Aabb>, Vec<DVec3>) = (0..n)
+            .into_par_iter()
             .map(|i| {
                 let t = mesh.triangle(i);
-                (t[0] + t[1] + t[2]) / 3.0
+                (Aabb::from_points(t), (t[0] + t[1] + t[2]) / 3.0)
             })
-            .collect();
-        let mut tree = Octree {
-            nodes: vec![OctreeNode::zeroed()],
-            tri_index: (0..n as u32).collect(),
-        };
-        // Explicit stack of (node, depth); children are allocated together when a node splits.
-        let mut stack = vec![(0usize, 0u32, 0usize, n)];
-        while let Some((node, depth, start, end)) = stack.pop() {
-            let range = &mut tree.tri_index[start..end];
-            let bounds = range
-                .iter()
-                .fold(Aabb::EMPTY, |b, &t| b.union(&boxes[t as usize]));
-            let cbox = Aabb::from_points(range.iter().map(|&t| centroids[t as usize]));
-            let mut nd = OctreeNode {
-                min: bounds.min.to_array().map(down),
-                max: bounds.max.to_array().map(up),
-                first_child: NO_CHILD,
-                child_count: 0,
-                tri_start: start as u32,
-                tri_count: (end - start) as u32,
-                _pad: [0; 2],
-            };
-            let splittable = cbox.min != cbox.max;
-            if end - start > LEAF_SIZE && depth < MAX_DEPTH && splittable {
-                let c = cbox.center();
-                let octant = |t: u32| {
-                    let p = centroids[t as usize];
-                    (p.x > c.x) as usize | ((p.y > c.y) as usize) << 1 | ((p.z > c.z) as usize) << 2
-                };
-                range.sort_unstable_by_key(|&t| (octant(t), t));
-                let mut counts = [0usize; 8];
-                for &t in range.iter() {
-                    counts[octant(t)] += 1;
-                }
-                let first = tree.nodes.len();
-                let mut s = start;
-                for &count in counts.iter().filter(|&&c| c > 0) {
-                    let child = tree.nodes.len();
-                    tree.nodes.push(OctreeNode::zeroed());
-                    stack.push((child, depth + 1, s, s + count));
-                    s += count;
-                }
-                nd.first_child = first as u32;
-                nd.child_count = (tree.nodes.len() - first) as u32;
-            }
-            tree.nodes[node] = nd;
-        }
-        tree
+            .unzip();
+        let mut tri_index: Vec<u32> = (0..n as u32).collect();
+        let nodes = build_subtree(&boxes, &centroids, &mut tri_index, 0, 0);
+        Octree { nodes, tri_index }
     }
 
     pub fn depth(&self) -> usize {
