@@ -26,6 +26,11 @@ fn to_b_frame(p: vec3<f32>) -> vec3<f32> {
     );
 }
 
+// How far the point c lies outside the node's box, per axis (seed 001: point to AABB).
+fn box_gap(node: OctreeNode, c: vec3<f32>) -> vec3<f32> {
+    return max(node.min - c, vec3<f32>(0.0)) + max(c - node.max, vec3<f32>(0.0));
+}
+
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = q.chunk_start + gid.x;
@@ -44,8 +49,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         top = top - 1u;
         let node = nodes_b[stack[top]];
-        // Sphere against the node's box (seed 001: squared distance point-AABB).
-        let g = max(node.min - c, vec3<f32>(0.0)) + max(c - node.max, vec3<f32>(0.0));
+        let g = box_gap(node, c);
         if (dot(g, g) > reach * reach) {
             continue;
         }
@@ -114,7 +118,7 @@ fn nearest(@builtin(global_invocation_id) gid: vec3<u32>) {
         // Only the global minimum matters: prune by the best any thread has found so far.
         best = min(best, bitcast<f32>(atomicLoad(&counters.min_dist_bits)));
         let node = nodes_b[stack[top]];
-        let g = max(node.min - c, vec3<f32>(0.0)) + max(c - node.max, vec3<f32>(0.0));
+        let g = box_gap(node, c);
         if (length(g) - r > best) {
             continue;
         }
@@ -126,7 +130,7 @@ fn nearest(@builtin(global_invocation_id) gid: vec3<u32>) {
             let n = node.child_count;
             for (var k = 0u; k < n; k = k + 1u) {
                 let ch = nodes_b[node.first_child + k];
-                let gc = max(ch.min - c, vec3<f32>(0.0)) + max(c - ch.max, vec3<f32>(0.0));
+                let gc = box_gap(ch, c);
                 kd[k] = length(gc);
                 ki[k] = node.first_child + k;
                 var m = k;

@@ -101,26 +101,21 @@ pub fn run(scene: &Scene, gpu: Option<&GpuBackend>) -> Result<Vec<Run>> {
         let t = Instant::now();
         let (ga, gb) = (g.upload(&scene.a)?, g.upload(&scene.b)?);
         let upload_ms = ms(t);
+        let check = || {
+            g.check(
+                &scene.a,
+                &ga,
+                scene.pose_a,
+                &scene.b,
+                &gb,
+                scene.pose_b,
+                &opts,
+            )
+        };
         // One warm-up: the first dispatch of a pipeline may compile it.
-        g.check(
-            &scene.a,
-            &ga,
-            scene.pose_a,
-            &scene.b,
-            &gb,
-            scene.pose_b,
-            &opts,
-        )?;
+        check()?;
         let t = Instant::now();
-        let report = g.check(
-            &scene.a,
-            &ga,
-            scene.pose_a,
-            &scene.b,
-            &gb,
-            scene.pose_b,
-            &opts,
-        )?;
+        let report = check()?;
         runs.push(Run {
             backend: "gpu",
             report,

@@ -51,6 +51,29 @@ fn assert_same(name: &str, cpu: &CheckReport, gpu: &CheckReport) {
     }
 }
 
+/// The cutting and near-miss chain links of one torus mesh, through both backends.
+fn linked_tori(b: &GpuBackend, t: &PreparedMesh, label: &str) {
+    let link = |x: f64| Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(x, 0.03, 0.02));
+    both(
+        b,
+        &format!("cutting, {label}"),
+        t,
+        Pose::IDENTITY,
+        t,
+        link(1.5),
+        Some(0.05),
+    );
+    both(
+        b,
+        &format!("near miss, {label}"),
+        t,
+        Pose::IDENTITY,
+        t,
+        link(1.0),
+        Some(0.45),
+    );
+}
+
 fn both(
     b: &GpuBackend,
     name: &str,
@@ -152,25 +175,7 @@ fn candidate_lists_larger_than_a_round_still_give_the_full_answer() {
         r.clearance.as_ref().unwrap().candidates > 10 * 1200,
         "the test must need many rounds"
     );
-    let link = |x: f64| Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(x, 0.03, 0.02));
-    both(
-        &b,
-        "cutting, small rounds",
-        &t,
-        Pose::IDENTITY,
-        &t,
-        link(1.5),
-        Some(0.05),
-    );
-    both(
-        &b,
-        "near miss, small rounds",
-        &t,
-        Pose::IDENTITY,
-        &t,
-        link(1.0),
-        Some(0.45),
-    );
+    linked_tori(&b, &t, "small rounds");
     assert_eq!(
         query::self_intersections(&t).pairs,
         b.self_intersections(&t, &g).unwrap().pairs
@@ -239,25 +244,7 @@ fn meshes_split_across_bindings_answer_identically() {
     let t = PreparedMesh::new(generate::torus(1.0, 0.3, 40, 14));
     let g = b.upload(&t).unwrap();
     assert!(g.parts.len() >= 4, "{} parts", g.parts.len());
-    let link = |x: f64| Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(x, 0.03, 0.02));
-    both(
-        &b,
-        "cutting, in parts",
-        &t,
-        Pose::IDENTITY,
-        &t,
-        link(1.5),
-        Some(0.05),
-    );
-    both(
-        &b,
-        "near miss, in parts",
-        &t,
-        Pose::IDENTITY,
-        &t,
-        link(1.0),
-        Some(0.45),
-    );
+    linked_tori(&b, &t, "in parts");
     both(
         &b,
         "coincident, in parts",

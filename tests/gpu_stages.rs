@@ -193,10 +193,9 @@ fn distance_twin_bounds_the_true_distance() {
                     "{name}: ({i},{j}) f32 {d32} > {exact} + {}",
                     f.band
                 );
-                assert!(
-                    d32 >= exact - f.band - 1e-2 * exact.max(0.0) || d32 < exact,
-                    "{name}"
-                );
+                // Only this side is needed: a pair left out of the band has a true distance
+                // above the threshold minus the band. Below, an f32 value may sit lower (a
+                // sliver's value is a lower bound by design), which only costs CPU work.
             }
         }
     }

@@ -107,14 +107,14 @@ impl GpuBackend {
                 entry(8, RO, 4),
             ],
         });
-        let sh = super::shaders::CULL;
-        let nw = super::shaders::NARROW;
-        let cull = ctx.compute_pipeline("cull", sh, "main", &cull_layout)?;
-        let cull_finish = ctx.compute_pipeline("cull", sh, "finish", &cull_layout)?;
-        let cull_nearest = ctx.compute_pipeline("cull", sh, "nearest", &cull_layout)?;
-        let narrow_main = ctx.compute_pipeline("narrow", nw, "main", &narrow_layout)?;
-        let narrow_distance = ctx.compute_pipeline("narrow", nw, "distance", &narrow_layout)?;
-        let narrow_band = ctx.compute_pipeline("narrow", nw, "band", &narrow_layout)?;
+        let sh = ctx.shader_module("cull", super::shaders::CULL)?;
+        let nw = ctx.shader_module("narrow", super::shaders::NARROW)?;
+        let cull = ctx.compute_pipeline("cull", &sh, "main", &cull_layout)?;
+        let cull_finish = ctx.compute_pipeline("cull", &sh, "finish", &cull_layout)?;
+        let cull_nearest = ctx.compute_pipeline("cull", &sh, "nearest", &cull_layout)?;
+        let narrow_main = ctx.compute_pipeline("narrow", &nw, "main", &narrow_layout)?;
+        let narrow_distance = ctx.compute_pipeline("narrow", &nw, "distance", &narrow_layout)?;
+        let narrow_band = ctx.compute_pipeline("narrow", &nw, "band", &narrow_layout)?;
         let storage = |label: &str, size: u64, extra: wgpu::BufferUsages| {
             d.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),

@@ -112,15 +112,9 @@ impl GpuContext {
         }
     }
 
-    /// Compile a stage: `common.wgsl` prepended to the stage's source, validation errors
-    /// captured and returned rather than panicking.
-    pub fn compute_pipeline(
-        &self,
-        label: &str,
-        source: &str,
-        entry: &str,
-        layout: &wgpu::BindGroupLayout,
-    ) -> Result<wgpu::ComputePipeline> {
+    /// Compile a stage's WGSL file once (`common.wgsl` prepended); validation errors are
+    /// returned, not panicked on.
+    pub fn shader_module(&self, label: &str, source: &str) -> Result<wgpu::ShaderModule> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self
             .device
@@ -130,6 +124,21 @@ impl GpuContext {
                     format!("{}\n{}", super::shaders::COMMON, source).into(),
                 ),
             });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Gpu(format!("stage {label}: {e}")));
+        }
+        Ok(module)
+    }
+
+    /// One entry point of a compiled stage as a pipeline over `layout`.
+    pub fn compute_pipeline(
+        &self,
+        label: &str,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        layout: &wgpu::BindGroupLayout,
+    ) -> Result<wgpu::ComputePipeline> {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let pl = self
             .device
             .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -142,7 +151,7 @@ impl GpuContext {
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(label),
                 layout: Some(&pl),
-                module: &module,
+                module,
                 entry_point: Some(entry),
                 compilation_options: Default::default(),
                 cache: None,

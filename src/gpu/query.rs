@@ -282,11 +282,10 @@ impl GpuBackend {
             let mut threshold = min32 as f64 + 2.0 * f.band;
             let mut best: Option<(f64, u32, u32)> = None;
             loop {
-                let mut fb = frame(a, ga, b, gb, d, MODE_DISTANCE)?;
-                fb.query.capacity = self.capacity;
-                fb.query.tol[3] = (threshold as f32).next_up();
-                let (band_hits, _, _) =
-                    self.run_query((a, ga), (b, gb), &fb.query, Narrow::Band)?;
+                // The same frame and tolerance; `tol.w` carries the band's threshold.
+                let mut qb = f.query;
+                qb.tol[3] = (threshold as f32).next_up();
+                let (band_hits, _, _) = self.run_query((a, ga), (b, gb), &qb, Narrow::Band)?;
                 best = band_hits
                     .par_iter()
                     .map(|h| {

@@ -29,7 +29,8 @@ pub fn double(ctx: &GpuContext, data: &[u32]) -> Result<Vec<u32>> {
                 count: None,
             }],
         });
-    let pipeline = ctx.compute_pipeline("smoke", super::shaders::SMOKE, "main", &layout)?;
+    let module = ctx.shader_module("smoke", super::shaders::SMOKE)?;
+    let pipeline = ctx.compute_pipeline("smoke", &module, "main", &layout)?;
     let buf = ctx
         .device
         .create_buffer_init(&wgpu::util::BufferInitDescriptor {

@@ -72,16 +72,22 @@ pub fn read_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
 }
 
 /// Binary STL through `stl_io`, whose reader picks ASCII for any header starting with
-/// "solid ": the header (80 free bytes) is blanked first, the size already checked.
+/// "solid ": such a header (80 free bytes) is blanked in a copy; other files are read in place.
+/// The size is already checked.
 fn read_binary_stl(bytes: &[u8], count: usize, path: &Path) -> Result<Soup> {
     let io = |source: std::io::Error| Error::Io {
         path: path.to_path_buf(),
         source,
     };
-    let mut data = Vec::with_capacity(STL_HEADER + count * STL_RECORD);
-    data.extend_from_slice(&[0u8; 80]);
-    data.extend_from_slice(&bytes[80..STL_HEADER + count * STL_RECORD]);
-    let mut cursor = std::io::Cursor::new(data);
+    let body = &bytes[..STL_HEADER + count * STL_RECORD];
+    let data: std::borrow::Cow<[u8]> = if body.starts_with(b"solid") {
+        let mut copy = body.to_vec();
+        copy[..80].fill(0);
+        copy.into()
+    } else {
+        body.into()
+    };
+    let mut cursor = std::io::Cursor::new(data.as_ref());
     let reader = stl_io::create_stl_reader(&mut cursor).map_err(io)?;
     let mut soup = Vec::with_capacity(count);
     for t in reader {
