@@ -40,6 +40,7 @@ struct Hit {
 }
 
 struct Counters {
+    leaf_pairs: atomic<u32>,
     candidates: atomic<u32>,
     hits: atomic<u32>,
     min_dist_bits: atomic<u32>,
@@ -54,12 +55,31 @@ struct DispatchArgs {
 
 const NO_CHILD: u32 = 0xffffffffu;
 const WG: u32 = 64u;
+// Threads per leaf pair in cull_pairs (the octree's leaf size), and workgroups per dispatch row.
+const LEAF_THREADS: u32 = 8u;
+const ROW: u32 = 32768u;
 
 fn to_local(m: array<vec4<f32>, 3>, p: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(dot(m[0].xyz, p) + m[0].w, dot(m[1].xyz, p) + m[1].w, dot(m[2].xyz, p) + m[2].w);
 }
 
 const INF: f32 = 3.4028235e38;
+
+// A record frame from the local frame, by the inverse of the rows m = [R | t]: R^T (p - t).
+fn from_local(m: array<vec4<f32>, 3>, p: vec3<f32>) -> vec3<f32> {
+    let x = p - vec3<f32>(m[0].w, m[1].w, m[2].w);
+    return vec3<f32>(
+        m[0].x * x.x + m[1].x * x.y + m[2].x * x.z,
+        m[0].y * x.x + m[1].y * x.y + m[2].y * x.z,
+        m[0].z * x.x + m[1].z * x.y + m[2].z * x.z,
+    );
+}
+
+// How far the point c lies outside the node's box, per axis (seed 001: point to AABB).
+fn box_gap(node: OctreeNode, c: vec3<f32>) -> vec3<f32> {
+    return max(node.min - c, vec3<f32>(0.0)) + max(c - node.max, vec3<f32>(0.0));
+}
+
 
 // Distance helpers shared by cull.wgsl (nearest) and narrow.wgsl. CPU twin: gpu::twin.
 

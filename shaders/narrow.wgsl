@@ -150,14 +150,14 @@ fn neighbours(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>, ia: vec3<u32>, ib:
     return 2u;
 }
 
+// Field by field: loading a whole 192-byte record to use its first 48 bytes quadruples the
+// memory traffic of the narrow loop.
 fn load_a(i: u32) -> array<vec3<f32>, 3> {
-    let t = tris_a[i];
-    return array<vec3<f32>, 3>(to_local(q.a, t.v[0].xyz), to_local(q.a, t.v[1].xyz), to_local(q.a, t.v[2].xyz));
+    return array<vec3<f32>, 3>(to_local(q.a, tris_a[i].v[0].xyz), to_local(q.a, tris_a[i].v[1].xyz), to_local(q.a, tris_a[i].v[2].xyz));
 }
 
 fn load_b(j: u32) -> array<vec3<f32>, 3> {
-    let t = tris_b[j];
-    return array<vec3<f32>, 3>(to_local(q.b, t.v[0].xyz), to_local(q.b, t.v[1].xyz), to_local(q.b, t.v[2].xyz));
+    return array<vec3<f32>, 3>(to_local(q.b, tris_b[j].v[0].xyz), to_local(q.b, tris_b[j].v[1].xyz), to_local(q.b, tris_b[j].v[2].xyz));
 }
 
 fn emit(a: u32, b: u32, flag: u32, dist: f32) {

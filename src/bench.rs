@@ -72,6 +72,8 @@ pub struct Run {
     /// Wall time of the whole check, milliseconds (upload excluded; reported apart).
     pub total_ms: f64,
     pub upload_ms: f64,
+    /// GPU rounds (submission and readback) the check took; 0 on the CPU.
+    pub rounds: u64,
 }
 
 /// Whether two backends gave the same answers, field by field.
@@ -96,6 +98,7 @@ pub fn run(scene: &Scene, gpu: Option<&GpuBackend>) -> Result<Vec<Run>> {
         report: cpu,
         total_ms: ms(t),
         upload_ms: 0.0,
+        rounds: 0,
     }];
     if let Some(g) = gpu {
         let t = Instant::now();
@@ -114,13 +117,14 @@ pub fn run(scene: &Scene, gpu: Option<&GpuBackend>) -> Result<Vec<Run>> {
         };
         // One warm-up: the first dispatch of a pipeline may compile it.
         check()?;
-        let t = Instant::now();
+        let (r0, t) = (g.stats().0, Instant::now());
         let report = check()?;
         runs.push(Run {
             backend: "gpu",
             report,
             total_ms: ms(t),
             upload_ms,
+            rounds: g.stats().0 - r0,
         });
     }
     Ok(runs)
@@ -184,12 +188,24 @@ pub fn table(n: usize, gpu: Option<&GpuBackend>) -> Result<String> {
                 st.join(", ")
             );
         }
+        let r = &runs[0].report;
+        let _ = writeln!(
+            s,
+            "{:<12} answer: {} intersecting pairs, containment {:?}, distance {:.6}, {} pairs within clearance {}",
+            "",
+            r.intersect.pairs.len(),
+            r.containment,
+            r.distance.distance,
+            r.clearance.as_ref().map_or(0, |c| c.pairs.len()),
+            sc.clearance
+        );
         if runs.len() == 2 {
             let _ = writeln!(
                 s,
-                "{:<12} gpu/cpu speed-up: {:.2}x",
+                "{:<12} gpu/cpu speed-up: {:.2}x ({} GPU rounds)",
                 "",
-                runs[0].total_ms / runs[1].total_ms
+                runs[0].total_ms / runs[1].total_ms,
+                runs[1].rounds
             );
         }
     }

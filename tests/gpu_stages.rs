@@ -105,6 +105,8 @@ fn cull_and_narrow_equal_their_twins() {
             &q,
             &ha.records,
             &hb.records,
+            &ha.nodes,
+            &ma.octree.tri_index,
             &hb.nodes,
             &mb.octree.tri_index,
         )

@@ -106,7 +106,14 @@ fn gpu_structs_match_wgsl() {
     assert_eq!(size as usize, std::mem::size_of::<Counters>());
     assert_eq!(
         members,
-        rust_offsets!(Counters, candidates, hits, min_dist_bits, stack_overflow)
+        rust_offsets!(
+            Counters,
+            leaf_pairs,
+            candidates,
+            hits,
+            min_dist_bits,
+            stack_overflow
+        )
     );
     let (size, members) = wgsl_layout(shaders::COMMON, "DispatchArgs");
     assert_eq!(size as usize, std::mem::size_of::<DispatchArgs>());

@@ -5,6 +5,13 @@ use super::layout::{Counters, DispatchArgs, Hit, Query, WORKGROUP};
 use super::mesh::GpuPart;
 use super::GpuContext;
 use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What one round reads back in its one wait: the counters, the pass's two timestamps, and the
+/// first hits, so that a round with few hits needs no second readback.
+const REPORT_TIME: u64 = 256; // wgpu::QUERY_RESOLVE_BUFFER_ALIGNMENT
+const REPORT_HITS: u64 = 512;
+const REPORT_HIT_PREFIX: u64 = 16_384;
 
 /// Which narrow-stage entry point a round runs after the cull.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,17 +22,21 @@ pub enum Narrow {
     Distance,
     /// `narrow::distance` then `narrow::band` with threshold `Query::tol.w`.
     Band,
-    /// `cull::nearest` alone: each triangle of A's nearest f32 distance, and their minimum.
+    /// `nearest::main` alone: each triangle of A's nearest f32 distance, and their minimum.
     Nearest,
 }
 
 pub struct GpuBackend {
     pub ctx: GpuContext,
-    cull_layout: wgpu::BindGroupLayout,
+    leaves_layout: wgpu::BindGroupLayout,
+    pairs_layout: wgpu::BindGroupLayout,
+    nearest_layout: wgpu::BindGroupLayout,
     narrow_layout: wgpu::BindGroupLayout,
-    cull: wgpu::ComputePipeline,
-    cull_finish: wgpu::ComputePipeline,
-    cull_nearest: wgpu::ComputePipeline,
+    cull_leaves: wgpu::ComputePipeline,
+    cull_leaves_finish: wgpu::ComputePipeline,
+    cull_pairs: wgpu::ComputePipeline,
+    cull_pairs_finish: wgpu::ComputePipeline,
+    nearest: wgpu::ComputePipeline,
     narrow_main: wgpu::ComputePipeline,
     narrow_distance: wgpu::ComputePipeline,
     narrow_band: wgpu::ComputePipeline,
@@ -34,11 +45,22 @@ pub struct GpuBackend {
     /// Most triangles of one part of a resident mesh (one storage binding's worth).
     pub part_limit: usize,
     uniform: wgpu::Buffer,
+    leaf_pairs: wgpu::Buffer,
     pairs: wgpu::Buffer,
     hits: wgpu::Buffer,
     dists: wgpu::Buffer,
     counters: wgpu::Buffer,
-    args: wgpu::Buffer,
+    /// Indirect dispatch sizes of cull_pairs and narrow, each written by the stage before
+    /// (two buffers: a dispatch may not read the buffer its own bind group writes).
+    args_pairs: wgpu::Buffer,
+    args_narrow: wgpu::Buffer,
+    report: wgpu::Buffer,
+    report_staging: wgpu::Buffer,
+    hits_staging: wgpu::Buffer,
+    timer: Option<wgpu::QuerySet>,
+    /// Rounds run and the GPU's own nanoseconds in them, since the backend was made.
+    rounds_run: AtomicU64,
+    gpu_ns: AtomicU64,
 }
 
 fn entry(binding: u32, ty: wgpu::BufferBindingType, min: u64) -> wgpu::BindGroupLayoutEntry {
@@ -80,19 +102,49 @@ impl GpuBackend {
         let capacity = capacity.clamp(1, max_capacity(&ctx));
         let d = &ctx.device;
         let q = std::mem::size_of::<Query>() as u64;
-        let cull_layout = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("cull"),
-            entries: &[
+        let c = std::mem::size_of::<Counters>() as u64;
+        let layout = |label: &str, entries: &[wgpu::BindGroupLayoutEntry]| {
+            d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some(label),
+                entries,
+            })
+        };
+        let leaves_layout = layout(
+            "cull_leaves",
+            &[
+                entry(0, UNIFORM, q),
+                entry(1, RO, 48),
+                entry(2, RO, 48),
+                entry(3, RW, 16),
+                entry(4, RW, c),
+                entry(5, RW, 12),
+            ],
+        );
+        let pairs_layout = layout(
+            "cull_pairs",
+            &[
+                entry(0, UNIFORM, q),
+                entry(1, RO, 192),
+                entry(2, RO, 192),
+                entry(3, RO, 4),
+                entry(4, RO, 4),
+                entry(5, RO, 16),
+                entry(6, RW, 8),
+                entry(7, RW, c),
+                entry(8, RW, 12),
+            ],
+        );
+        let nearest_layout = layout(
+            "nearest",
+            &[
                 entry(0, UNIFORM, q),
                 entry(1, RO, 192),
                 entry(2, RO, 192),
                 entry(3, RO, 48),
                 entry(4, RO, 4),
-                entry(5, RW, 8),
-                entry(6, RW, 16),
-                entry(7, RW, 12),
+                entry(5, RW, c),
             ],
-        });
+        );
         let narrow_layout = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("narrow"),
             entries: &[
@@ -100,18 +152,23 @@ impl GpuBackend {
                 entry(1, RO, 192),
                 entry(2, RO, 192),
                 entry(3, RO, 8),
-                entry(4, RW, 16),
+                entry(4, RW, c),
                 entry(5, RW, 16),
                 entry(6, RW, 4),
                 entry(7, RO, 4),
                 entry(8, RO, 4),
             ],
         });
-        let sh = ctx.shader_module("cull", super::shaders::CULL)?;
+        let lv = ctx.shader_module("cull_leaves", super::shaders::CULL_LEAVES)?;
+        let pr = ctx.shader_module("cull_pairs", super::shaders::CULL_PAIRS)?;
+        let ne = ctx.shader_module("nearest", super::shaders::NEAREST)?;
         let nw = ctx.shader_module("narrow", super::shaders::NARROW)?;
-        let cull = ctx.compute_pipeline("cull", &sh, "main", &cull_layout)?;
-        let cull_finish = ctx.compute_pipeline("cull", &sh, "finish", &cull_layout)?;
-        let cull_nearest = ctx.compute_pipeline("cull", &sh, "nearest", &cull_layout)?;
+        let cull_leaves = ctx.compute_pipeline("cull_leaves", &lv, "main", &leaves_layout)?;
+        let cull_leaves_finish =
+            ctx.compute_pipeline("cull_leaves", &lv, "finish", &leaves_layout)?;
+        let cull_pairs = ctx.compute_pipeline("cull_pairs", &pr, "main", &pairs_layout)?;
+        let cull_pairs_finish = ctx.compute_pipeline("cull_pairs", &pr, "finish", &pairs_layout)?;
+        let nearest = ctx.compute_pipeline("nearest", &ne, "main", &nearest_layout)?;
         let narrow_main = ctx.compute_pipeline("narrow", &nw, "main", &narrow_layout)?;
         let narrow_distance = ctx.compute_pipeline("narrow", &nw, "distance", &narrow_layout)?;
         let narrow_band = ctx.compute_pipeline("narrow", &nw, "band", &narrow_layout)?;
@@ -127,23 +184,51 @@ impl GpuBackend {
             })
         };
         let cap = capacity as u64;
+        let prefix = cap.min(REPORT_HIT_PREFIX);
+        let report_size = REPORT_HITS + prefix * std::mem::size_of::<Hit>() as u64;
+        let timer = ctx.timestamp_period.map(|_| {
+            d.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("round time"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            })
+        });
         Ok(GpuBackend {
+            report: d.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("round report"),
+                size: report_size,
+                usage: wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::QUERY_RESOLVE,
+                mapped_at_creation: false,
+            }),
+            report_staging: ctx.staging_buffer(report_size),
+            hits_staging: ctx.staging_buffer(cap * std::mem::size_of::<Hit>() as u64),
+            timer,
+            rounds_run: AtomicU64::new(0),
+            gpu_ns: AtomicU64::new(0),
             uniform: d.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("query"),
                 size: q,
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }),
+            leaf_pairs: storage("leaf pairs", cap * 16, wgpu::BufferUsages::empty()),
             pairs: storage("candidate pairs", cap * 8, wgpu::BufferUsages::empty()),
             hits: storage("hits", cap * 16, wgpu::BufferUsages::empty()),
             dists: storage("distances", cap * 4, wgpu::BufferUsages::empty()),
-            counters: storage("counters", 16, wgpu::BufferUsages::empty()),
-            args: storage("dispatch args", 12, wgpu::BufferUsages::INDIRECT),
-            cull_layout,
+            counters: storage("counters", c, wgpu::BufferUsages::empty()),
+            args_pairs: storage("cull_pairs dispatch", 12, wgpu::BufferUsages::INDIRECT),
+            args_narrow: storage("narrow dispatch", 12, wgpu::BufferUsages::INDIRECT),
+            leaves_layout,
+            pairs_layout,
+            nearest_layout,
             narrow_layout,
-            cull,
-            cull_finish,
-            cull_nearest,
+            cull_leaves,
+            cull_leaves_finish,
+            cull_pairs,
+            cull_pairs_finish,
+            nearest,
             narrow_main,
             narrow_distance,
             narrow_band,
@@ -153,8 +238,9 @@ impl GpuBackend {
         })
     }
 
-    /// One round over A's triangles `query.chunk_start .. chunk_end`: the counters, and the hits
-    /// when the narrow stage writes any. `Ok(None)` when the candidates overflowed the capacity
+    /// One round over A's triangles `query.chunk_start .. chunk_end` (positions in A's octree
+    /// order, so that a chunk is a run of leaves; for [`Narrow::Nearest`], triangle indices):
+    /// the counters, and the hits when the narrow stage writes any. `Ok(None)` when the candidates overflowed the capacity
     /// (the caller splits the chunk).
     pub fn round(
         &self,
@@ -167,6 +253,7 @@ impl GpuBackend {
         ctx.queue
             .write_buffer(&self.uniform, 0, bytemuck::bytes_of(query));
         let init = Counters {
+            leaf_pairs: 0,
             candidates: 0,
             hits: 0,
             min_dist_bits: f32::INFINITY.to_bits(),
@@ -189,83 +276,158 @@ impl GpuBackend {
                 entries: &entries,
             })
         };
-        let cull_bg = bind(
-            &self.cull_layout,
-            &[
-                &self.uniform,
-                &a.tris,
-                &b.tris,
-                &b.nodes,
-                &b.index,
-                &self.pairs,
-                &self.counters,
-                &self.args,
-            ],
-        );
-        let narrow_bg = bind(
-            &self.narrow_layout,
-            &[
-                &self.uniform,
-                &a.tris,
-                &b.tris,
-                &self.pairs,
-                &self.counters,
-                &self.hits,
-                &self.dists,
-                &a.vidx,
-                &b.vidx,
-            ],
-        );
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_bind_group(0, &cull_bg, &[]);
-            let groups = (query.chunk_end - query.chunk_start).div_ceil(WORKGROUP);
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("round"),
+                timestamp_writes: self
+                    .timer
+                    .as_ref()
+                    .map(|set| wgpu::ComputePassTimestampWrites {
+                        query_set: set,
+                        beginning_of_pass_write_index: Some(0),
+                        end_of_pass_write_index: Some(1),
+                    }),
+            });
             if narrow == Narrow::Nearest {
-                pass.set_pipeline(&self.cull_nearest);
-                pass.dispatch_workgroups(groups, 1, 1);
-            } else {
-                pass.set_pipeline(&self.cull);
+                let bg = bind(
+                    &self.nearest_layout,
+                    &[
+                        &self.uniform,
+                        &a.tris,
+                        &b.tris,
+                        &b.nodes,
+                        &b.index,
+                        &self.counters,
+                    ],
+                );
+                pass.set_bind_group(0, &bg, &[]);
+                pass.set_pipeline(&self.nearest);
                 pass.dispatch_workgroups(
                     (query.chunk_end - query.chunk_start).div_ceil(WORKGROUP),
                     1,
                     1,
                 );
-                pass.set_pipeline(&self.cull_finish);
+            } else {
+                let leaves_bg = bind(
+                    &self.leaves_layout,
+                    &[
+                        &self.uniform,
+                        &a.nodes,
+                        &b.nodes,
+                        &self.leaf_pairs,
+                        &self.counters,
+                        &self.args_pairs,
+                    ],
+                );
+                let pairs_bg = bind(
+                    &self.pairs_layout,
+                    &[
+                        &self.uniform,
+                        &a.tris,
+                        &b.tris,
+                        &a.index,
+                        &b.index,
+                        &self.leaf_pairs,
+                        &self.pairs,
+                        &self.counters,
+                        &self.args_narrow,
+                    ],
+                );
+                let narrow_bg = bind(
+                    &self.narrow_layout,
+                    &[
+                        &self.uniform,
+                        &a.tris,
+                        &b.tris,
+                        &self.pairs,
+                        &self.counters,
+                        &self.hits,
+                        &self.dists,
+                        &a.vidx,
+                        &b.vidx,
+                    ],
+                );
+                pass.set_bind_group(0, &leaves_bg, &[]);
+                pass.set_pipeline(&self.cull_leaves);
+                pass.dispatch_workgroups(a.node_count.div_ceil(WORKGROUP), 1, 1);
+                pass.set_pipeline(&self.cull_leaves_finish);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_bind_group(0, &pairs_bg, &[]);
+                pass.set_pipeline(&self.cull_pairs);
+                pass.dispatch_workgroups_indirect(&self.args_pairs, 0);
+                pass.set_pipeline(&self.cull_pairs_finish);
                 pass.dispatch_workgroups(1, 1, 1);
                 pass.set_bind_group(0, &narrow_bg, &[]);
                 match narrow {
                     Narrow::Main => {
                         pass.set_pipeline(&self.narrow_main);
-                        pass.dispatch_workgroups_indirect(&self.args, 0);
+                        pass.dispatch_workgroups_indirect(&self.args_narrow, 0);
                     }
                     Narrow::Distance | Narrow::Band => {
                         pass.set_pipeline(&self.narrow_distance);
-                        pass.dispatch_workgroups_indirect(&self.args, 0);
+                        pass.dispatch_workgroups_indirect(&self.args_narrow, 0);
                         if narrow == Narrow::Band {
                             pass.set_pipeline(&self.narrow_band);
-                            pass.dispatch_workgroups_indirect(&self.args, 0);
+                            pass.dispatch_workgroups_indirect(&self.args_narrow, 0);
                         }
                     }
                     Narrow::Nearest => {}
                 }
             }
         }
-        let counters: Vec<Counters> = ctx.read_after(&mut enc, &self.counters, 1)?;
+        let hit_size = std::mem::size_of::<Hit>() as u64;
+        let prefix = (self.report.size() - REPORT_HITS) / hit_size;
+        let c_size = std::mem::size_of::<Counters>();
+        enc.copy_buffer_to_buffer(&self.counters, 0, &self.report, 0, c_size as u64);
+        enc.copy_buffer_to_buffer(&self.hits, 0, &self.report, REPORT_HITS, prefix * hit_size);
+        if let Some(set) = &self.timer {
+            enc.resolve_query_set(set, 0..2, &self.report, REPORT_TIME);
+        }
+        let report: Vec<u8> = ctx.read_via(
+            &mut enc,
+            &self.report,
+            self.report.size() as usize,
+            Some(&self.report_staging),
+        )?;
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Gpu(format!("dispatch: {e}")));
+            return Err(Error::Gpu(format!("dispatch: {e:?}")));
         }
         ctx.take_error()?;
-        let c = counters[0];
+        self.rounds_run.fetch_add(1, Ordering::Relaxed);
+        if let Some(period) = ctx.timestamp_period {
+            let at = |o: usize| u64::from_le_bytes(report[o..o + 8].try_into().unwrap_or([0; 8]));
+            let t = REPORT_TIME as usize;
+            let ticks = at(t + 8).saturating_sub(at(t));
+            self.gpu_ns
+                .fetch_add((ticks as f64 * period) as u64, Ordering::Relaxed);
+        }
+        let c: Counters = bytemuck::pod_read_unaligned(&report[..c_size]);
         if c.stack_overflow != 0 {
             return Err(Error::Gpu("octree traversal stack overflowed".into()));
         }
-        if c.candidates > self.capacity {
+        if c.candidates > self.capacity || c.leaf_pairs > self.capacity {
             return Ok(None);
         }
-        let hits = ctx.read_buffer(&self.hits, c.hits.min(self.capacity) as usize)?;
+        let n = c.hits.min(self.capacity) as u64;
+        let hits = if n <= prefix {
+            let at = REPORT_HITS as usize;
+            bytemuck::pod_collect_to_vec(&report[at..at + (n * hit_size) as usize])
+        } else {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            ctx.read_via(&mut enc, &self.hits, n as usize, Some(&self.hits_staging))?
+        };
         Ok(Some((c, hits)))
+    }
+
+    /// Rounds run and the GPU's own milliseconds in them (timestamp queries; 0 where the
+    /// adapter has none), since the backend was made: callers take differences.
+    pub fn stats(&self) -> (u64, f64) {
+        (
+            self.rounds_run.load(Ordering::Relaxed),
+            self.gpu_ns.load(Ordering::Relaxed) as f64 * 1e-6,
+        )
     }
 
     /// Split resident meshes into parts of at most `n` triangles (tests use a small one to force
@@ -311,7 +473,7 @@ impl GpuBackend {
                 }
                 None => {
                     return Err(Error::Gpu(format!(
-                        "triangle {start} alone has more candidate pairs than a round holds ({}); raise the capacity",
+                        "one triangle alone has more candidate pairs than a round holds ({}); raise the capacity",
                         self.capacity
                     )))
                 }
@@ -321,5 +483,6 @@ impl GpuBackend {
     }
 }
 
-/// The narrow stage's indirect dispatch reads three `u32`s written by `cull::finish`.
+/// The indirect dispatches read three `u32`s each, written by `cull_leaves::finish` and
+/// `cull_pairs::finish`.
 const _: () = assert!(std::mem::size_of::<DispatchArgs>() == 12);

@@ -16,6 +16,9 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     pub info: GpuInfo,
     pub limits: wgpu::Limits,
+    /// Nanoseconds per timestamp tick, where the adapter has timestamp queries: the GPU's own
+    /// time per round is then measured, apart from submission and readback.
+    pub timestamp_period: Option<f64>,
     /// The first GPU error no error scope caught (wgpu's default handler would panic).
     uncaptured: Arc<std::sync::Mutex<Option<String>>>,
 }
@@ -77,10 +80,11 @@ impl GpuContext {
         // wgpu's defaults cap storage buffers at 128 MiB; meshes of millions of triangles need
         // what the hardware really offers.
         let limits = want.unwrap_or_else(|| adapter.limits());
+        let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("meshclash"),
-                required_features: wgpu::Features::empty(),
+                required_features: features,
                 required_limits: limits.clone(),
                 ..Default::default()
             })
@@ -93,11 +97,15 @@ impl GpuContext {
                 slot.get_or_insert_with(|| e.to_string());
             }
         }));
+        let timestamp_period = features
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+            .then(|| queue.get_timestamp_period() as f64);
         Ok(GpuContext {
             device,
             queue,
             info,
             limits,
+            timestamp_period,
             uncaptured,
         })
     }
@@ -176,32 +184,48 @@ impl GpuContext {
         src: &wgpu::Buffer,
         len: usize,
     ) -> Result<Vec<T>> {
-        let enc = std::mem::replace(enc, self.device.create_command_encoder(&Default::default()));
-        self.finish_read(enc, src, len)
+        self.read_via(enc, src, len, None)
     }
 
-    fn finish_read<T: bytemuck::Pod>(
+    /// A buffer that readbacks of up to `size` bytes can reuse (allocating host-visible memory
+    /// per round costs more than the round on a real GPU).
+    pub fn staging_buffer(&self, size: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: size.max(4),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// [`Self::read_after`] through `staging` when given and large enough, else a fresh buffer.
+    pub fn read_via<T: bytemuck::Pod>(
         &self,
-        mut enc: wgpu::CommandEncoder,
+        enc: &mut wgpu::CommandEncoder,
         src: &wgpu::Buffer,
         len: usize,
+        staging: Option<&wgpu::Buffer>,
     ) -> Result<Vec<T>> {
+        let mut enc =
+            std::mem::replace(enc, self.device.create_command_encoder(&Default::default()));
         let size = (len * std::mem::size_of::<T>()) as u64;
         if size == 0 {
             self.queue.submit([enc.finish()]);
             return Ok(Vec::new());
         }
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
+        let fresh;
+        let staging = match staging {
+            Some(s) if s.size() >= size => s,
+            _ => {
+                fresh = self.staging_buffer(size);
+                &fresh
+            }
+        };
+        enc.copy_buffer_to_buffer(src, 0, staging, 0, size);
         self.queue.submit([enc.finish()]);
         let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
         let tx = Arc::new(tx);
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+        staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
             let _ = tx.send(r);
         });
         self.device
@@ -214,7 +238,7 @@ impl GpuContext {
         }
         let out = {
             let view = staging
-                .slice(..)
+                .slice(..size)
                 .get_mapped_range()
                 .map_err(|e| Error::Gpu(format!("mapped range: {e}")))?;
             bytemuck::cast_slice::<u8, T>(&view).to_vec()

@@ -56,6 +56,9 @@ pub const UNSURE: u32 = 2;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 pub struct Counters {
+    /// Leaf pairs the first half of the cull found (may exceed the capacity: then the round is
+    /// split).
+    pub leaf_pairs: u32,
     /// Candidate pairs the cull found (may exceed the capacity: then the round is split).
     pub candidates: u32,
     /// Hits written by the narrow phase.

@@ -109,6 +109,7 @@ pub struct GpuPart {
     pub ids: Vec<u32>,
     pub bounds: Aabb,
     pub triangles: u32,
+    pub node_count: u32,
     pub tris: wgpu::Buffer,
     pub nodes: wgpu::Buffer,
     pub index: wgpu::Buffer,
@@ -164,6 +165,7 @@ impl GpuMesh {
             .map(|p| {
                 Ok(GpuPart {
                     triangles: p.ids.len() as u32,
+                    node_count: p.nodes.len() as u32,
                     tris: buf("tri records", bytemuck::cast_slice(&p.records))?,
                     nodes: buf("octree nodes", bytemuck::cast_slice(&p.nodes))?,
                     index: buf(

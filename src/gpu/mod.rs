@@ -17,13 +17,17 @@ pub use mesh::{GpuMesh, HostArrays};
 pub mod shaders {
     pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
     pub const SMOKE: &str = include_str!("../../shaders/smoke.wgsl");
-    pub const CULL: &str = include_str!("../../shaders/cull.wgsl");
+    pub const CULL_LEAVES: &str = include_str!("../../shaders/cull_leaves.wgsl");
+    pub const CULL_PAIRS: &str = include_str!("../../shaders/cull_pairs.wgsl");
+    pub const NEAREST: &str = include_str!("../../shaders/nearest.wgsl");
     pub const NARROW: &str = include_str!("../../shaders/narrow.wgsl");
     /// Every stage file, for validation without a GPU (`tests/layout.rs`).
     pub const ALL: &[(&str, &str)] = &[
         ("common.wgsl", COMMON),
         ("smoke.wgsl", SMOKE),
-        ("cull.wgsl", CULL),
+        ("cull_leaves.wgsl", CULL_LEAVES),
+        ("cull_pairs.wgsl", CULL_PAIRS),
+        ("nearest.wgsl", NEAREST),
         ("narrow.wgsl", NARROW),
     ];
 }

@@ -15,7 +15,7 @@ use crate::query::intersect::classify_pairs;
 use crate::query::self_intersect::pair_kind;
 use crate::query::{
     distance, CheckOptions, CheckReport, ClearancePair, ClearanceReport, DistanceReport,
-    IntersectReport, Posed, PreparedMesh, SelfKind, SelfPair, SelfReport, Timings,
+    IntersectReport, Posed, PreparedMesh, SelfKind, SelfPair, SelfReport, Timings, GPU_BUSY,
 };
 use rayon::prelude::*;
 use std::time::Instant;
@@ -92,6 +92,15 @@ pub fn frame_from(
 }
 
 impl GpuBackend {
+    /// The GPU's own time since `since` (a [`GpuBackend::stats`]), where the adapter measures it.
+    fn add_busy(&self, timings: &mut Timings, since: (u64, f64)) {
+        if self.ctx.timestamp_period.is_some() {
+            timings
+                .0
+                .push((GPU_BUSY.to_string(), self.stats().1 - since.1));
+        }
+    }
+
     pub fn upload(&self, prep: &PreparedMesh) -> Result<GpuMesh> {
         GpuMesh::upload(&self.ctx, prep, self.part_limit)
     }
@@ -179,6 +188,7 @@ impl GpuBackend {
         gb: &GpuMesh,
     ) -> Result<IntersectReport> {
         let mut timings = Timings::default();
+        let since = self.stats();
         let t = Instant::now();
         let (hits, candidates, _, _) =
             self.run((a, ga), (b, gb), 0.0, MODE_INTERSECT, Narrow::Main)?;
@@ -194,6 +204,7 @@ impl GpuBackend {
         let t = Instant::now();
         let pairs = classify_pairs(a, b, &pairs);
         timings.add("classify", t);
+        self.add_busy(&mut timings, since);
         Ok(IntersectReport {
             pairs,
             candidates,
@@ -211,6 +222,7 @@ impl GpuBackend {
         d: f64,
     ) -> Result<ClearanceReport> {
         let mut timings = Timings::default();
+        let since = self.stats();
         let t = Instant::now();
         let (hits, candidates, _, _) =
             self.run((a, ga), (b, gb), d, MODE_CLEARANCE, Narrow::Main)?;
@@ -234,6 +246,7 @@ impl GpuBackend {
             .collect();
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
         timings.add("resolve_f64", t);
+        self.add_busy(&mut timings, since);
         Ok(ClearanceReport {
             clearance: d,
             pairs,
@@ -256,6 +269,7 @@ impl GpuBackend {
             return Ok(distance(a, b, hits)); // 0 at a common point: nothing to search
         }
         let mut timings = Timings::default();
+        let since = self.stats();
         let t = Instant::now();
         // Each triangle's nearest f32 distance: their minimum m is within the band of a true
         // pair distance, so culling with tolerance m + band keeps the minimum pair.
@@ -314,6 +328,7 @@ impl GpuBackend {
             }
             let r = tritri::distance(&a.tri(i), &b.tri(j));
             timings.add("gpu_distance", t);
+            self.add_busy(&mut timings, since);
             return Ok(DistanceReport {
                 distance: r.distance,
                 point_a: r.point_1,
@@ -331,6 +346,7 @@ impl GpuBackend {
     /// [`crate::query::self_intersections`] on the GPU.
     pub fn self_intersections(&self, m: &PreparedMesh, g: &GpuMesh) -> Result<SelfReport> {
         let mut timings = Timings::default();
+        let since = self.stats();
         let t = Instant::now();
         let posed = Posed::new(m, Pose::IDENTITY);
         timings.add("transform", t);
@@ -360,6 +376,7 @@ impl GpuBackend {
             .collect();
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
         timings.add("resolve_unsure", t);
+        self.add_busy(&mut timings, since);
         Ok(SelfReport {
             pairs,
             zero_area_triangles: m.zero_area.iter().filter(|&&z| z).count(),

@@ -32,25 +32,46 @@ fn to_b_frame(q: &Query, p: Vec3) -> Vec3 {
     )
 }
 
-/// `cull.wgsl::main` for A's triangles `q.chunk_start .. q.chunk_end`, in traversal order per
-/// triangle (the GPU's order across triangles is not defined: compare as sets).
+/// `cull_leaves.wgsl` then `cull_pairs.wgsl` for A's triangles at positions
+/// `q.chunk_start .. q.chunk_end` of A's octree order (the GPU's order of the pairs is not
+/// defined: compare as sets).
+#[allow(clippy::too_many_arguments)]
 pub fn cull(
     q: &Query,
     tris_a: &[TriRecord],
     tris_b: &[TriRecord],
+    nodes_a: &[OctreeNode],
+    index_a: &[u32],
     nodes_b: &[OctreeNode],
     index_b: &[u32],
 ) -> Vec<[u32; 2]> {
+    let col_b = |r: usize| Vec3::new(q.b[0][r], q.b[1][r], q.b[2][r]);
+    // M = R_B^T R_A, row r: B's column r against each column of R_A.
+    let m: [Vec3; 3] = std::array::from_fn(|r| {
+        let b = col_b(r);
+        Vec3::new(
+            b.x * q.a[0][0] + b.y * q.a[1][0] + b.z * q.a[2][0],
+            b.x * q.a[0][1] + b.y * q.a[1][1] + b.z * q.a[2][1],
+            b.x * q.a[0][2] + b.y * q.a[1][2] + b.z * q.a[2][2],
+        )
+    });
+    let reach = q.tol[0] + q.tol[1];
     let mut out = Vec::new();
-    for i in q.chunk_start..q.chunk_end {
-        let s = tris_a[i as usize].sphere;
-        let c = to_b_frame(q, to_local(&q.a, v3(s)));
-        let reach = s[3] + q.tol[0] + q.tol[1];
+    for leaf in nodes_a {
+        let lo = leaf.tri_start.max(q.chunk_start);
+        let hi = (leaf.tri_start + leaf.tri_count).min(q.chunk_end);
+        if leaf.first_child != NO_CHILD || lo >= hi {
+            continue;
+        }
+        let (lmin, lmax) = (Vec3::from(leaf.min), Vec3::from(leaf.max));
+        let ha = 0.5 * (lmax - lmin);
+        let c = to_b_frame(q, to_local(&q.a, 0.5 * (lmax + lmin)));
+        let h = Vec3::new(m[0].abs().dot(ha), m[1].abs().dot(ha), m[2].abs().dot(ha));
         let mut stack = vec![0u32];
         while let Some(n) = stack.pop() {
             let node = &nodes_b[n as usize];
-            let g = (Vec3::from(node.min) - c).max(Vec3::ZERO)
-                + (c - Vec3::from(node.max)).max(Vec3::ZERO);
+            let (nmin, nmax) = (Vec3::from(node.min), Vec3::from(node.max));
+            let g = ((0.5 * (nmax + nmin) - c).abs() - 0.5 * (nmax - nmin) - h).max(Vec3::ZERO);
             if g.dot(g) > reach * reach {
                 continue;
             }
@@ -58,16 +79,20 @@ pub fn cull(
                 stack.extend((0..node.child_count).map(|k| node.first_child + k));
                 continue;
             }
-            for k in node.tri_start..node.tri_start + node.tri_count {
-                let j = index_b[k as usize];
-                if q.mode == MODE_SELF && j <= i {
-                    continue;
-                }
-                let sj = tris_b[j as usize].sphere;
-                let d = v3(sj) - c;
-                let r = reach + sj[3];
-                if d.dot(d) <= r * r {
-                    out.push([i, j]);
+            for &i in &index_a[lo as usize..hi as usize] {
+                let s = tris_a[i as usize].sphere;
+                let ci = to_b_frame(q, to_local(&q.a, v3(s)));
+                let r_i = s[3] + reach;
+                for &j in &index_b[node.tris()] {
+                    if q.mode == MODE_SELF && j <= i {
+                        continue;
+                    }
+                    let sj = tris_b[j as usize].sphere;
+                    let d = v3(sj) - ci;
+                    let r = r_i + sj[3];
+                    if d.dot(d) <= r * r {
+                        out.push([i, j]);
+                    }
                 }
             }
         }

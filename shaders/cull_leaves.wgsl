@@ -1,0 +1,83 @@
+// Cull, first half: leaf pairs. One thread per node of A; each leaf of A holding triangles of
+// this round's chunk (positions chunk_start .. chunk_end of A's octree order) walks B's
+// flattened octree with an explicit stack, testing boxes against boxes, and appends every leaf
+// of B whose box comes within d + pad of its own (A's box carried into B's record frame as the
+// box of the rotated box). One traversal per leaf of A instead of one per triangle: eight
+// times fewer walks, the same conservative answer (a triangle lies in its leaf's box).
+// CPU twin: gpu::twin::cull (with cull_pairs.wgsl).
+
+@group(0) @binding(0) var<uniform> q: Query;
+@group(0) @binding(1) var<storage, read> nodes_a: array<OctreeNode>;
+@group(0) @binding(2) var<storage, read> nodes_b: array<OctreeNode>;
+@group(0) @binding(3) var<storage, read_write> leaf_pairs: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read_write> counters: Counters;
+@group(0) @binding(5) var<storage, read_write> args: DispatchArgs; // the next stage's indirect dispatch
+
+// Deep enough for the octree's depth limit (24) times seven siblings waiting per level.
+const STACK: u32 = 192u;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = gid.x;
+    if (n >= arrayLength(&nodes_a)) {
+        return;
+    }
+    let leaf = nodes_a[n];
+    let lo = max(leaf.tri_start, q.chunk_start);
+    let hi = min(leaf.tri_start + leaf.tri_count, q.chunk_end);
+    if (leaf.first_child != NO_CHILD || lo >= hi) {
+        return;
+    }
+    // M = R_B^T R_A carries A's record frame into B's; |M| h bounds the rotated half-extent.
+    var m: array<vec3<f32>, 3>;
+    for (var r = 0u; r < 3u; r = r + 1u) {
+        m[r] = vec3<f32>(
+            q.b[0][r] * q.a[0].x + q.b[1][r] * q.a[1].x + q.b[2][r] * q.a[2].x,
+            q.b[0][r] * q.a[0].y + q.b[1][r] * q.a[1].y + q.b[2][r] * q.a[2].y,
+            q.b[0][r] * q.a[0].z + q.b[1][r] * q.a[1].z + q.b[2][r] * q.a[2].z,
+        );
+    }
+    let ha = 0.5 * (leaf.max - leaf.min);
+    let c = from_local(q.b, to_local(q.a, 0.5 * (leaf.max + leaf.min)));
+    let h = vec3<f32>(dot(abs(m[0]), ha), dot(abs(m[1]), ha), dot(abs(m[2]), ha));
+    let reach = q.tol.x + q.tol.y;
+    var stack: array<u32, STACK>;
+    var top = 1u;
+    stack[0] = 0u;
+    loop {
+        if (top == 0u) {
+            break;
+        }
+        top = top - 1u;
+        let node = nodes_b[stack[top]];
+        let g = max(abs(0.5 * (node.max + node.min) - c) - 0.5 * (node.max - node.min) - h, vec3<f32>(0.0));
+        if (dot(g, g) > reach * reach) {
+            continue;
+        }
+        if (node.first_child != NO_CHILD) {
+            for (var k = 0u; k < node.child_count; k = k + 1u) {
+                if (top < STACK) {
+                    stack[top] = node.first_child + k;
+                    top = top + 1u;
+                } else {
+                    atomicStore(&counters.stack_overflow, 1u);
+                }
+            }
+            continue;
+        }
+        let slot = atomicAdd(&counters.leaf_pairs, 1u);
+        if (slot < q.capacity) {
+            leaf_pairs[slot] = vec4<u32>(lo, hi - lo, node.tri_start, node.tri_count);
+        }
+    }
+}
+
+// One thread: cull_pairs' indirect dispatch, LEAF_THREADS threads per leaf pair, in rows of at
+// most ROW workgroups (the 65535 per dimension every adapter allows).
+@compute @workgroup_size(1)
+fn finish() {
+    let groups = (min(atomicLoad(&counters.leaf_pairs), q.capacity) * LEAF_THREADS + WG - 1u) / WG;
+    args.x = min(groups, ROW);
+    args.y = (groups + ROW - 1u) / ROW;
+    args.z = 1u;
+}
