@@ -185,3 +185,36 @@ fn tri_dist(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>) -> f32 {
     return max(sqrt(best) - slack, 0.0);
 }
 
+
+// A's plane for plane_bound: unit normal n (0 when A has no area in f32) and A's own thickness
+// w along it (0 up to rounding; whatever direction rounding gave n, A lies within w of its
+// plane, which keeps the bound valid for slivers too, if weak).
+struct Plane {
+    n: vec3<f32>,
+    w: f32,
+}
+
+fn plane_of(p: array<vec3<f32>, 3>) -> Plane {
+    let cr = cross(p[1] - p[0], p[2] - p[0]);
+    let len = length(cr);
+    if (!(len > 0.0)) {
+        return Plane(vec3<f32>(0.0), INF);
+    }
+    let n = cr / len;
+    return Plane(n, max(abs(dot(p[1] - p[0], n)), abs(dot(p[2] - p[0], n))));
+}
+
+// A lower bound on the distance between the f32 triangles p and t: t's nearest vertex height
+// over p's plane when all three lie on one side, less p's thickness and the rounding of the
+// dot products (16 u of the span); 0 or less otherwise. Callers add the input error bound.
+fn plane_bound(p: array<vec3<f32>, 3>, pl: Plane, t: array<vec3<f32>, 3>) -> f32 {
+    let h = vec3<f32>(dot(t[0] - p[0], pl.n), dot(t[1] - p[0], pl.n), dot(t[2] - p[0], pl.n));
+    var g = 0.0;
+    if (all(h > vec3<f32>(0.0))) {
+        g = min(min(h.x, h.y), h.z);
+    } else if (all(h < vec3<f32>(0.0))) {
+        g = -max(max(h.x, h.y), h.z);
+    }
+    let span = max(max(length(t[0] - p[0]), length(t[1] - p[0])), max(length(t[2] - p[0]), longest(p)));
+    return g - pl.w - 16.0 * 5.9604645e-8 * span;
+}

@@ -76,7 +76,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 // most ROW workgroups (the 65535 per dimension every adapter allows).
 @compute @workgroup_size(1)
 fn finish() {
-    let groups = (min(atomicLoad(&counters.leaf_pairs), q.capacity) * LEAF_THREADS + WG - 1u) / WG;
+    // An overflowing round is split and run again: none of its later stages' work would count.
+    var groups = (atomicLoad(&counters.leaf_pairs) * LEAF_THREADS + WG - 1u) / WG;
+    if (atomicLoad(&counters.leaf_pairs) > q.capacity) {
+        groups = 0u;
+    }
     args.x = min(groups, ROW);
     args.y = (groups + ROW - 1u) / ROW;
     args.z = 1u;

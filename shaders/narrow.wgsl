@@ -52,16 +52,22 @@ fn orient(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, d: vec3<f32>) -> i32 {
 // interior: the edge's ends lie strictly on both sides of the plane and the edge passes on the
 // same side of all three edges of the other triangle.
 fn tri_tri(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>) -> u32 {
+    // p strictly on one side of r's plane settles most pairs with three signs of the six.
     var op: array<i32, 3>;
     var or: array<i32, 3>;
     for (var i = 0u; i < 3u; i = i + 1u) {
         op[i] = orient(r[0], r[1], r[2], p[i]);
+    }
+    if (op[0] != 0 && op[0] == op[1] && op[1] == op[2]) {
+        return 0u;
+    }
+    for (var i = 0u; i < 3u; i = i + 1u) {
         or[i] = orient(p[0], p[1], p[2], r[i]);
         if (op[i] == 0 || or[i] == 0) {
             return 2u;
         }
     }
-    if ((op[0] == op[1] && op[1] == op[2]) || (or[0] == or[1] && or[1] == or[2])) {
+    if (or[0] == or[1] && or[1] == or[2]) {
         return 0u;
     }
     for (var i = 0u; i < 3u; i = i + 1u) {
@@ -187,6 +193,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         if (code != 0u) {
             emit(pr.x, pr.y, code, 0.0);
         }
+        return;
+    }
+    // Clearance: a pair certainly farther than d apart (the plane bound, less the input error
+    // bound) is neither intersecting nor within d, and costs no more.
+    if (q.mode == 1u && plane_bound(p, plane_of(p), r) > q.tol.x + q.tol.y) {
         return;
     }
     let code = tri_tri(p, r);

@@ -82,7 +82,7 @@ fn both(
     m: &PreparedMesh,
     pb: Pose,
     clearance: Option<f64>,
-) {
+) -> CheckReport {
     let (ga, gm) = (b.upload(a).unwrap(), b.upload(m).unwrap());
     let opts = CheckOptions { clearance };
     let cpu = query::check(a, pa, m, pb, &opts);
@@ -95,6 +95,50 @@ fn both(
         gpu.intersect.candidates,
         cpu.intersect.candidates
     );
+    gpu
+}
+
+#[test]
+fn a_sliver_nearest_the_other_part_takes_the_culling_path_and_answers_identically() {
+    let Some(b) = backend(
+        "a_sliver_nearest_the_other_part_takes_the_culling_path_and_answers_identically",
+        None,
+    ) else {
+        return;
+    };
+    // A needle 1e-3 high: its f32 distances are lower bounds short by up to its height, far
+    // more than the band, so the nearest stage's minimum cannot certify the pairs it emitted.
+    let needle = PreparedMesh::new(Mesh {
+        source: "needle".into(),
+        vertices: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 1e-3, 0.0]],
+        triangles: vec![[0, 1, 2]],
+    });
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 40, 14));
+    for (name, pose) in [
+        (
+            "needle over the torus",
+            Pose::translation(DVec3::new(-0.5, 0.2, 0.35)),
+        ),
+        (
+            "needle beside the torus, tilted",
+            Pose::from_euler_degrees([30.0, 60.0, 0.0], DVec3::new(1.4, 0.1, 0.0)),
+        ),
+    ] {
+        let gpu = both(&b, name, &needle, pose, &t, Pose::IDENTITY, Some(0.1));
+        assert!(
+            gpu.distance.distance > 0.0,
+            "{name}: the parts must not touch"
+        );
+        assert!(
+            gpu.distance
+                .timings
+                .0
+                .iter()
+                .any(|(k, _)| k == "gpu_distance"),
+            "{name}: the culling path must have run: {:?}",
+            gpu.distance.timings
+        );
+    }
 }
 
 #[test]

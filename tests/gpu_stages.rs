@@ -8,7 +8,7 @@ mod common;
 
 use glam::DVec3;
 use meshclash::geom::tritri;
-use meshclash::gpu::layout::{Query, CERTAIN, MODE_INTERSECT, UNSURE};
+use meshclash::gpu::layout::{Query, CERTAIN, MODE_DISTANCE, MODE_INTERSECT, UNSURE};
 use meshclash::gpu::{query::frame, twin, GpuBackend, HostArrays, Narrow};
 use meshclash::mesh::{generate, Mesh, Pose};
 use meshclash::query::{Posed, PreparedMesh};
@@ -162,6 +162,61 @@ fn cull_and_narrow_equal_their_twins() {
             "{name}: {} candidates ({differ} differ), {} hits, {unsure} unsure",
             gpu_c.len(),
             gpu_h.len()
+        );
+    }
+}
+
+#[test]
+fn nearest_finds_the_minimum_and_emits_every_pair_that_could_hold_it() {
+    let Some(ctx) =
+        common::gpu_or_skip("nearest_finds_the_minimum_and_emits_every_pair_that_could_hold_it")
+    else {
+        return;
+    };
+    let b = GpuBackend::new(ctx).unwrap();
+    for (name, ma, pa, mb, pb) in scenes() {
+        let (ga, gb) = (b.upload(&ma).unwrap(), b.upload(&mb).unwrap());
+        let (ha, hb) = (
+            HostArrays::new(&ma, usize::MAX),
+            HostArrays::new(&mb, usize::MAX),
+        );
+        let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
+        let mut f = frame(&xa, &ga, &xb, &gb, 0.0, MODE_DISTANCE).unwrap();
+        f.query.capacity = b.capacity;
+        // 150 of A's triangles against all of B: the brute force stays cheap.
+        let q = Query {
+            chunk_start: 0,
+            chunk_end: ga.triangles.min(150),
+            ..f.query
+        };
+        let (c, hits) = b
+            .round(&ga.parts[0], &gb.parts[0], &q, Narrow::Nearest)
+            .unwrap()
+            .expect("fits one round");
+        let m = f32::from_bits(c.min_dist_bits) as f64;
+        let all = twin::nearest(&q, &ha.parts[0].records, &hb.parts[0].records);
+        let m_twin = all.iter().map(|x| x.0).fold(f32::INFINITY, f32::min) as f64;
+        assert!(
+            (m - m_twin).abs() <= f.band,
+            "{name}: nearest {m}, brute force {m_twin}, band {}",
+            f.band
+        );
+        // Every pair at or below the minimum is one the CPU must see (these meshes have no
+        // slivers, so each f32 distance is within the band of the true one).
+        let emitted: BTreeSet<(u32, u32)> = hits.iter().map(|h| (h.a, h.b)).collect();
+        let needed: Vec<(u32, u32)> = all
+            .iter()
+            .filter(|x| x.0 as f64 <= m)
+            .map(|x| (x.1, x.2))
+            .collect();
+        assert!(!needed.is_empty(), "{name}: the minimum is some pair's");
+        for p in &needed {
+            assert!(emitted.contains(p), "{name}: {p:?} not emitted");
+        }
+        eprintln!(
+            "{name}: nearest {m}, {} pairs emitted of {} evaluated by brute force",
+            emitted.len(),
+            all.len()
         );
     }
 }

@@ -12,6 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const REPORT_TIME: u64 = 256; // wgpu::QUERY_RESOLVE_BUFFER_ALIGNMENT
 const REPORT_HITS: u64 = 512;
 const REPORT_HIT_PREFIX: u64 = 16_384;
+/// `nearest::sample` takes every this many-th triangle (`SAMPLE` in `nearest.wgsl`).
+const NEAREST_SAMPLE: u32 = 64;
 
 /// Which narrow-stage entry point a round runs after the cull.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +24,8 @@ pub enum Narrow {
     Distance,
     /// `narrow::distance` then `narrow::band` with threshold `Query::tol.w`.
     Band,
-    /// `nearest::main` alone: each triangle of A's nearest f32 distance, and their minimum.
+    /// `nearest::sample` then `nearest::main`: the smallest f32 distance, and the pairs within
+    /// two bands of it (see `nearest.wgsl`).
     Nearest,
 }
 
@@ -37,6 +40,7 @@ pub struct GpuBackend {
     cull_pairs: wgpu::ComputePipeline,
     cull_pairs_finish: wgpu::ComputePipeline,
     nearest: wgpu::ComputePipeline,
+    nearest_sample: wgpu::ComputePipeline,
     narrow_main: wgpu::ComputePipeline,
     narrow_distance: wgpu::ComputePipeline,
     narrow_band: wgpu::ComputePipeline,
@@ -143,6 +147,7 @@ impl GpuBackend {
                 entry(3, RO, 48),
                 entry(4, RO, 4),
                 entry(5, RW, c),
+                entry(6, RW, 16),
             ],
         );
         let narrow_layout = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -169,6 +174,7 @@ impl GpuBackend {
         let cull_pairs = ctx.compute_pipeline("cull_pairs", &pr, "main", &pairs_layout)?;
         let cull_pairs_finish = ctx.compute_pipeline("cull_pairs", &pr, "finish", &pairs_layout)?;
         let nearest = ctx.compute_pipeline("nearest", &ne, "main", &nearest_layout)?;
+        let nearest_sample = ctx.compute_pipeline("nearest", &ne, "sample", &nearest_layout)?;
         let narrow_main = ctx.compute_pipeline("narrow", &nw, "main", &narrow_layout)?;
         let narrow_distance = ctx.compute_pipeline("narrow", &nw, "distance", &narrow_layout)?;
         let narrow_band = ctx.compute_pipeline("narrow", &nw, "band", &narrow_layout)?;
@@ -229,6 +235,7 @@ impl GpuBackend {
             cull_pairs,
             cull_pairs_finish,
             nearest,
+            nearest_sample,
             narrow_main,
             narrow_distance,
             narrow_band,
@@ -249,6 +256,21 @@ impl GpuBackend {
         query: &Query,
         narrow: Narrow,
     ) -> Result<Option<(Counters, Vec<Hit>)>> {
+        Ok(match self.round_counted(a, b, query, narrow)? {
+            (c, Some(hits)) => Some((c, hits)),
+            (_, None) => None,
+        })
+    }
+
+    /// [`Self::round`], with the counters also when the round overflowed (they keep counting
+    /// past the capacity, so they say how finely to split).
+    fn round_counted(
+        &self,
+        a: &GpuPart,
+        b: &GpuPart,
+        query: &Query,
+        narrow: Narrow,
+    ) -> Result<(Counters, Option<Vec<Hit>>)> {
         let ctx = &self.ctx;
         ctx.queue
             .write_buffer(&self.uniform, 0, bytemuck::bytes_of(query));
@@ -300,15 +322,15 @@ impl GpuBackend {
                         &b.nodes,
                         &b.index,
                         &self.counters,
+                        &self.hits,
                     ],
                 );
                 pass.set_bind_group(0, &bg, &[]);
+                let groups = (query.chunk_end - query.chunk_start).div_ceil(WORKGROUP);
+                pass.set_pipeline(&self.nearest_sample);
+                pass.dispatch_workgroups(groups.div_ceil(NEAREST_SAMPLE), 1, 1);
                 pass.set_pipeline(&self.nearest);
-                pass.dispatch_workgroups(
-                    (query.chunk_end - query.chunk_start).div_ceil(WORKGROUP),
-                    1,
-                    1,
-                );
+                pass.dispatch_workgroups(groups, 1, 1);
             } else {
                 let leaves_bg = bind(
                     &self.leaves_layout,
@@ -407,8 +429,8 @@ impl GpuBackend {
         if c.stack_overflow != 0 {
             return Err(Error::Gpu("octree traversal stack overflowed".into()));
         }
-        if c.candidates > self.capacity || c.leaf_pairs > self.capacity {
-            return Ok(None);
+        if c.candidates > self.capacity || c.leaf_pairs > self.capacity || c.hits > self.capacity {
+            return Ok((c, None));
         }
         let n = c.hits.min(self.capacity) as u64;
         let hits = if n <= prefix {
@@ -418,7 +440,7 @@ impl GpuBackend {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             ctx.read_via(&mut enc, &self.hits, n as usize, Some(&self.hits_staging))?
         };
-        Ok(Some((c, hits)))
+        Ok((c, Some(hits)))
     }
 
     /// Rounds run and the GPU's own milliseconds in them (timestamp queries; 0 where the
@@ -460,18 +482,26 @@ impl GpuBackend {
                 chunk_end: end,
                 ..*query
             };
-            match self.round(a, b, &q, narrow)? {
-                Some((c, h)) => {
+            match self.round_counted(a, b, &q, narrow)? {
+                (c, Some(h)) => {
                     candidates += c.candidates as u64;
                     min_dist = min_dist.min(f32::from_bits(c.min_dist_bits));
                     hits.extend(h);
                 }
-                None if end - start > 1 => {
-                    let mid = start + (end - start) / 2;
-                    todo.push((mid, end));
-                    todo.push((start, mid));
+                (c, None) if end - start > 1 => {
+                    // Into as many chunks as the counts say, and one more for their unevenness.
+                    let need = [c.leaf_pairs, c.candidates, c.hits]
+                        .iter()
+                        .map(|&n| n.div_ceil(self.capacity))
+                        .max()
+                        .unwrap_or(1);
+                    let k = (need + 1).clamp(2, end - start);
+                    let bounds: Vec<u32> = (0..=k)
+                        .map(|x| start + ((end - start) as u64 * x as u64 / k as u64) as u32)
+                        .collect();
+                    todo.extend(bounds.windows(2).rev().map(|w| (w[0], w[1])));
                 }
-                None => {
+                (_, None) => {
                     return Err(Error::Gpu(format!(
                         "one triangle alone has more candidate pairs than a round holds ({}); raise the capacity",
                         self.capacity

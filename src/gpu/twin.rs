@@ -118,16 +118,18 @@ pub fn orient(a: Vec3, b: Vec3, c: Vec3, d: Vec3, e_in: f32) -> i32 {
 
 /// `narrow.wgsl::tri_tri`: 0 disjoint, 1 intersecting, 2 unsure.
 pub fn tri_tri(p: &[Vec3; 3], r: &[Vec3; 3], e: f32) -> u32 {
-    let mut op = [0i32; 3];
+    let op: [i32; 3] = std::array::from_fn(|i| orient(r[0], r[1], r[2], p[i], e));
+    if op[0] != 0 && op[0] == op[1] && op[1] == op[2] {
+        return 0;
+    }
     let mut or = [0i32; 3];
     for i in 0..3 {
-        op[i] = orient(r[0], r[1], r[2], p[i], e);
         or[i] = orient(p[0], p[1], p[2], r[i], e);
         if op[i] == 0 || or[i] == 0 {
             return 2;
         }
     }
-    if (op[0] == op[1] && op[1] == op[2]) || (or[0] == or[1] && or[1] == or[2]) {
+    if or[0] == or[1] && or[1] == or[2] {
         return 0;
     }
     for i in 0..3 {
@@ -265,4 +267,17 @@ pub fn narrow_intersect(
             })
         })
         .collect()
+}
+
+/// What `nearest.wgsl` must find, by brute force over A's triangles `q.chunk_start ..
+/// q.chunk_end` and all of B: every pair's f32 distance (`tri_dist`), as `(distance, i, j)`.
+pub fn nearest(q: &Query, tris_a: &[TriRecord], tris_b: &[TriRecord]) -> Vec<(f32, u32, u32)> {
+    let mut out = Vec::new();
+    for i in q.chunk_start..q.chunk_end {
+        let p = local_tri(&q.a, &tris_a[i as usize]);
+        for (j, tb) in tris_b.iter().enumerate() {
+            out.push((tri_dist(&p, &local_tri(&q.b, tb)), i, j as u32));
+        }
+    }
+    out
 }
