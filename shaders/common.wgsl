@@ -58,6 +58,8 @@ const WG: u32 = 64u;
 // Threads per leaf pair in cull_pairs (the octree's leaf size), and workgroups per dispatch row.
 const LEAF_THREADS: u32 = 8u;
 const ROW: u32 = 32768u;
+// Traversal stack: deep enough for the octree's depth limit (24) times seven siblings waiting.
+const STACK: u32 = 192u;
 
 fn to_local(m: array<vec4<f32>, 3>, p: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(dot(m[0].xyz, p) + m[0].w, dot(m[1].xyz, p) + m[1].w, dot(m[2].xyz, p) + m[2].w);
@@ -78,6 +80,32 @@ fn from_local(m: array<vec4<f32>, 3>, p: vec3<f32>) -> vec3<f32> {
 // How far the point c lies outside the node's box, per axis (seed 001: point to AABB).
 fn box_gap(node: OctreeNode, c: vec3<f32>) -> vec3<f32> {
     return max(node.min - c, vec3<f32>(0.0)) + max(c - node.max, vec3<f32>(0.0));
+}
+
+// A node of A carried into B's record frame: its centre, and the half-extent of the box around
+// the rotated box (|M| h with M = R_B^T R_A).
+struct Box {
+    c: vec3<f32>,
+    h: vec3<f32>,
+}
+
+fn box_into_b(a: array<vec4<f32>, 3>, b: array<vec4<f32>, 3>, node: OctreeNode) -> Box {
+    var m: array<vec3<f32>, 3>;
+    for (var r = 0u; r < 3u; r = r + 1u) {
+        m[r] = vec3<f32>(
+            b[0][r] * a[0].x + b[1][r] * a[1].x + b[2][r] * a[2].x,
+            b[0][r] * a[0].y + b[1][r] * a[1].y + b[2][r] * a[2].y,
+            b[0][r] * a[0].z + b[1][r] * a[1].z + b[2][r] * a[2].z,
+        );
+    }
+    let ha = 0.5 * (node.max - node.min);
+    let c = from_local(b, to_local(a, 0.5 * (node.max + node.min)));
+    return Box(c, vec3<f32>(dot(abs(m[0]), ha), dot(abs(m[1]), ha), dot(abs(m[2]), ha)));
+}
+
+// How far B's node box and a carried box of A lie apart, per axis.
+fn box_box_gap(node: OctreeNode, bx: Box) -> vec3<f32> {
+    return max(abs(0.5 * (node.max + node.min) - bx.c) - 0.5 * (node.max - node.min) - bx.h, vec3<f32>(0.0));
 }
 
 

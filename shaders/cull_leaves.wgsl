@@ -13,9 +13,6 @@
 @group(0) @binding(4) var<storage, read_write> counters: Counters;
 @group(0) @binding(5) var<storage, read_write> args: DispatchArgs; // the next stage's indirect dispatch
 
-// Deep enough for the octree's depth limit (24) times seven siblings waiting per level.
-const STACK: u32 = 192u;
-
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let n = gid.x;
@@ -28,18 +25,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (leaf.first_child != NO_CHILD || lo >= hi) {
         return;
     }
-    // M = R_B^T R_A carries A's record frame into B's; |M| h bounds the rotated half-extent.
-    var m: array<vec3<f32>, 3>;
-    for (var r = 0u; r < 3u; r = r + 1u) {
-        m[r] = vec3<f32>(
-            q.b[0][r] * q.a[0].x + q.b[1][r] * q.a[1].x + q.b[2][r] * q.a[2].x,
-            q.b[0][r] * q.a[0].y + q.b[1][r] * q.a[1].y + q.b[2][r] * q.a[2].y,
-            q.b[0][r] * q.a[0].z + q.b[1][r] * q.a[1].z + q.b[2][r] * q.a[2].z,
-        );
-    }
-    let ha = 0.5 * (leaf.max - leaf.min);
-    let c = from_local(q.b, to_local(q.a, 0.5 * (leaf.max + leaf.min)));
-    let h = vec3<f32>(dot(abs(m[0]), ha), dot(abs(m[1]), ha), dot(abs(m[2]), ha));
+    let bx = box_into_b(q.a, q.b, leaf);
     let reach = q.tol.x + q.tol.y;
     var stack: array<u32, STACK>;
     var top = 1u;
@@ -50,7 +36,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         top = top - 1u;
         let node = nodes_b[stack[top]];
-        let g = max(abs(0.5 * (node.max + node.min) - c) - 0.5 * (node.max - node.min) - h, vec3<f32>(0.0));
+        let g = box_box_gap(node, bx);
         if (dot(g, g) > reach * reach) {
             continue;
         }

@@ -1,10 +1,12 @@
-// Nearest stage (distance queries): one thread per triangle i of A walks B's octree
-// nearest-first, pruning by the best f32 distance any thread has found so far
-// (counters.min_dist_bits, an atomic minimum), with seed 000's f32 distance at the leaves.
+// Nearest stage (distance queries): one thread per leaf of A (its triangles at positions
+// chunk_start .. chunk_end of A's octree order) walks B's octree nearest-first by box-to-box
+// gaps, pruning by the best f32 distance any thread has found so far (counters.min_dist_bits,
+// an atomic minimum), with seed 000's f32 distance for the triangle pairs of the leaves it
+// reaches. One walk per leaf, not per triangle: eight times fewer.
 //
 // It also emits every pair it evaluates whose f32 distance is within 3 bands of the best so far
 // (hits), so that the CPU can recompute just those in f64 (3, not 2: the f32 comparison rounds). Why that is enough: the lower bounds
-// used to prune (sphere to box, sphere to sphere, common.wgsl's plane_bound) are padded by the
+// used to prune (box to box, sphere to box, sphere to sphere, common.wgsl's plane_bound) are padded by the
 // input error bound (q.tol.y) and by the band (q.tol.w), so a pair is skipped only when its true
 // distance exceeds best + band >= m + band, m being the final minimum; a pair evaluated and not
 // emitted has f32 distance > best + 2 band, so true distance > m + band too. The true minimum is
@@ -12,7 +14,7 @@
 // the one remaining case (f32 values of slivers are lower bounds only) and falls back to culling
 // when it arises.
 //
-// `sample` runs first on every SAMPLE-th triangle without emitting: it makes the bound tight
+// `sample` runs first on every SAMPLE-th node without emitting: it makes the bound tight
 // before `main`'s threads start, so that they neither walk far nor emit pairs a loose bound would
 // let through.
 // CPU twin: gpu::twin::nearest (brute force over all pairs with the same f32 distance).
@@ -20,21 +22,26 @@
 @group(0) @binding(0) var<uniform> q: Query;
 @group(0) @binding(1) var<storage, read> tris_a: array<TriRecord>;
 @group(0) @binding(2) var<storage, read> tris_b: array<TriRecord>;
-@group(0) @binding(3) var<storage, read> nodes_b: array<OctreeNode>;
-@group(0) @binding(4) var<storage, read> index_b: array<u32>;
-@group(0) @binding(5) var<storage, read_write> counters: Counters;
-@group(0) @binding(6) var<storage, read_write> hits: array<Hit>;
+@group(0) @binding(3) var<storage, read> nodes_a: array<OctreeNode>;
+@group(0) @binding(4) var<storage, read> nodes_b: array<OctreeNode>;
+@group(0) @binding(5) var<storage, read> index_a: array<u32>;
+@group(0) @binding(6) var<storage, read> index_b: array<u32>;
+@group(0) @binding(7) var<storage, read_write> counters: Counters;
+@group(0) @binding(8) var<storage, read_write> hits: array<Hit>;
 
-// Deep enough for the octree's depth limit (24) times seven siblings waiting per level.
-const STACK: u32 = 192u;
 const SAMPLE: u32 = 64u;
 
-fn search(i: u32, emit_pairs: bool) {
-    let p = array<vec3<f32>, 3>(to_local(q.a, tris_a[i].v[0].xyz), to_local(q.a, tris_a[i].v[1].xyz), to_local(q.a, tris_a[i].v[2].xyz));
-    let sa = tris_a[i].sphere;
-    let c = from_local(q.b, to_local(q.a, sa.xyz));
-    let r = sa.w;
-    let pl = plane_of(p);
+fn search(n: u32, emit_pairs: bool) {
+    if (n >= arrayLength(&nodes_a)) {
+        return;
+    }
+    let leaf = nodes_a[n];
+    let lo = max(leaf.tri_start, q.chunk_start);
+    let hi = min(leaf.tri_start + leaf.tri_count, q.chunk_end);
+    if (leaf.first_child != NO_CHILD || lo >= hi) {
+        return;
+    }
+    let bx = box_into_b(q.a, q.b, leaf);
     let slack = q.tol.y + q.tol.w;
     var best = INF;
     var stack: array<u32, STACK>;
@@ -47,8 +54,7 @@ fn search(i: u32, emit_pairs: bool) {
         top = top - 1u;
         best = min(best, bitcast<f32>(atomicLoad(&counters.min_dist_bits)));
         let node = nodes_b[stack[top]];
-        let g = box_gap(node, c);
-        if (length(g) - r > best + slack) {
+        if (length(box_box_gap(node, bx)) > best + slack) {
             continue;
         }
         if (node.first_child != NO_CHILD) {
@@ -58,8 +64,7 @@ fn search(i: u32, emit_pairs: bool) {
             var ki: array<u32, 8>;
             let nc = node.child_count;
             for (var k = 0u; k < nc; k = k + 1u) {
-                let gc = box_gap(nodes_b[node.first_child + k], c);
-                kd[k] = length(gc);
+                kd[k] = length(box_box_gap(nodes_b[node.first_child + k], bx));
                 ki[k] = node.first_child + k;
                 var m = k;
                 loop {
@@ -76,7 +81,7 @@ fn search(i: u32, emit_pairs: bool) {
                 }
             }
             for (var k = 0u; k < nc; k = k + 1u) {
-                if (kd[k] - r > best + slack) {
+                if (kd[k] > best + slack) {
                     continue;
                 }
                 if (top < STACK) {
@@ -88,26 +93,37 @@ fn search(i: u32, emit_pairs: bool) {
             }
             continue;
         }
-        for (var k = node.tri_start; k < node.tri_start + node.tri_count; k = k + 1u) {
-            let j = index_b[k];
-            let sj = tris_b[j].sphere;
-            if (length(sj.xyz - c) - r - sj.w > best + slack) {
+        for (var pos = lo; pos < hi; pos = pos + 1u) {
+            let i = index_a[pos];
+            let sa = tris_a[i].sphere;
+            let c = from_local(q.b, to_local(q.a, sa.xyz));
+            let r = sa.w;
+            if (length(box_gap(node, c)) - r > best + slack) {
                 continue;
             }
-            let t = array<vec3<f32>, 3>(to_local(q.b, tris_b[j].v[0].xyz), to_local(q.b, tris_b[j].v[1].xyz), to_local(q.b, tris_b[j].v[2].xyz));
-            if (plane_bound(p, pl, t) > best + slack) {
-                continue;
-            }
-            let dd = tri_dist(p, t);
-            if (emit_pairs && dd <= best + 3.0 * q.tol.w) {
-                let slot = atomicAdd(&counters.hits, 1u);
-                if (slot < q.capacity) {
-                    hits[slot] = Hit(i, j, 2u, bitcast<u32>(dd));
+            let p = array<vec3<f32>, 3>(to_local(q.a, tris_a[i].v[0].xyz), to_local(q.a, tris_a[i].v[1].xyz), to_local(q.a, tris_a[i].v[2].xyz));
+            let pl = plane_of(p);
+            for (var k = node.tri_start; k < node.tri_start + node.tri_count; k = k + 1u) {
+                let j = index_b[k];
+                let sj = tris_b[j].sphere;
+                if (length(sj.xyz - c) - r - sj.w > best + slack) {
+                    continue;
                 }
-            }
-            if (dd < best) {
-                best = dd;
-                atomicMin(&counters.min_dist_bits, bitcast<u32>(best));
+                let t = array<vec3<f32>, 3>(to_local(q.b, tris_b[j].v[0].xyz), to_local(q.b, tris_b[j].v[1].xyz), to_local(q.b, tris_b[j].v[2].xyz));
+                if (plane_bound(p, pl, t) > best + slack) {
+                    continue;
+                }
+                let dd = tri_dist(p, t);
+                if (emit_pairs && dd <= best + 3.0 * q.tol.w) {
+                    let slot = atomicAdd(&counters.hits, 1u);
+                    if (slot < q.capacity) {
+                        hits[slot] = Hit(i, j, 2u, bitcast<u32>(dd));
+                    }
+                }
+                if (dd < best) {
+                    best = dd;
+                    atomicMin(&counters.min_dist_bits, bitcast<u32>(best));
+                }
             }
         }
     }
@@ -115,16 +131,10 @@ fn search(i: u32, emit_pairs: bool) {
 
 @compute @workgroup_size(64)
 fn sample(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = q.chunk_start + gid.x * SAMPLE;
-    if (i < q.chunk_end) {
-        search(i, false);
-    }
+    search(gid.x * SAMPLE, false);
 }
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = q.chunk_start + gid.x;
-    if (i < q.chunk_end) {
-        search(i, true);
-    }
+    search(gid.x, true);
 }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const REPORT_TIME: u64 = 256; // wgpu::QUERY_RESOLVE_BUFFER_ALIGNMENT
 const REPORT_HITS: u64 = 512;
 const REPORT_HIT_PREFIX: u64 = 16_384;
-/// `nearest::sample` takes every this many-th triangle (`SAMPLE` in `nearest.wgsl`).
+/// `nearest::sample` takes every this many-th node (`SAMPLE` in `nearest.wgsl`).
 const NEAREST_SAMPLE: u32 = 64;
 
 /// Which narrow-stage entry point a round runs after the cull.
@@ -145,9 +145,11 @@ impl GpuBackend {
                 entry(1, RO, 192),
                 entry(2, RO, 192),
                 entry(3, RO, 48),
-                entry(4, RO, 4),
-                entry(5, RW, c),
-                entry(6, RW, 16),
+                entry(4, RO, 48),
+                entry(5, RO, 4),
+                entry(6, RO, 4),
+                entry(7, RW, c),
+                entry(8, RW, 16),
             ],
         );
         let narrow_layout = d.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -246,7 +248,7 @@ impl GpuBackend {
     }
 
     /// One round over A's triangles `query.chunk_start .. chunk_end` (positions in A's octree
-    /// order, so that a chunk is a run of leaves; for [`Narrow::Nearest`], triangle indices):
+    /// order, so that a chunk is a run of leaves):
     /// the counters, and the hits when the narrow stage writes any. `Ok(None)` when the candidates overflowed the capacity
     /// (the caller splits the chunk).
     pub fn round(
@@ -319,14 +321,16 @@ impl GpuBackend {
                         &self.uniform,
                         &a.tris,
                         &b.tris,
+                        &a.nodes,
                         &b.nodes,
+                        &a.index,
                         &b.index,
                         &self.counters,
                         &self.hits,
                     ],
                 );
                 pass.set_bind_group(0, &bg, &[]);
-                let groups = (query.chunk_end - query.chunk_start).div_ceil(WORKGROUP);
+                let groups = a.node_count.div_ceil(WORKGROUP);
                 pass.set_pipeline(&self.nearest_sample);
                 pass.dispatch_workgroups(groups.div_ceil(NEAREST_SAMPLE), 1, 1);
                 pass.set_pipeline(&self.nearest);

@@ -269,11 +269,17 @@ pub fn narrow_intersect(
         .collect()
 }
 
-/// What `nearest.wgsl` must find, by brute force over A's triangles `q.chunk_start ..
-/// q.chunk_end` and all of B: every pair's f32 distance (`tri_dist`), as `(distance, i, j)`.
-pub fn nearest(q: &Query, tris_a: &[TriRecord], tris_b: &[TriRecord]) -> Vec<(f32, u32, u32)> {
+/// What `nearest.wgsl` must find, by brute force over A's triangles at positions
+/// `q.chunk_start .. q.chunk_end` of its octree order and all of B: every pair's f32 distance
+/// (`tri_dist`), as `(distance, i, j)`.
+pub fn nearest(
+    q: &Query,
+    tris_a: &[TriRecord],
+    index_a: &[u32],
+    tris_b: &[TriRecord],
+) -> Vec<(f32, u32, u32)> {
     let mut out = Vec::new();
-    for i in q.chunk_start..q.chunk_end {
+    for &i in &index_a[q.chunk_start as usize..q.chunk_end as usize] {
         let p = local_tri(&q.a, &tris_a[i as usize]);
         for (j, tb) in tris_b.iter().enumerate() {
             out.push((tri_dist(&p, &local_tri(&q.b, tb)), i, j as u32));
