@@ -35,7 +35,7 @@ struct Query {
 struct Hit {
     a: u32,
     b: u32,
-    flag: u32,                        // 1 certain, 2 unsure (the CPU decides exactly)
+    flag: u32,                        // 1 certain, 2 unsure (the CPU decides exactly), 3 certainly disjoint
     dist_bits: u32,
 }
 

@@ -207,15 +207,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         return;
     }
-    // Clearance d: intersecting pairs are at distance 0; disjoint ones go to the CPU unless
-    // their f32 distance is certainly at least d.
+    // Clearance d: intersecting pairs are at distance 0 (certain ones need no CPU work);
+    // disjoint ones go to the CPU unless their f32 distance is certainly at least d, flagged
+    // certainly disjoint (3) so that the CPU computes their distance without re-deciding.
     if (code != 0u) {
-        emit(pr.x, pr.y, 2u, 0.0);
+        emit(pr.x, pr.y, code, 0.0);
         return;
     }
     let dist = tri_dist(p, r);
     if (dist - q.tol.w < q.tol.x) {
-        emit(pr.x, pr.y, 2u, dist);
+        emit(pr.x, pr.y, 3u, dist);
     }
 }
 

@@ -44,13 +44,15 @@ pub const MODE_SELF_CROSS: u32 = 4;
 pub struct Hit {
     pub a: u32,
     pub b: u32,
-    /// [`CERTAIN`] or [`UNSURE`] (re-decided on the CPU in exact arithmetic).
+    /// [`CERTAIN`], [`UNSURE`] (re-decided on the CPU in exact arithmetic) or [`DISJOINT`].
     pub flag: u32,
     pub dist_bits: u32,
 }
 
 pub const CERTAIN: u32 = 1;
 pub const UNSURE: u32 = 2;
+/// Clearance: certainly disjoint (the CPU computes the distance without deciding intersection).
+pub const DISJOINT: u32 = 3;
 
 /// Counters shared by the stages of one query. WGSL twin: `struct Counters` (atomics).
 #[repr(C)]

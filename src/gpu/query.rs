@@ -4,7 +4,8 @@
 
 use super::backend::{GpuBackend, Narrow};
 use super::layout::{
-    Hit, Query, CERTAIN, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, MODE_SELF, MODE_SELF_CROSS,
+    Hit, Query, CERTAIN, DISJOINT, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, MODE_SELF,
+    MODE_SELF_CROSS,
 };
 use super::GpuMesh;
 use crate::error::{Error, Result};
@@ -232,7 +233,12 @@ impl GpuBackend {
             .par_iter()
             .filter_map(|h| {
                 let (ta, tb) = (a.tri(h.a), b.tri(h.b));
-                let dist = if tritri::intersect(&ta, &tb) {
+                let meets = match h.flag {
+                    CERTAIN => true,
+                    DISJOINT => false,
+                    _ => tritri::intersect(&ta, &tb),
+                };
+                let dist = if meets {
                     0.0
                 } else {
                     tritri::separated_distance(&ta, &tb).distance
