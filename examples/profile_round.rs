@@ -1,5 +1,10 @@
-//! One GPU round of each kind on the near-miss scene, with its counters and GPU time: where the
-//! time of a query goes. `cargo run --release --example profile_round -- 100000`
+//! The GPU stages of each query kind on the benchmark scenes, in rounds as the queries run them:
+//! wall time, the GPU's own time (timestamp queries), rounds, candidates and pairs read back.
+//! Where the time of a query goes, apart from the CPU's share.
+//!
+//! ```sh
+//! cargo run --release --example profile_round -- 1000000
+//! ```
 use meshclash::bench::scenes;
 use meshclash::gpu::layout::{MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT};
 use meshclash::gpu::query::frame;
@@ -11,9 +16,33 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(100_000);
-    let g = GpuBackend::new(GpuContext::new().expect("a GPU")).expect("pipelines");
+    let g = match GpuContext::new().and_then(GpuBackend::new) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("profile_round: no GPU: {e}");
+            std::process::exit(2);
+        }
+    };
+    println!(
+        "{} ({}), capacity {} pairs per round, timestamps: {}",
+        g.ctx.info.name,
+        g.ctx.info.backend,
+        g.capacity,
+        g.ctx.timestamp_period.is_some()
+    );
+    println!(
+        "{:<12} {:<10} {:>9} {:>9} {:>7} {:>11} {:>9}",
+        "scene", "stage", "wall ms", "gpu ms", "rounds", "candidates", "pairs"
+    );
     for sc in scenes(n) {
         let (ga, gb) = (g.upload(&sc.a).unwrap(), g.upload(&sc.b).unwrap());
+        if ga.parts.len() > 1 || gb.parts.len() > 1 {
+            println!(
+                "{}: meshes split into parts on this adapter; skipped",
+                sc.name
+            );
+            continue;
+        }
         let (pa, pb) = (Posed::new(&sc.a, sc.pose_a), Posed::new(&sc.b, sc.pose_b));
         for (what, d, mode, narrow) in [
             ("intersect", 0.0, MODE_INTERSECT, Narrow::Main),
@@ -22,24 +51,27 @@ fn main() {
         ] {
             let mut f = frame(&pa, &ga, &pb, &gb, d, mode).unwrap();
             f.query.capacity = g.capacity;
-            f.query.chunk_end = ga.triangles;
-            for _ in 0..2 {
+            // The second of two runs: the first may compile pipelines and warm caches.
+            for run in 0..2 {
                 let (r0, t0) = g.stats();
                 let t = std::time::Instant::now();
-                let r = g
-                    .round(&ga.parts[0], &gb.parts[0], &f.query, narrow)
+                let (hits, candidates, _) = g
+                    .rounds(&ga.parts[0], &gb.parts[0], &f.query, narrow)
                     .unwrap();
+                let wall = t.elapsed().as_secs_f64() * 1e3;
                 let (r1, t1) = g.stats();
-                let c = r.as_ref().map(|x| x.0);
-                println!(
-                    "{:<12} {:<10} wall {:>8.2} ms gpu {:>8.2} ms rounds {} counters {:?}",
-                    sc.name,
-                    what,
-                    t.elapsed().as_secs_f64() * 1e3,
-                    t1 - t0,
-                    r1 - r0,
-                    c
-                );
+                if run == 1 {
+                    println!(
+                        "{:<12} {:<10} {:>9.2} {:>9.2} {:>7} {:>11} {:>9}",
+                        sc.name,
+                        what,
+                        wall,
+                        t1 - t0,
+                        r1 - r0,
+                        candidates,
+                        hits.len()
+                    );
+                }
             }
         }
     }

@@ -214,35 +214,40 @@ fn tri_dist(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>) -> f32 {
 }
 
 
-// A's plane for plane_bound: unit normal n (0 when A has no area in f32) and A's own thickness
-// w along it (0 up to rounding; whatever direction rounding gave n, A lies within w of its
-// plane, which keeps the bound valid for slivers too, if weak).
+// A's plane for plane_bound: unit normal n (0 when A has no area in f32), A's own thickness w
+// along it (0 up to rounding; whatever direction rounding gave n, A lies within w of its plane,
+// which keeps the bound valid for slivers too, if weak), and A's longest edge.
 struct Plane {
     n: vec3<f32>,
     w: f32,
+    l: f32,
 }
 
 fn plane_of(p: array<vec3<f32>, 3>) -> Plane {
     let cr = cross(p[1] - p[0], p[2] - p[0]);
     let len = length(cr);
     if (!(len > 0.0)) {
-        return Plane(vec3<f32>(0.0), INF);
+        return Plane(vec3<f32>(0.0), INF, 0.0);
     }
     let n = cr / len;
-    return Plane(n, max(abs(dot(p[1] - p[0], n)), abs(dot(p[2] - p[0], n))));
+    return Plane(n, max(abs(dot(p[1] - p[0], n)), abs(dot(p[2] - p[0], n))), longest(p));
 }
 
 // A lower bound on the distance between the f32 triangles p and t: t's nearest vertex height
 // over p's plane when all three lie on one side, less p's thickness and the rounding of the
-// dot products (16 u of the span); 0 or less otherwise. Callers add the input error bound.
+// dot products (16 u of the span, the largest distance from p[0] to a vertex of either);
+// 0 or less otherwise. Callers add the input error bound.
 fn plane_bound(p: array<vec3<f32>, 3>, pl: Plane, t: array<vec3<f32>, 3>) -> f32 {
-    let h = vec3<f32>(dot(t[0] - p[0], pl.n), dot(t[1] - p[0], pl.n), dot(t[2] - p[0], pl.n));
+    let d0 = t[0] - p[0];
+    let d1 = t[1] - p[0];
+    let d2 = t[2] - p[0];
+    let h = vec3<f32>(dot(d0, pl.n), dot(d1, pl.n), dot(d2, pl.n));
     var g = 0.0;
     if (all(h > vec3<f32>(0.0))) {
         g = min(min(h.x, h.y), h.z);
     } else if (all(h < vec3<f32>(0.0))) {
         g = -max(max(h.x, h.y), h.z);
     }
-    let span = max(max(length(t[0] - p[0]), length(t[1] - p[0])), max(length(t[2] - p[0]), longest(p)));
+    let span = max(sqrt(max(max(dot(d0, d0), dot(d1, d1)), dot(d2, d2))), pl.l);
     return g - pl.w - 16.0 * 5.9604645e-8 * span;
 }

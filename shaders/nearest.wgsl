@@ -57,9 +57,24 @@ fn search(n: u32, emit_pairs: bool) {
         if (length(box_box_gap(node, bx)) > best + slack) {
             continue;
         }
+        if (node.first_child != NO_CHILD && emit_pairs) {
+            // The sample has made the bound tight: children in any order, pruned as pushed.
+            for (var k = 0u; k < node.child_count; k = k + 1u) {
+                if (length(box_box_gap(nodes_b[node.first_child + k], bx)) > best + slack) {
+                    continue;
+                }
+                if (top < STACK) {
+                    stack[top] = node.first_child + k;
+                    top = top + 1u;
+                } else {
+                    atomicStore(&counters.stack_overflow, 1u);
+                }
+            }
+            continue;
+        }
         if (node.first_child != NO_CHILD) {
-            // Children nearest-last on the stack, so the nearest is opened first and the bound
-            // tightens early (at most eight: an insertion sort in registers).
+            // The sample starts from nothing: children nearest-last on the stack, so the nearest
+            // is opened first and the bound tightens early (an insertion sort of at most eight).
             var kd: array<f32, 8>;
             var ki: array<u32, 8>;
             let nc = node.child_count;
