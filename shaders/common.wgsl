@@ -58,6 +58,11 @@ const WG: u32 = 64u;
 // Threads per leaf pair in cull_pairs (the octree's leaf size), and workgroups per dispatch row.
 const LEAF_THREADS: u32 = 8u;
 const ROW: u32 = 32768u;
+// The thread's index in a dispatch of rows of at most ROW workgroups (GpuBackend::dispatch).
+fn thread_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return gid.x + gid.y * nwg.x * WG;
+}
+
 // Traversal stack: deep enough for the octree's depth limit (24) times seven siblings waiting.
 const STACK: u32 = 192u;
 

@@ -14,8 +14,8 @@
 @group(0) @binding(5) var<storage, read_write> args: DispatchArgs; // the next stage's indirect dispatch
 
 @compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let n = gid.x;
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let n = thread_index(gid, nwg);
     if (n >= arrayLength(&nodes_a)) {
         return;
     }

@@ -36,7 +36,7 @@ fn main(
     @builtin(num_workgroups) nwg: vec3<u32>,
     @builtin(local_invocation_index) li: u32,
 ) {
-    let t = gid.x + gid.y * nwg.x * WG;
+    let t = thread_index(gid, nwg);
     let lp = t / LEAF_THREADS;
     var pr = vec4<u32>(0u);
     if (lp < min(atomicLoad(&counters.leaf_pairs), q.capacity)) {

@@ -1,8 +1,8 @@
-// Nearest stage (distance queries): one thread per leaf of A (its triangles at positions
-// chunk_start .. chunk_end of A's octree order) walks B's octree nearest-first by box-to-box
+// Nearest stage (distance queries): the threads of each leaf of A (its triangles at positions
+// chunk_start .. chunk_end of A's octree order) walk B's octree nearest-first by box-to-box
 // gaps, pruning by the best f32 distance any thread has found so far (counters.min_dist_bits,
 // an atomic minimum), with seed 000's f32 distance for the triangle pairs of the leaves it
-// reaches. One walk per leaf, not per triangle: eight times fewer.
+// reaches. Walks pruned by the leaf's box, not each triangle's: coherent across the leaf.
 //
 // It also emits every pair it evaluates whose f32 distance is within 3 bands of the best so far
 // (hits), so that the CPU can recompute just those in f64 (3, not 2: the f32 comparison rounds). Why that is enough: the lower bounds
@@ -30,8 +30,14 @@
 @group(0) @binding(8) var<storage, read_write> hits: array<Hit>;
 
 const SAMPLE: u32 = 64u;
+// Threads per leaf of A (set by the backend for the adapter: gpu::backend::leaf_walkers).
+override LEAF_WALKERS: u32 = 4u;
 
-fn search(n: u32, emit_pairs: bool) {
+// Thread s of the LEAF_WALKERS threads of leaf n takes the leaf's triangles s,
+// s + LEAF_WALKERS, ...: the threads of one leaf walk the same nodes (pruned by the leaf's box), so they stay
+// together, and each has an eighth of the triangle pairs at the leaves they reach.
+fn search(t: u32, emit_pairs: bool) {
+    let n = t / LEAF_WALKERS;
     if (n >= arrayLength(&nodes_a)) {
         return;
     }
@@ -108,7 +114,7 @@ fn search(n: u32, emit_pairs: bool) {
             }
             continue;
         }
-        for (var pos = lo; pos < hi; pos = pos + 1u) {
+        for (var pos = lo + t % LEAF_WALKERS; pos < hi; pos = pos + LEAF_WALKERS) {
             let i = index_a[pos];
             let sa = tris_a[i].sphere;
             let c = from_local(q.b, to_local(q.a, sa.xyz));
@@ -145,11 +151,12 @@ fn search(n: u32, emit_pairs: bool) {
 }
 
 @compute @workgroup_size(64)
-fn sample(@builtin(global_invocation_id) gid: vec3<u32>) {
-    search(gid.x * SAMPLE, false);
+fn sample(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let t = thread_index(gid, nwg);
+    search((t / LEAF_WALKERS) * SAMPLE * LEAF_WALKERS + t % LEAF_WALKERS, false);
 }
 
 @compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    search(gid.x, true);
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    search(thread_index(gid, nwg), true);
 }

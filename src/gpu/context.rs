@@ -16,6 +16,9 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     pub info: GpuInfo,
     pub limits: wgpu::Limits,
+    /// A software rasteriser's adapter (lavapipe, WARP): its "threads" are SIMD lanes of a few
+    /// CPU cores, which changes what is fast.
+    pub software: bool,
     /// Nanoseconds per timestamp tick, where the adapter has timestamp queries: the GPU's own
     /// time per round is then measured, apart from submission and readback.
     pub timestamp_period: Option<f64>,
@@ -103,6 +106,7 @@ impl GpuContext {
         Ok(GpuContext {
             device,
             queue,
+            software: ai.device_type == wgpu::DeviceType::Cpu,
             info,
             limits,
             timestamp_period,
@@ -146,6 +150,18 @@ impl GpuContext {
         entry: &str,
         layout: &wgpu::BindGroupLayout,
     ) -> Result<wgpu::ComputePipeline> {
+        self.compute_pipeline_with(label, module, entry, layout, &[])
+    }
+
+    /// [`Self::compute_pipeline`] with values for the stage's `override` constants.
+    pub fn compute_pipeline_with(
+        &self,
+        label: &str,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+        layout: &wgpu::BindGroupLayout,
+        constants: &[(&str, f64)],
+    ) -> Result<wgpu::ComputePipeline> {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let pl = self
             .device
@@ -161,7 +177,10 @@ impl GpuContext {
                 layout: Some(&pl),
                 module,
                 entry_point: Some(entry),
-                compilation_options: Default::default(),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants,
+                    ..Default::default()
+                },
                 cache: None,
             });
         if let Some(e) = pollster::block_on(scope.pop()) {
