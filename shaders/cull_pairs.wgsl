@@ -28,8 +28,10 @@ fn passes(i: u32, j: u32, c: vec3<f32>, reach: f32) -> bool {
     return dot(d, d) <= r * r;
 }
 
-// Two passes over the same tests: count, reserve the workgroup's slots with one global atomic,
-// then write. One global atomic per candidate made every thread queue on one address.
+// Count, reserve the workgroup's slots with one global atomic, then write: one global atomic
+// per candidate made every thread queue on one address. In the usual case (one A triangle per
+// thread, at most 32 of B) the first pass keeps its answers as bits; otherwise the second
+// pass repeats the tests.
 @compute @workgroup_size(64)
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -42,15 +44,18 @@ fn main(
     if (lp < min(atomicLoad(&counters.leaf_pairs), q.capacity)) {
         pr = leaf_pairs[lp];
     }
+    let simple = pr.y <= LEAF_THREADS && pr.w <= 32u;
+    var bits = 0u;
     var n = 0u;
     for (var s = t % LEAF_THREADS; s < pr.y; s = s + LEAF_THREADS) {
         let i = index_a[pr.x + s];
         let sa = tris_a[i].sphere;
         let c = from_local(q.b, to_local(q.a, sa.xyz));
         let reach = sa.w + q.tol.x + q.tol.y;
-        for (var k = pr.z; k < pr.z + pr.w; k = k + 1u) {
-            if (passes(i, index_b[k], c, reach)) {
+        for (var k = 0u; k < pr.w; k = k + 1u) {
+            if (passes(i, index_b[pr.z + k], c, reach)) {
                 n = n + 1u;
+                bits = bits | (1u << (k & 31u));
             }
         }
     }
@@ -66,9 +71,15 @@ fn main(
         let sa = tris_a[i].sphere;
         let c = from_local(q.b, to_local(q.a, sa.xyz));
         let reach = sa.w + q.tol.x + q.tol.y;
-        for (var k = pr.z; k < pr.z + pr.w; k = k + 1u) {
-            let j = index_b[k];
-            if (passes(i, j, c, reach)) {
+        for (var k = 0u; k < pr.w; k = k + 1u) {
+            let j = index_b[pr.z + k];
+            var hit = false;
+            if (simple) {
+                hit = (bits & (1u << k)) != 0u;
+            } else {
+                hit = passes(i, j, c, reach);
+            }
+            if (hit) {
                 if (slot < q.capacity) {
                     pairs[slot] = vec2<u32>(i, j);
                 }

@@ -195,9 +195,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         return;
     }
-    // Clearance: a pair certainly farther than d apart (the plane bound, less the input error
-    // bound) is neither intersecting nor within d, and costs no more.
-    if (q.mode == 1u && plane_bound(p, plane_of(p), r) > q.tol.x + q.tol.y) {
+    // A pair certainly farther than d apart (the plane bound, less the input error bound) is
+    // neither intersecting nor within d (intersect: d = 0), and costs no more: for nearly
+    // parallel faces, most of the sphere test's candidates, decided before any orientation.
+    if (plane_bound(p, plane_of(p), r) > q.tol.x + q.tol.y) {
         return;
     }
     let code = tri_tri(p, r);

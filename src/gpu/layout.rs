@@ -7,7 +7,7 @@ use bytemuck::{Pod, Zeroable};
 pub use crate::mesh::TriRecord;
 pub use crate::octree::OctreeNode;
 
-/// What one dispatch of `cull.wgsl` / `narrow.wgsl` needs: both poses as f32 rows `[R | t]` into
+/// What one dispatch of every stage needs: both poses as f32 rows `[R | t]` into
 /// the query's local frame, the tolerances, and the work range. WGSL twin: `struct Query`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
@@ -20,7 +20,7 @@ pub struct Query {
     /// local coordinate; w: distance band (f32 distances within it of a threshold go to the CPU),
     /// or, for `narrow::band`, the threshold itself.
     pub tol: [f32; 4],
-    /// Triangles of A in this round: `chunk_start .. chunk_end`.
+    /// Triangles of A in this round: positions `chunk_start .. chunk_end` of its octree order.
     pub chunk_start: u32,
     pub chunk_end: u32,
     /// Capacity of the candidate list (and of the output list).

@@ -217,6 +217,34 @@ fn height(t: &[Vec3; 3]) -> f32 {
     }
 }
 
+/// `common.wgsl::plane_bound(p, plane_of(p), t)`.
+pub fn plane_bound(p: &[Vec3; 3], t: [Vec3; 3]) -> f32 {
+    let cr = (p[1] - p[0]).cross(p[2] - p[0]);
+    let len = cr.length();
+    // No plane (zero area, or NaN): the shader's INF thickness.
+    if len.is_nan() || len <= 0.0 {
+        return f32::NEG_INFINITY;
+    }
+    let n = cr / len;
+    let w = (p[1] - p[0]).dot(n).abs().max((p[2] - p[0]).dot(n).abs());
+    let d = t.map(|v| v - p[0]);
+    let h = d.map(|x| x.dot(n));
+    let g = if h.iter().all(|&x| x > 0.0) {
+        h[0].min(h[1]).min(h[2])
+    } else if h.iter().all(|&x| x < 0.0) {
+        -h[0].max(h[1]).max(h[2])
+    } else {
+        0.0
+    };
+    let span = d[0]
+        .dot(d[0])
+        .max(d[1].dot(d[1]))
+        .max(d[2].dot(d[2]))
+        .sqrt()
+        .max(longest(p));
+    g - w - 16.0 * 5.960_464_5e-8 * span
+}
+
 /// `narrow.wgsl::tri_dist`.
 pub fn tri_dist(p: &[Vec3; 3], r: &[Vec3; 3]) -> f32 {
     let mut best = INF;
@@ -254,11 +282,14 @@ pub fn narrow_intersect(
     pairs
         .iter()
         .filter_map(|&[i, j]| {
-            let code = tri_tri(
-                &local_tri(&q.a, &tris_a[i as usize]),
-                &local_tri(&q.b, &tris_b[j as usize]),
-                q.tol[2],
+            let (p, r) = (
+                local_tri(&q.a, &tris_a[i as usize]),
+                local_tri(&q.b, &tris_b[j as usize]),
             );
+            if plane_bound(&p, r) > q.tol[0] + q.tol[1] {
+                return None;
+            }
+            let code = tri_tri(&p, &r, q.tol[2]);
             (code != 0).then_some(Hit {
                 a: i,
                 b: j,
