@@ -87,6 +87,15 @@ fn box_gap(node: OctreeNode, c: vec3<f32>) -> vec3<f32> {
     return max(node.min - c, vec3<f32>(0.0)) + max(c - node.max, vec3<f32>(0.0));
 }
 
+// The positions of a leaf's triangles within this round's chunk (empty for an inner node, or a
+// leaf outside the chunk: x >= y).
+fn leaf_range(node: OctreeNode, chunk_start: u32, chunk_end: u32) -> vec2<u32> {
+    if (node.first_child != NO_CHILD) {
+        return vec2<u32>(0u);
+    }
+    return vec2<u32>(max(node.tri_start, chunk_start), min(node.tri_start + node.tri_count, chunk_end));
+}
+
 // A node of A carried into B's record frame: its centre, and the half-extent of the box around
 // the rotated box (|M| h with M = R_B^T R_A).
 struct Box {

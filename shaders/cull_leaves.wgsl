@@ -20,9 +20,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let leaf = nodes_a[n];
-    let lo = max(leaf.tri_start, q.chunk_start);
-    let hi = min(leaf.tri_start + leaf.tri_count, q.chunk_end);
-    if (leaf.first_child != NO_CHILD || lo >= hi) {
+    let range = leaf_range(leaf, q.chunk_start, q.chunk_end);
+    let lo = range.x;
+    let hi = range.y;
+    if (lo >= hi) {
         return;
     }
     let bx = box_into_b(q.a, q.b, leaf);

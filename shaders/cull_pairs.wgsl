@@ -17,6 +17,12 @@
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
 
+// Triangle i's sphere centre in B's record frame, and its reach R_i + d + pad.
+fn reach_of(i: u32) -> vec4<f32> {
+    let sa = tris_a[i].sphere;
+    return vec4<f32>(from_local(q.b, to_local(q.a, sa.xyz)), sa.w + q.tol.x + q.tol.y);
+}
+
 // Whether pair (i, j) passes: |C_j - c|^2 <= (reach + R_j)^2, c and reach being i's.
 fn passes(i: u32, j: u32, c: vec3<f32>, reach: f32) -> bool {
     if (q.mode == 3u && j <= i) {
@@ -49,11 +55,9 @@ fn main(
     var n = 0u;
     for (var s = t % LEAF_THREADS; s < pr.y; s = s + LEAF_THREADS) {
         let i = index_a[pr.x + s];
-        let sa = tris_a[i].sphere;
-        let c = from_local(q.b, to_local(q.a, sa.xyz));
-        let reach = sa.w + q.tol.x + q.tol.y;
+        let sa = reach_of(i);
         for (var k = 0u; k < pr.w; k = k + 1u) {
-            if (passes(i, index_b[pr.z + k], c, reach)) {
+            if (passes(i, index_b[pr.z + k], sa.xyz, sa.w)) {
                 n = n + 1u;
                 bits = bits | (1u << (k & 31u));
             }
@@ -68,16 +72,14 @@ fn main(
     var slot = wg_base + offset;
     for (var s = t % LEAF_THREADS; s < pr.y; s = s + LEAF_THREADS) {
         let i = index_a[pr.x + s];
-        let sa = tris_a[i].sphere;
-        let c = from_local(q.b, to_local(q.a, sa.xyz));
-        let reach = sa.w + q.tol.x + q.tol.y;
+        let sa = reach_of(i);
         for (var k = 0u; k < pr.w; k = k + 1u) {
             let j = index_b[pr.z + k];
             var hit = false;
             if (simple) {
                 hit = (bits & (1u << k)) != 0u;
             } else {
-                hit = passes(i, j, c, reach);
+                hit = passes(i, j, sa.xyz, sa.w);
             }
             if (hit) {
                 if (slot < q.capacity) {

@@ -92,6 +92,39 @@ pub fn frame_from(
     })
 }
 
+/// The pair of `hits` nearest in f64, as `(distance², a, b)`: the CPU path's order, so its
+/// tie-break.
+fn closest_in_f64(a: &Posed, b: &Posed, hits: &[Hit]) -> Option<(f64, u32, u32)> {
+    hits.par_iter()
+        .map(|h| {
+            let dd = tritri::separated_distance(&a.tri(h.a), &b.tri(h.b)).distance;
+            (dd * dd, h.a, h.b)
+        })
+        .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal))
+}
+
+/// The distance report for the pair `(i, j)`, points and separation from the f64 primitive.
+fn distance_report(
+    a: &Posed,
+    b: &Posed,
+    i: u32,
+    j: u32,
+    candidates: u64,
+    timings: Timings,
+) -> DistanceReport {
+    let r = tritri::distance(&a.tri(i), &b.tri(j));
+    DistanceReport {
+        distance: r.distance,
+        point_a: r.point_1,
+        point_b: r.point_2,
+        separation: r.separation,
+        triangle_a: i,
+        triangle_b: j,
+        candidates,
+        timings,
+    }
+}
+
 impl GpuBackend {
     /// The GPU's own time since `since` (a [`GpuBackend::stats`]), where the adapter measures it.
     fn add_busy(&self, timings: &mut Timings, since: (u64, f64)) {
@@ -283,29 +316,13 @@ impl GpuBackend {
             self.run((a, ga), (b, gb), 0.0, MODE_DISTANCE, Narrow::Nearest)?;
         timings.add("gpu_nearest", t);
         let t = Instant::now();
-        let best = emitted
-            .par_iter()
-            .map(|h| {
-                let dd = tritri::separated_distance(&a.tri(h.a), &b.tri(h.b)).distance;
-                (dd * dd, h.a, h.b)
-            })
-            .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal));
+        let best = closest_in_f64(a, b, &emitted);
         timings.add("resolve_f64", t);
         // Pairs not emitted are farther than m + band; so is no pair closer than the best
         // emitted one, unless that one is itself beyond m + band (m from a sliver's lower bound).
         if let Some((_, i, j)) = best.filter(|b| b.0.sqrt() <= nearest as f64 + f0.band) {
-            let r = tritri::distance(&a.tri(i), &b.tri(j));
             self.add_busy(&mut timings, since);
-            return Ok(DistanceReport {
-                distance: r.distance,
-                point_a: r.point_1,
-                point_b: r.point_2,
-                separation: r.separation,
-                triangle_a: i,
-                triangle_b: j,
-                candidates: emitted.len() as u64,
-                timings,
-            });
+            return Ok(distance_report(a, b, i, j, emitted.len() as u64, timings));
         }
         // Otherwise: cull with the bound, f32 distances of every candidate, the band in f64.
         let t = Instant::now();
@@ -332,13 +349,7 @@ impl GpuBackend {
                 let mut qb = f.query;
                 qb.tol[3] = (threshold as f32).next_up();
                 let (band_hits, _, _) = self.run_query((a, ga), (b, gb), &qb, Narrow::Band)?;
-                best = band_hits
-                    .par_iter()
-                    .map(|h| {
-                        let dd = tritri::separated_distance(&a.tri(h.a), &b.tri(h.b)).distance;
-                        (dd * dd, h.a, h.b)
-                    })
-                    .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal))
+                best = closest_in_f64(a, b, &band_hits)
                     .into_iter()
                     .chain(best)
                     .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal));
@@ -358,19 +369,9 @@ impl GpuBackend {
                 d = d2.sqrt() * (1.0 + 1e-9) + f.e_in * 4.0;
                 continue;
             }
-            let r = tritri::distance(&a.tri(i), &b.tri(j));
             timings.add("gpu_distance", t);
             self.add_busy(&mut timings, since);
-            return Ok(DistanceReport {
-                distance: r.distance,
-                point_a: r.point_1,
-                point_b: r.point_2,
-                separation: r.separation,
-                triangle_a: i,
-                triangle_b: j,
-                candidates,
-                timings,
-            });
+            return Ok(distance_report(a, b, i, j, candidates, timings));
         }
         Err(Error::Gpu("distance search did not converge".into()))
     }
