@@ -705,10 +705,33 @@ fn demo(triangles: usize) -> Result<(), Error> {
     match GpuContext::new().and_then(GpuBackend::new) {
         Ok(g) => {
             println!(
-                "GPU: {} ({}); every scene runs on the CPU and on the GPU.\n",
+                "GPU: {} ({}); every scene runs on the CPU and on the GPU.",
                 g.ctx.info.name, g.ctx.info.backend
             );
-            engines.push(Engine::Gpu(Box::new(g)));
+            // A driver may compile a pipeline at its first dispatch (lavapipe takes seconds):
+            // run every stage once on small parts, so that the timings below are the queries'.
+            let t = Instant::now();
+            let tiny = PreparedMesh::new(generate::torus(1.0, 0.3, 24, 8));
+            let mut engine = Engine::Gpu(Box::new(g));
+            for shift in [0.5, 0.0] {
+                let opts = CheckOptions {
+                    clearance: Some(0.05),
+                };
+                run_check(
+                    &mut engine,
+                    false,
+                    &tiny,
+                    Pose::IDENTITY,
+                    &tiny,
+                    link(shift),
+                    &opts,
+                )?;
+            }
+            println!(
+                "GPU warm-up (first dispatches compile the pipelines): {:.0} ms\n",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+            engines.push(engine);
         }
         Err(e) => println!("GPU: none ({e}); every scene runs on the CPU only.\n"),
     }

@@ -184,6 +184,12 @@ impl GpuMesh {
                 prep.mesh.source.display()
             )));
         }
+        // The copies run at the next submission: wait for them here, so that the upload is
+        // timed as the upload and not as the first query's work.
+        ctx.queue.submit([]);
+        ctx.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::Gpu(format!("uploading the mesh: {e}")))?;
         Ok(GpuMesh {
             center: host.center,
             radius: host.radius,
