@@ -35,7 +35,7 @@ struct Query {
 struct Hit {
     a: u32,
     b: u32,
-    flag: u32,                        // 1 certain, 2 unsure (the CPU decides exactly), 3 certainly disjoint
+    flag: u32,                        // CERTAIN, UNSURE (the CPU decides exactly), DISJOINT
     dist_bits: u32,
 }
 
@@ -54,6 +54,10 @@ struct DispatchArgs {
 }
 
 const NO_CHILD: u32 = 0xffffffffu;
+// Hit flags (gpu::layout::CERTAIN, UNSURE, DISJOINT); tri_tri's codes 1 and 2 are the first two.
+const CERTAIN: u32 = 1u;
+const UNSURE: u32 = 2u;
+const DISJOINT: u32 = 3u;
 const WG: u32 = 64u;
 // Threads per leaf pair in cull_pairs (the octree's leaf size), and workgroups per dispatch row.
 const LEAF_THREADS: u32 = 8u;

@@ -210,14 +210,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     // Clearance d: intersecting pairs are at distance 0 (certain ones need no CPU work);
     // disjoint ones go to the CPU unless their f32 distance is certainly at least d, flagged
-    // certainly disjoint (3) so that the CPU computes their distance without re-deciding.
+    // DISJOINT so that the CPU computes their distance without re-deciding.
     if (code != 0u) {
         emit(pr.x, pr.y, code, 0.0);
         return;
     }
     let dist = tri_dist(p, r);
     if (dist - q.tol.w < q.tol.x) {
-        emit(pr.x, pr.y, 3u, dist);
+        emit(pr.x, pr.y, DISJOINT, dist);
     }
 }
 
@@ -257,6 +257,6 @@ fn band(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     if (dists[k] <= q.tol.w) {
         let pr = pairs[k];
-        emit(pr.x, pr.y, 2u, dists[k]);
+        emit(pr.x, pr.y, UNSURE, dists[k]);
     }
 }

@@ -139,7 +139,7 @@ fn search(t: u32, emit_pairs: bool) {
                 if (emit_pairs && dd <= best + 3.0 * q.tol.w) {
                     let slot = atomicAdd(&counters.hits, 1u);
                     if (slot < q.capacity) {
-                        hits[slot] = Hit(i, j, 2u, bitcast<u32>(dd));
+                        hits[slot] = Hit(i, j, UNSURE, bitcast<u32>(dd));
                     }
                 }
                 if (dd < best) {

@@ -119,3 +119,40 @@ fn gpu_structs_match_wgsl() {
     assert_eq!(size as usize, std::mem::size_of::<DispatchArgs>());
     assert_eq!(members, rust_offsets!(DispatchArgs, x, y, z));
 }
+
+/// The value of a WGSL `const` (or an `override`'s default) of type u32, read through naga.
+fn wgsl_u32(src: &str, name: &str) -> u32 {
+    let m = module(src, name);
+    let init = m
+        .constants
+        .iter()
+        .find(|(_, c)| c.name.as_deref() == Some(name))
+        .map(|(_, c)| c.init)
+        .or_else(|| {
+            m.overrides
+                .iter()
+                .find(|(_, o)| o.name.as_deref() == Some(name))
+                .and_then(|(_, o)| o.init)
+        })
+        .unwrap_or_else(|| panic!("no constant {name} in WGSL"));
+    match m.global_expressions[init] {
+        naga::Expression::Literal(naga::Literal::U32(v)) => v,
+        ref e => panic!("{name} = {e:?}: not a u32 literal"),
+    }
+}
+
+#[test]
+fn constants_shared_with_the_shaders_match() {
+    use meshclash::gpu::layout::{
+        CERTAIN, DISJOINT, DISPATCH_ROW, NEAREST_SAMPLE, UNSURE, WORKGROUP,
+    };
+    let c = shaders::COMMON;
+    assert_eq!(wgsl_u32(c, "WG"), WORKGROUP);
+    assert_eq!(wgsl_u32(c, "ROW"), DISPATCH_ROW);
+    assert_eq!(wgsl_u32(c, "CERTAIN"), CERTAIN);
+    assert_eq!(wgsl_u32(c, "UNSURE"), UNSURE);
+    assert_eq!(wgsl_u32(c, "DISJOINT"), DISJOINT);
+    assert_eq!(wgsl_u32(c, "NO_CHILD"), meshclash::octree::NO_CHILD);
+    let nearest = format!("{}\n{}", c, shaders::NEAREST);
+    assert_eq!(wgsl_u32(&nearest, "SAMPLE"), NEAREST_SAMPLE);
+}

@@ -1,7 +1,7 @@
 //! Pipelines compiled once, work buffers allocated once, and the round: cull, then the narrow
 //! stage dispatched indirectly from the cull's count, in one submission, then one readback.
 
-use super::layout::{Counters, DispatchArgs, Hit, Query, WORKGROUP};
+use super::layout::{Counters, DispatchArgs, Hit, Query, DISPATCH_ROW, NEAREST_SAMPLE, WORKGROUP};
 use super::mesh::GpuPart;
 use super::GpuContext;
 use crate::error::{Error, Result};
@@ -12,8 +12,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const REPORT_TIME: u64 = 256; // wgpu::QUERY_RESOLVE_BUFFER_ALIGNMENT
 const REPORT_HITS: u64 = 512;
 const REPORT_HIT_PREFIX: u64 = 16_384;
-/// `nearest::sample` takes every this many-th node (`SAMPLE` in `nearest.wgsl`).
-const NEAREST_SAMPLE: u32 = 64;
 
 /// Which narrow-stage entry point a round runs after the cull.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,7 +23,7 @@ pub enum Narrow {
     /// `narrow::distance` then `narrow::band` with threshold `Query::tol.w`.
     Band,
     /// `nearest::sample` then `nearest::main`: the smallest f32 distance, and the pairs within
-    /// two bands of it (see `nearest.wgsl`).
+    /// three bands of the bound (see `nearest.wgsl`).
     Nearest,
 }
 
@@ -84,12 +82,11 @@ const RO: wgpu::BufferBindingType = wgpu::BufferBindingType::Storage { read_only
 const RW: wgpu::BufferBindingType = wgpu::BufferBindingType::Storage { read_only: false };
 const UNIFORM: wgpu::BufferBindingType = wgpu::BufferBindingType::Uniform;
 
-/// `threads` threads of 64, in rows of at most `ROW` workgroups (the 65535 per dimension every
+/// `threads` threads of 64, in rows of at most `DISPATCH_ROW` workgroups (the 65535 per dimension every
 /// adapter allows); the shaders number them with `thread_index`.
 fn dispatch(pass: &mut wgpu::ComputePass, threads: u32) {
-    const ROW: u32 = 32768; // `ROW` in common.wgsl
     let groups = threads.div_ceil(WORKGROUP);
-    pass.dispatch_workgroups(groups.min(ROW), groups.div_ceil(ROW), 1);
+    pass.dispatch_workgroups(groups.min(DISPATCH_ROW), groups.div_ceil(DISPATCH_ROW), 1);
 }
 
 /// Threads walking B's octree for each leaf of A in `nearest.wgsl` (`LEAF_WALKERS`). On a

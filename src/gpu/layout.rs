@@ -83,3 +83,10 @@ pub struct DispatchArgs {
 
 /// Threads per workgroup of every stage (the WGSL files use the override `WG`).
 pub const WORKGROUP: u32 = 64;
+
+/// Workgroups per row of a dispatch (`ROW` in `shaders/common.wgsl`): rows keep every dimension
+/// within the 65535 all adapters allow.
+pub const DISPATCH_ROW: u32 = 32768;
+
+/// `nearest::sample` takes every this many-th node (`SAMPLE` in `shaders/nearest.wgsl`).
+pub const NEAREST_SAMPLE: u32 = 64;
