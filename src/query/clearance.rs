@@ -1,6 +1,6 @@
 //! Every triangle pair closer than a clearance `d`: the interference check with a safety margin.
 
-use super::{Posed, Timings};
+use super::{spheres_if, Posed, Timings};
 use crate::geom::{spheres_within, tritri};
 use crate::octree::leaf_pairs;
 use rayon::prelude::*;
@@ -29,6 +29,7 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
     let mut timings = Timings::default();
     let t = Instant::now();
     let leaves = leaf_pairs(a.tree(), &a.boxes, b.tree(), &b.boxes, d);
+    let (sph_a, sph_b) = spheres_if(!leaves.is_empty(), a, b);
     let per_leaf: Vec<(u64, Vec<ClearancePair>)> = leaves
         .par_iter()
         .map(|&(la, lb)| {
@@ -36,7 +37,7 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
             let mut out = Vec::new();
             for &i in a.node_tris(la) {
                 for &j in b.node_tris(lb) {
-                    if !spheres_within(&a.spheres[i as usize], &b.spheres[j as usize], d) {
+                    if !spheres_within(&sph_a[i as usize], &sph_b[j as usize], d) {
                         continue;
                     }
                     tested += 1;

@@ -129,7 +129,7 @@ pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport 
                 if nx.is_leaf() && ny.is_leaf() {
                     for &i in a.node_tris(x) {
                         for &j in b.node_tris(y) {
-                            let (sa, sb) = (&a.spheres[i as usize], &b.spheres[j as usize]);
+                            let (sa, sb) = (&a.sphere(i), &b.sphere(j));
                             let gap = sa.center.distance(sb.center) - sa.radius - sb.radius;
                             if gap > 0.0 && gap * gap > load(&best) {
                                 continue;

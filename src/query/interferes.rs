@@ -24,7 +24,7 @@ pub fn interferes(a: &Posed, b: &Posed) -> bool {
     any_leaf_pair(a.tree(), &a.boxes, b.tree(), &b.boxes, 0.0, |la, lb| {
         a.node_tris(la).iter().any(|&i| {
             b.node_tris(lb).iter().any(|&j| {
-                spheres_within(&a.spheres[i as usize], &b.spheres[j as usize], 0.0)
+                spheres_within(&a.sphere(i), &b.sphere(j), 0.0)
                     && tritri::intersect(&a.tri(i), &b.tri(j))
             })
         })

@@ -1,6 +1,6 @@
 //! Which triangle pairs of two posed meshes intersect (touching included), each classified.
 
-use super::{Posed, Timings};
+use super::{spheres_if, Posed, Timings};
 use crate::geom::classify::{classify, Contact, Intersection};
 use crate::geom::{spheres_within, tritri, DVec3};
 use crate::octree::leaf_pairs;
@@ -62,6 +62,7 @@ pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
     let mut timings = Timings::default();
     let t = Instant::now();
     let leaves = leaf_pairs(a.tree(), &a.boxes, b.tree(), &b.boxes, 0.0);
+    let (sph_a, sph_b) = spheres_if(!leaves.is_empty(), a, b);
     timings.add("cull_nodes", t);
     let t = Instant::now();
     let per_leaf: Vec<(u64, Vec<(u32, u32)>)> = leaves
@@ -71,7 +72,7 @@ pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
             let mut hits = Vec::new();
             for &i in a.node_tris(la) {
                 for &j in b.node_tris(lb) {
-                    if !spheres_within(&a.spheres[i as usize], &b.spheres[j as usize], 0.0) {
+                    if !spheres_within(&sph_a[i as usize], &sph_b[j as usize], 0.0) {
                         continue;
                     }
                     tested += 1;

@@ -64,9 +64,9 @@ pub struct Posed<'a> {
     pub prep: &'a PreparedMesh,
     pub pose: Pose,
     pub verts: Vec<DVec3>,
-    /// Seed 000 bounding spheres (centroid, farthest vertex), radius padded by a relative 1e-9
-    /// so that rounding can never cull a touching pair.
-    pub spheres: Vec<Sphere>,
+    /// Seed 000 bounding spheres, made at first use ([`Posed::spheres`]): the CPU's culls need
+    /// them, the GPU path never does.
+    spheres: std::sync::OnceLock<Vec<Sphere>>,
     pub boxes: Vec<Aabb>,
 }
 
@@ -77,24 +77,41 @@ impl<'a> Posed<'a> {
             .into_par_iter()
             .map(|i| pose.apply(m.vertex(i)))
             .collect();
-        let spheres = m
-            .triangles
-            .par_iter()
-            .map(|t| {
-                let s = crate::geom::triangle_bounding_sphere(&t.map(|v| verts[v as usize]));
-                Sphere {
-                    center: s.center,
-                    radius: s.radius * (1.0 + 1e-9) + 1e-300,
-                }
-            })
-            .collect();
         let boxes = world_boxes(&prep.octree, &pose);
         Posed {
             prep,
             pose,
             verts,
-            spheres,
+            spheres: std::sync::OnceLock::new(),
             boxes,
+        }
+    }
+
+    /// Seed 000 bounding spheres (centroid, farthest vertex), radius padded by a relative 1e-9
+    /// so that rounding can never cull a touching pair.
+    pub fn spheres(&self) -> &[Sphere] {
+        self.spheres.get_or_init(|| {
+            (0..self.prep.mesh.triangles.len() as u32)
+                .into_par_iter()
+                .map(|i| self.compute_sphere(i))
+                .collect()
+        })
+    }
+
+    /// Triangle `i`'s sphere of [`Posed::spheres`]: from the cache when it is made, else
+    /// computed on the spot (for queries that touch few triangles).
+    pub fn sphere(&self, i: u32) -> Sphere {
+        match self.spheres.get() {
+            Some(s) => s[i as usize],
+            None => self.compute_sphere(i),
+        }
+    }
+
+    fn compute_sphere(&self, i: u32) -> Sphere {
+        let s = crate::geom::triangle_bounding_sphere(&self.tri(i));
+        Sphere {
+            center: s.center,
+            radius: s.radius * (1.0 + 1e-9) + 1e-300,
         }
     }
 
@@ -110,6 +127,20 @@ impl<'a> Posed<'a> {
     pub fn node_tris(&self, n: u32) -> &[u32] {
         let t = self.tree();
         &t.tri_index[t.nodes[n as usize].tris()]
+    }
+}
+
+/// Both meshes' spheres when `needed` (a cull found leaf pairs), else empty slices: a query
+/// with nothing to test leaves them unmade.
+pub(crate) fn spheres_if<'s>(
+    needed: bool,
+    a: &'s Posed,
+    b: &'s Posed,
+) -> (&'s [Sphere], &'s [Sphere]) {
+    if needed {
+        (a.spheres(), b.spheres())
+    } else {
+        (&[], &[])
     }
 }
 

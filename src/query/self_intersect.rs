@@ -60,6 +60,7 @@ pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
     let mut timings = Timings::default();
     let t = Instant::now();
     let posed = Posed::new(m, Pose::IDENTITY);
+    let sph = posed.spheres();
     timings.add("transform", t);
     let t = Instant::now();
     let leaves = self_leaf_pairs(posed.tree(), &posed.boxes, 0.0);
@@ -77,8 +78,7 @@ pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
                     if m.zero_area[i as usize] || m.zero_area[j as usize] {
                         continue;
                     }
-                    if !spheres_within(&posed.spheres[i as usize], &posed.spheres[j as usize], 0.0)
-                    {
+                    if !spheres_within(&sph[i as usize], &sph[j as usize], 0.0) {
                         continue;
                     }
                     tested += 1;
