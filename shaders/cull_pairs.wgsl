@@ -70,18 +70,26 @@ fn main(
     }
     workgroupBarrier();
     var slot = wg_base + offset;
+    if (simple) {
+        if (n > 0u) {
+            let i = index_a[pr.x + t % LEAF_THREADS];
+            for (var k = 0u; k < pr.w; k = k + 1u) {
+                if ((bits & (1u << k)) != 0u) {
+                    if (slot < q.capacity) {
+                        pairs[slot] = vec2<u32>(i, index_b[pr.z + k]);
+                    }
+                    slot = slot + 1u;
+                }
+            }
+        }
+        return;
+    }
     for (var s = t % LEAF_THREADS; s < pr.y; s = s + LEAF_THREADS) {
         let i = index_a[pr.x + s];
         let sa = reach_of(i);
         for (var k = 0u; k < pr.w; k = k + 1u) {
             let j = index_b[pr.z + k];
-            var hit = false;
-            if (simple) {
-                hit = (bits & (1u << k)) != 0u;
-            } else {
-                hit = passes(i, j, sa.xyz, sa.w);
-            }
-            if (hit) {
+            if (passes(i, j, sa.xyz, sa.w)) {
                 if (slot < q.capacity) {
                     pairs[slot] = vec2<u32>(i, j);
                 }

@@ -244,7 +244,7 @@ fn choose_backend(b: Backend) -> Result<Engine, Error> {
     match GpuContext::new().and_then(GpuBackend::new) {
         // A software adapter (lavapipe, llvmpipe, WARP) is a CPU pretending: the CPU path is
         // faster, so `auto` takes the CPU and says so; `gpu` still uses it.
-        Ok(g) if b == Backend::Auto && g.ctx.info.device_type == "Cpu" => {
+        Ok(g) if b == Backend::Auto && g.ctx.software => {
             eprintln!(
                 "meshclash: only a software GPU adapter ({}); answering on the CPU, which is faster (--backend gpu uses it)",
                 g.ctx.info.name

@@ -434,7 +434,7 @@ impl GpuBackend {
             enc.resolve_query_set(set, 0..2, &self.report, REPORT_TIME);
         }
         let report: Vec<u8> = ctx.read_via(
-            &mut enc,
+            enc,
             &self.report,
             self.report.size() as usize,
             Some(&self.report_staging),
@@ -445,9 +445,9 @@ impl GpuBackend {
         ctx.take_error()?;
         self.rounds_run.fetch_add(1, Ordering::Relaxed);
         if let Some(period) = ctx.timestamp_period {
-            let at = |o: usize| u64::from_le_bytes(report[o..o + 8].try_into().unwrap_or([0; 8]));
             let t = REPORT_TIME as usize;
-            let ticks = at(t + 8).saturating_sub(at(t));
+            let [begin, end]: [u64; 2] = bytemuck::pod_read_unaligned(&report[t..t + 16]);
+            let ticks = end.saturating_sub(begin);
             self.gpu_ns
                 .fetch_add((ticks as f64 * period) as u64, Ordering::Relaxed);
         }
@@ -463,8 +463,8 @@ impl GpuBackend {
             let at = REPORT_HITS as usize;
             bytemuck::pod_collect_to_vec(&report[at..at + (n * hit_size) as usize])
         } else {
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            ctx.read_via(&mut enc, &self.hits, n as usize, Some(&self.hits_staging))?
+            let enc = ctx.device.create_command_encoder(&Default::default());
+            ctx.read_via(enc, &self.hits, n as usize, Some(&self.hits_staging))?
         };
         Ok((c, Some(hits)))
     }

@@ -189,20 +189,9 @@ impl GpuContext {
         Ok(pipeline)
     }
 
-    /// The one readback path: copy `src` into a mapped staging buffer, wait once, copy out.
+    /// Copy `len` items of `src` into a mapped staging buffer, wait once, copy out.
     pub fn read_buffer<T: bytemuck::Pod>(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<T>> {
-        let mut enc = self.device.create_command_encoder(&Default::default());
-        self.read_after(&mut enc, src, len)
-    }
-
-    /// Submit `enc` (work already recorded) followed by the copy of `len` items of `src`, and
-    /// read them back with one wait: the stages and their readback share one submission.
-    pub fn read_after<T: bytemuck::Pod>(
-        &self,
-        enc: &mut wgpu::CommandEncoder,
-        src: &wgpu::Buffer,
-        len: usize,
-    ) -> Result<Vec<T>> {
+        let enc = self.device.create_command_encoder(&Default::default());
         self.read_via(enc, src, len, None)
     }
 
@@ -217,16 +206,16 @@ impl GpuContext {
         })
     }
 
-    /// [`Self::read_after`] through `staging` when given and large enough, else a fresh buffer.
+    /// The one readback path: submit `enc` (work already recorded) followed by the copy of `len`
+    /// items of `src`, and read them back with one wait, so that stages and their readback share
+    /// one submission; through `staging` when given and large enough, else a fresh buffer.
     pub fn read_via<T: bytemuck::Pod>(
         &self,
-        enc: &mut wgpu::CommandEncoder,
+        mut enc: wgpu::CommandEncoder,
         src: &wgpu::Buffer,
         len: usize,
         staging: Option<&wgpu::Buffer>,
     ) -> Result<Vec<T>> {
-        let mut enc =
-            std::mem::replace(enc, self.device.create_command_encoder(&Default::default()));
         let size = (len * std::mem::size_of::<T>()) as u64;
         if size == 0 {
             self.queue.submit([enc.finish()]);
