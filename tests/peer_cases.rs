@@ -5,6 +5,7 @@
 mod common;
 
 use common::{case_path, load_cases, pose};
+use meshclash::geom::DVec3;
 use meshclash::mesh::Mesh;
 use meshclash::query::{self, check, CheckOptions, PreparedMesh, SelfKind};
 use serde_json::Value;
@@ -221,5 +222,60 @@ fn early_exit_interference_agrees_with_the_full_check_on_every_case() {
         let want = case["expect"]["intersects"].as_bool().unwrap()
             || case["name"] == "cube_inside_cube_nested";
         assert_eq!(full, want, "{}", case["name"]);
+    }
+}
+
+#[test]
+fn solid_distance_is_zero_where_the_solids_meet_and_the_oracles_distance_elsewhere() {
+    let mut cache = Cache(HashMap::new());
+    for case in load_cases() {
+        let name = case["name"].as_str().unwrap();
+        let e = &case["expect"];
+        let (ra, rb) = (
+            case["mesh_a"].as_str().unwrap(),
+            case["mesh_b"].as_str().unwrap(),
+        );
+        cache.get(ra);
+        cache.get(rb);
+        let (a, b) = (&cache.0[ra], &cache.0[rb]);
+        let (x, y) = (
+            query::Posed::new(a, pose(&case["pose_a"])),
+            query::Posed::new(b, pose(&case["pose_b"])),
+        );
+        let sd = query::solid_distance(&x, &y);
+        // The oracle: surfaces meeting, or the nested case (the 2-cube [0,2]³ around the unit
+        // cube centred at (1,1,1)), where FCL's manifold peer says 0 with us and parry3d's
+        // surface answer is 0.5.
+        let nested = name == "cube_inside_cube_nested";
+        let interfering = e["intersects"].as_bool().unwrap() || nested;
+        match &sd {
+            query::SolidDistance::Interfering(i) => {
+                assert!(interfering, "{name}: {i:?}");
+                if nested {
+                    let query::Interference::VertexOfBInA { vertex, point } = *i else {
+                        panic!("{name}: the inner cube's vertex is the evidence, got {i:?}");
+                    };
+                    assert_eq!(point, y.vertex(vertex));
+                    assert!((point.cmpgt(DVec3::ZERO) & point.cmplt(DVec3::splat(2.0))).all());
+                }
+            }
+            query::SolidDistance::Apart(d) => {
+                assert!(!interfering, "{name}: apart at {}", d.distance);
+                let want = e["min_distance"].as_f64().unwrap();
+                let parry = e["parry3d_f64"]["distance"].as_f64().unwrap();
+                let diag = a
+                    .mesh
+                    .bounding_box()
+                    .diagonal()
+                    .max(b.mesh.bounding_box().diagonal());
+                for (who, v) in [("oracle", want), ("parry3d", parry)] {
+                    assert!(
+                        (d.distance - v).abs() <= 1e-6 * (diag + v),
+                        "{name}: {} against {who}'s {v}",
+                        d.distance
+                    );
+                }
+            }
+        }
     }
 }

@@ -281,3 +281,54 @@ fn generated_meshes_are_closed_and_oriented() {
     }
     assert_eq!(generate::torus(1.0, 0.3, 30, 12).triangles.len(), 720);
 }
+
+#[test]
+fn posing_on_demand_gives_the_answers_of_posing_everything_first() {
+    for (name, a, pa, b, pb) in scenes() {
+        let lazy = (Posed::new(&a, pa), Posed::new(&b, pb));
+        let eager = (Posed::new(&a, pa), Posed::new(&b, pb));
+        for p in [&eager.0, &eager.1] {
+            p.verts();
+            p.boxes();
+            p.spheres();
+        }
+        // Each value posed on the spot is the very one posed with the whole.
+        for (l, e) in [(&lazy.0, &eager.0), (&lazy.1, &eager.1)] {
+            let fresh = Posed::new(l.prep, l.pose);
+            for n in 0..e.boxes().len() {
+                assert_eq!(fresh.node_box(n), e.boxes()[n], "{name}: node {n}");
+            }
+            for v in 0..e.verts().len() as u32 {
+                assert_eq!(fresh.vertex(v), e.verts()[v as usize], "{name}: vertex {v}");
+            }
+            for i in 0..e.spheres().len() as u32 {
+                assert_eq!(
+                    fresh.sphere(i),
+                    e.spheres()[i as usize],
+                    "{name}: sphere {i}"
+                );
+            }
+        }
+        let (x, y) = (&lazy.0, &lazy.1);
+        assert_eq!(
+            query::interference(x, y),
+            query::interference(&eager.0, &eager.1),
+            "{name}"
+        );
+        let sd = query::solid_distance(x, y);
+        let hits = query::intersect(&eager.0, &eager.1);
+        let d = query::distance(&eager.0, &eager.1, &hits);
+        let brute = brute_distance(&eager.0, &eager.1);
+        assert_eq!(d.distance, brute, "{name}");
+        // None of these scenes has a part inside the other: the solids meet where the
+        // surfaces do, and are otherwise as far apart as the surfaces.
+        assert_eq!(sd.distance(), brute, "{name}");
+        if let query::SolidDistance::Apart(s) = sd {
+            assert_eq!(
+                (s.triangle_a, s.triangle_b, s.point_a, s.point_b),
+                (d.triangle_a, d.triangle_b, d.point_a, d.point_b),
+                "{name}"
+            );
+        }
+    }
+}

@@ -61,7 +61,7 @@ pub fn frame_from(
     d: f64,
     mode: u32,
 ) -> Result<Frame> {
-    let (ba, bb) = (a.boxes[0], b.boxes[0]);
+    let (ba, bb) = (a.node_box(0), b.node_box(0));
     // Midway between the boxes' points nearest each other: where contact, if any, happens.
     let origin = (bb.center().clamp(ba.min, ba.max) + ba.center().clamp(bb.min, bb.max)) * 0.5;
     let (ra, ta) = rows(&a.pose, ca, origin);
@@ -95,12 +95,19 @@ pub fn frame_from(
 /// The pair of `hits` nearest in f64, as `(distance², a, b)`: the CPU path's order, so its
 /// tie-break.
 fn closest_in_f64(a: &Posed, b: &Posed, hits: &[Hit]) -> Option<(f64, u32, u32)> {
+    verts_for(a, b, hits);
     hits.par_iter()
         .map(|h| {
             let dd = tritri::separated_distance(&a.tri(h.a), &b.tri(h.b)).distance;
             (dd * dd, h.a, h.b)
         })
         .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal))
+}
+
+/// Pose the meshes' vertices as a whole when `hits` will read many of them.
+fn verts_for(a: &Posed, b: &Posed, hits: &[Hit]) {
+    a.verts_for(hits.len());
+    b.verts_for(hits.len());
 }
 
 /// The distance report for the pair `(i, j)`, points and separation from the f64 primitive.
@@ -228,6 +235,7 @@ impl GpuBackend {
             self.run((a, ga), (b, gb), 0.0, MODE_INTERSECT, Narrow::Main)?;
         timings.add("gpu_cull_narrow", t);
         let t = Instant::now();
+        verts_for(a, b, &hits);
         let mut pairs: Vec<(u32, u32)> = hits
             .par_iter()
             .filter(|h| h.flag == CERTAIN || tritri::intersect(&a.tri(h.a), &b.tri(h.b)))
@@ -262,6 +270,7 @@ impl GpuBackend {
             self.run((a, ga), (b, gb), d, MODE_CLEARANCE, Narrow::Main)?;
         timings.add("gpu_clearance", t);
         let t = Instant::now();
+        verts_for(a, b, &hits);
         let mut pairs: Vec<ClearancePair> = hits
             .par_iter()
             .filter_map(|h| {
@@ -329,7 +338,7 @@ impl GpuBackend {
         let mut d = if nearest.is_finite() {
             nearest as f64 + 2.0 * f0.band + 4.0 * f0.e_in
         } else {
-            let (ba, bb) = (a.boxes[0], b.boxes[0]);
+            let (ba, bb) = (a.node_box(0), b.node_box(0));
             ba.distance_squared(&bb).sqrt() + 1e-3 * (ba.diagonal() + bb.diagonal())
         } + f64::MIN_POSITIVE;
         let mut candidates = 0;
@@ -380,14 +389,13 @@ impl GpuBackend {
     pub fn self_intersections(&self, m: &PreparedMesh, g: &GpuMesh) -> Result<SelfReport> {
         let mut timings = Timings::default();
         let since = self.stats();
-        let t = Instant::now();
         let posed = Posed::new(m, Pose::IDENTITY);
-        timings.add("transform", t);
         let t = Instant::now();
         let (hits, candidates, _, _) =
             self.run((&posed, g), (&posed, g), 0.0, MODE_SELF, Narrow::Main)?;
         timings.add("gpu_self", t);
         let t = Instant::now();
+        posed.verts_for(hits.len());
         let tris = &m.mesh.triangles;
         let mut pairs: Vec<SelfPair> = hits
             .par_iter()

@@ -10,7 +10,7 @@
 
 mod traverse;
 
-pub use traverse::{any_leaf_pair, leaf_pairs, self_leaf_pairs, world_boxes};
+pub use traverse::{any_leaf_pair, leaf_pairs, self_leaf_pairs, world_box, world_boxes};
 
 use crate::geom::{Aabb, DVec3};
 use crate::mesh::Mesh;

@@ -8,24 +8,29 @@ use crate::geom::Aabb;
 use crate::mesh::Pose;
 use rayon::prelude::*;
 
-/// Every node's box in world coordinates under `pose`: the rotated box's axis-aligned bounds,
-/// padded by a relative 1e-12 so that rounding in the pose never makes a box miss a vertex
-/// that `Pose::apply` puts on its surface.
+/// Every node's box in world coordinates under `pose` ([`world_box`] of each).
 pub fn world_boxes(tree: &Octree, pose: &Pose) -> Vec<Aabb> {
     tree.nodes
         .par_iter()
-        .map(|n| {
-            let b = n.aabb();
-            let c = pose.apply(b.center());
-            let h = pose.rotate_extent(b.half_extent());
-            let pad = 1e-12 * (c.abs().max_element() + h.max_element()) + f64::MIN_POSITIVE;
-            Aabb {
-                min: c - h - pad,
-                max: c + h + pad,
-            }
-        })
+        .map(|n| world_box(&n.aabb(), pose))
         .collect()
 }
+
+/// A box in world coordinates under `pose`: the rotated box's axis-aligned bounds, padded by a
+/// relative 1e-12 so that rounding in the pose never makes a box miss a vertex that
+/// `Pose::apply` puts on its surface.
+pub fn world_box(b: &Aabb, pose: &Pose) -> Aabb {
+    let c = pose.apply(b.center());
+    let h = pose.rotate_extent(b.half_extent());
+    let pad = 1e-12 * (c.abs().max_element() + h.max_element()) + f64::MIN_POSITIVE;
+    Aabb {
+        min: c - h - pad,
+        max: c + h + pad,
+    }
+}
+
+/// Node pairs [`any_leaf_pair`] opens on the calling thread before it starts others.
+const SERIAL_OPENINGS: usize = 256;
 
 /// Split the traversal into about this many independent tasks per thread.
 const TASKS_PER_THREAD: usize = 16;
@@ -39,30 +44,47 @@ pub fn leaf_pairs(ta: &Octree, ba: &[Aabb], tb: &Octree, bb: &[Aabb], d: f64) ->
     if !within(&ba[0], &bb[0], d) {
         return Vec::new();
     }
-    collect_leaves(|a, b, next, leaves| expand(ta, ba, tb, bb, d, a, b, next, leaves))
+    let (ba, bb) = (|n: usize| ba[n], |n: usize| bb[n]);
+    collect_leaves(|a, b, next, leaves| expand(ta, &ba, tb, &bb, d, a, b, next, leaves))
 }
 
 /// Whether some pair of leaves within `d` satisfies `hit`, stopping as soon as one does: the
 /// dual traversal of [`leaf_pairs`] walked lazily, each independent subtree depth-first on
-/// rayon's threads, all of them stopped by a shared flag.
+/// rayon's threads, all of them stopped by a shared flag. Boxes come from `ba(node)` and
+/// `bb(node)`, so that a query which stops early can pose only the nodes it visits.
 pub fn any_leaf_pair(
     ta: &Octree,
-    ba: &[Aabb],
+    ba: impl Fn(usize) -> Aabb + Sync,
     tb: &Octree,
-    bb: &[Aabb],
+    bb: impl Fn(usize) -> Aabb + Sync,
     d: f64,
     hit: impl Fn(u32, u32) -> bool + Sync,
 ) -> bool {
-    if !within(&ba[0], &bb[0], d) {
+    if !within(&ba(0), &bb(0), d) {
         return false;
     }
+    // Depth first on this thread for a while: a hit is often a few openings away, where
+    // starting threads would cost more than the whole search.
+    let mut stack = vec![(0u32, 0u32)];
+    for _ in 0..SERIAL_OPENINGS {
+        let Some((a, b)) = stack.pop() else {
+            return false;
+        };
+        let (mut next, mut leaves) = (Vec::new(), Vec::new());
+        expand(ta, &ba, tb, &bb, d, a, b, &mut next, &mut leaves);
+        if leaves.iter().any(|&(x, y)| hit(x, y)) {
+            return true;
+        }
+        stack.extend(next.into_iter().rev());
+    }
+    // The pairs left on the stack are the rest of the search, in independent subtrees.
     let target = rayon::current_num_threads() * TASKS_PER_THREAD;
-    let mut frontier = vec![(0u32, 0u32)];
+    let mut frontier = stack;
     while !frontier.is_empty() && frontier.len() < target {
         let mut next = Vec::new();
         let mut leaves = Vec::new();
         for (a, b) in frontier {
-            expand(ta, ba, tb, bb, d, a, b, &mut next, &mut leaves);
+            expand(ta, &ba, tb, &bb, d, a, b, &mut next, &mut leaves);
         }
         if leaves.iter().any(|&(a, b)| hit(a, b)) {
             return true;
@@ -77,7 +99,7 @@ pub fn any_leaf_pair(
                 return true;
             }
             let (mut next, mut leaves) = (Vec::new(), Vec::new());
-            expand(ta, ba, tb, bb, d, a, b, &mut next, &mut leaves);
+            expand(ta, &ba, tb, &bb, d, a, b, &mut next, &mut leaves);
             if leaves.iter().any(|&(x, y)| hit(x, y)) {
                 found.store(true, std::sync::atomic::Ordering::Relaxed);
                 return true;
@@ -128,9 +150,9 @@ where
 #[allow(clippy::too_many_arguments)]
 fn expand(
     ta: &Octree,
-    ba: &[Aabb],
+    ba: &impl Fn(usize) -> Aabb,
     tb: &Octree,
-    bb: &[Aabb],
+    bb: &impl Fn(usize) -> Aabb,
     d: f64,
     a: u32,
     b: u32,
@@ -142,17 +164,17 @@ fn expand(
         leaves.push((a, b));
         return;
     }
-    let split_a =
-        !na.is_leaf() && (nb.is_leaf() || ba[a as usize].diagonal() >= bb[b as usize].diagonal());
+    let (box_a, box_b) = (ba(a as usize), bb(b as usize));
+    let split_a = !na.is_leaf() && (nb.is_leaf() || box_a.diagonal() >= box_b.diagonal());
     if split_a {
         for c in na.children() {
-            if within(&ba[c], &bb[b as usize], d) {
+            if within(&ba(c), &box_b, d) {
                 next.push((c as u32, b));
             }
         }
     } else {
         for c in nb.children() {
-            if within(&ba[a as usize], &bb[c], d) {
+            if within(&box_a, &bb(c), d) {
                 next.push((a, c as u32));
             }
         }

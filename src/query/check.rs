@@ -52,7 +52,7 @@ pub fn check(
     r
 }
 
-/// The order of a check, shared by both backends: pose, intersect, containment (only when the
+/// The order of a check, shared by both backends: intersect, containment (only when the
 /// surfaces do not meet), distance, clearance; each backend brings its own three stages.
 pub(crate) fn check_with<E>(
     (a, pose_a): (&PreparedMesh, Pose),
@@ -63,9 +63,8 @@ pub(crate) fn check_with<E>(
     clearance: impl FnOnce(&Posed, &Posed, f64) -> Result<ClearanceReport, E>,
 ) -> Result<CheckReport, E> {
     let mut timings = Timings::default();
-    let t = Instant::now();
-    let (pa, pb) = rayon::join(|| Posed::new(a, pose_a), || Posed::new(b, pose_b));
-    timings.add("transform", t);
+    // Posing is done on demand, inside the stages that need it.
+    let (pa, pb) = (Posed::new(a, pose_a), Posed::new(b, pose_b));
     let hits = intersect(&pa, &pb)?;
     timings.extend(&hits.timings);
     let t = Instant::now();

@@ -1,8 +1,7 @@
 //! Every triangle pair closer than a clearance `d`: the interference check with a safety margin.
 
-use super::{spheres_if, Posed, Timings};
+use super::{posed_leaf_pairs, spheres_if, Posed, Timings};
 use crate::geom::{spheres_within, tritri};
-use crate::octree::leaf_pairs;
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -28,7 +27,7 @@ pub struct ClearanceReport {
 pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
     let mut timings = Timings::default();
     let t = Instant::now();
-    let leaves = leaf_pairs(a.tree(), &a.boxes, b.tree(), &b.boxes, d);
+    let leaves = posed_leaf_pairs(a, b, d);
     let (sph_a, sph_b) = spheres_if(!leaves.is_empty(), a, b);
     let per_leaf: Vec<(u64, Vec<ClearancePair>)> = leaves
         .par_iter()

@@ -37,7 +37,12 @@ fn direction(k: usize) -> DVec3 {
 /// Whether `p` is strictly inside the closed mesh `m` (its surface must not pass through `p`).
 /// `None` if every direction grazed an edge or vertex (never seen on real meshes).
 pub fn point_in_closed_mesh(p: DVec3, m: &Posed) -> Option<bool> {
-    let root = m.boxes[0];
+    let root = m.node_box(0);
+    // The root box holds every vertex with room to spare, so a point outside it is outside the
+    // solid: no ray needed.
+    if (p.cmplt(root.min) | p.cmpgt(root.max)).any() {
+        return Some(false);
+    }
     let reach = 2.0 * (root.diagonal() + p.distance(root.center())) + 1.0;
     for k in 0..16 {
         let q = p + direction(k) * reach;
@@ -48,6 +53,9 @@ pub fn point_in_closed_mesh(p: DVec3, m: &Posed) -> Option<bool> {
     None
 }
 
+/// Below this many leaves a ray's crossings are counted on the calling thread.
+const PARALLEL_LEAVES: usize = 64;
+
 /// Proper crossings of segment `pq` with the surface; `None` if it touches an edge or vertex, or
 /// lies in a triangle's plane across it (the parity would be ambiguous).
 fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
@@ -55,7 +63,7 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
     let mut stack = vec![0usize];
     let mut leaves = Vec::new();
     while let Some(n) = stack.pop() {
-        if segment_aabb(p, q, &m.boxes[n]).is_none() {
+        if segment_aabb(p, q, &m.node_box(n)).is_none() {
             continue;
         }
         let node = &tree.nodes[n];
@@ -65,50 +73,52 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
             stack.extend(node.children());
         }
     }
-    let per_leaf: Vec<Option<u64>> = leaves
-        .par_iter()
-        .map(|&n| {
-            let mut count = 0;
-            for &t in m.node_tris(n) {
-                let tri = m.tri(t);
-                if is_degenerate(&tri) {
-                    if segment_triangle(p, q, &tri) {
-                        return None;
-                    }
-                    continue;
+    let crossings = |&n: &u32| -> Option<u64> {
+        let mut count = 0;
+        for &t in m.node_tris(n) {
+            let tri = m.tri(t);
+            if is_degenerate(&tri) {
+                if segment_triangle(p, q, &tri) {
+                    return None;
                 }
-                let op = orient3d(tri[0], tri[1], tri[2], p);
-                let oq = orient3d(tri[0], tri[1], tri[2], q);
-                if op * oq > 0 || (op == 0 && oq != 0) {
-                    // Both ends on one side; or the start on the plane (outside the triangle,
-                    // since the surfaces do not meet p) and the rest off it.
-                    continue;
-                }
-                if oq == 0 {
-                    if segment_triangle(p, q, &tri) {
-                        return None; // ends on the surface or runs in its plane
-                    }
-                    continue;
-                }
-                let s = [
-                    orient3d(p, q, tri[0], tri[1]),
-                    orient3d(p, q, tri[1], tri[2]),
-                    orient3d(p, q, tri[2], tri[0]),
-                ];
-                let pos = s.iter().any(|&x| x > 0);
-                let neg = s.iter().any(|&x| x < 0);
-                if pos && neg {
-                    continue; // passes beside the triangle
-                }
-                if s.contains(&0) {
-                    return None; // through an edge or a vertex
-                }
-                count += 1;
+                continue;
             }
-            Some(count)
-        })
-        .collect();
-    per_leaf.into_iter().sum()
+            let op = orient3d(tri[0], tri[1], tri[2], p);
+            let oq = orient3d(tri[0], tri[1], tri[2], q);
+            if op * oq > 0 || (op == 0 && oq != 0) {
+                // Both ends on one side; or the start on the plane (outside the triangle,
+                // since the surfaces do not meet p) and the rest off it.
+                continue;
+            }
+            if oq == 0 {
+                if segment_triangle(p, q, &tri) {
+                    return None; // ends on the surface or runs in its plane
+                }
+                continue;
+            }
+            let s = [
+                orient3d(p, q, tri[0], tri[1]),
+                orient3d(p, q, tri[1], tri[2]),
+                orient3d(p, q, tri[2], tri[0]),
+            ];
+            let pos = s.iter().any(|&x| x > 0);
+            let neg = s.iter().any(|&x| x < 0);
+            if pos && neg {
+                continue; // passes beside the triangle
+            }
+            if s.contains(&0) {
+                return None; // through an edge or a vertex
+            }
+            count += 1;
+        }
+        Some(count)
+    };
+    // A ray meets few leaves: threads would cost more than they save.
+    if leaves.len() < PARALLEL_LEAVES {
+        leaves.iter().map(crossings).sum()
+    } else {
+        leaves.par_iter().map(crossings).sum()
+    }
 }
 
 /// With the surfaces known not to intersect and both meshes closed: is one inside the other?
@@ -117,7 +127,7 @@ pub fn containment(a: &Posed, b: &Posed) -> Option<Containment> {
     if !(a.prep.info.closed && b.prep.info.closed) {
         return None;
     }
-    let first = |m: &Posed| m.verts[m.prep.mesh.triangles[0][0] as usize];
+    let first = |m: &Posed| m.vertex(m.prep.mesh.triangles[0][0]);
     if point_in_closed_mesh(first(a), b) == Some(true) {
         return Some(Containment::AInB);
     }

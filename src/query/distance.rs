@@ -55,6 +55,25 @@ fn axis_gap(t1: &[DVec3; 3], t2: &[DVec3; 3], axis: DVec3) -> f64 {
     (lo2 - hi1) - 1e-12 * scale
 }
 
+/// Open the node pair `(x, y)`: the larger node (or the one that is not a leaf) is split and
+/// each child paired with the other node, with the squared gap of their boxes. Boxes are posed
+/// as visited, so a search that ends near the roots (parts far apart) poses few of them.
+fn open_pair(a: &Posed, b: &Posed, x: u32, y: u32, out: &mut Vec<(f64, u32, u32)>) {
+    let (nx, ny) = (&a.tree().nodes[x as usize], &b.tree().nodes[y as usize]);
+    let (bx, by) = (a.node_box(x as usize), b.node_box(y as usize));
+    if !nx.is_leaf() && (ny.is_leaf() || bx.diagonal() >= by.diagonal()) {
+        out.extend(
+            nx.children()
+                .map(|c| (a.node_box(c).distance_squared(&by), c as u32, y)),
+        );
+    } else {
+        out.extend(
+            ny.children()
+                .map(|c| (bx.distance_squared(&b.node_box(c)), x, c as u32)),
+        );
+    }
+}
+
 /// Minimum distance between the surfaces of `a` and `b`. `hits` is the intersection report of
 /// the same pair: when it has pairs, the distance is 0 at a common point of its first pair.
 pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport {
@@ -80,7 +99,7 @@ pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport 
     let (ta, tb) = (a.tree(), b.tree());
     // Enough independent subtrees for the threads, opened nearest-first.
     let target = rayon::current_num_threads() * 16;
-    let mut frontier = vec![(a.boxes[0].distance_squared(&b.boxes[0]), 0u32, 0u32)];
+    let mut frontier = vec![(a.node_box(0).distance_squared(&b.node_box(0)), 0u32, 0u32)];
     while frontier.len() < target
         && frontier
             .iter()
@@ -88,28 +107,10 @@ pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport 
     {
         let mut next = Vec::new();
         for (d2, x, y) in frontier {
-            let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
-            if nx.is_leaf() && ny.is_leaf() {
+            if ta.nodes[x as usize].is_leaf() && tb.nodes[y as usize].is_leaf() {
                 next.push((d2, x, y));
-            } else if !nx.is_leaf()
-                && (ny.is_leaf()
-                    || a.boxes[x as usize].diagonal() >= b.boxes[y as usize].diagonal())
-            {
-                next.extend(nx.children().map(|c| {
-                    (
-                        a.boxes[c].distance_squared(&b.boxes[y as usize]),
-                        c as u32,
-                        y,
-                    )
-                }));
             } else {
-                next.extend(ny.children().map(|c| {
-                    (
-                        a.boxes[x as usize].distance_squared(&b.boxes[c]),
-                        x,
-                        c as u32,
-                    )
-                }));
+                open_pair(a, b, x, y, &mut next);
             }
         }
         frontier = next;
@@ -121,20 +122,21 @@ pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport 
             let mut local: Best = None;
             let mut tested = 0u64;
             let mut stack = vec![(d2, x, y)];
+            let (mut leaf_a, mut leaf_b) = (Vec::new(), Vec::new());
             while let Some((d2, x, y)) = stack.pop() {
                 if d2 > load(&best) {
                     continue;
                 }
                 let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
                 if nx.is_leaf() && ny.is_leaf() {
-                    for &i in a.node_tris(x) {
-                        for &j in b.node_tris(y) {
-                            let (sa, sb) = (&a.sphere(i), &b.sphere(j));
+                    a.leaf_tris(x, &mut leaf_a);
+                    b.leaf_tris(y, &mut leaf_b);
+                    for &(i, t1, sa) in &leaf_a {
+                        for &(j, t2, sb) in &leaf_b {
                             let gap = sa.center.distance(sb.center) - sa.radius - sb.radius;
                             if gap > 0.0 && gap * gap > load(&best) {
                                 continue;
                             }
-                            let (t1, t2) = (a.tri(i), b.tri(j));
                             let lb = axis_gap(&t1, &t2, sb.center - sa.center);
                             if lb > 0.0 && lb * lb > load(&best) {
                                 continue;
@@ -150,30 +152,8 @@ pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport 
                     }
                     continue;
                 }
-                let mut kids: Vec<(f64, u32, u32)> = if !nx.is_leaf()
-                    && (ny.is_leaf()
-                        || a.boxes[x as usize].diagonal() >= b.boxes[y as usize].diagonal())
-                {
-                    nx.children()
-                        .map(|c| {
-                            (
-                                a.boxes[c].distance_squared(&b.boxes[y as usize]),
-                                c as u32,
-                                y,
-                            )
-                        })
-                        .collect()
-                } else {
-                    ny.children()
-                        .map(|c| {
-                            (
-                                a.boxes[x as usize].distance_squared(&b.boxes[c]),
-                                x,
-                                c as u32,
-                            )
-                        })
-                        .collect()
-                };
+                let mut kids = Vec::with_capacity(8);
+                open_pair(a, b, x, y, &mut kids);
                 // Nearest last, so it is popped first.
                 kids.sort_by(|p, q| q.0.total_cmp(&p.0));
                 stack.extend(kids);

@@ -3,30 +3,75 @@
 
 use super::containment::point_in_closed_mesh;
 use super::Posed;
-use crate::geom::{spheres_within, tritri};
+use crate::geom::{spheres_within, tritri, DVec3};
 use crate::octree::any_leaf_pair;
 
+/// The first evidence that two parts interfere.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Interference {
+    /// Vertex `vertex` of A, at `point` (world), is inside closed B or on its surface.
+    VertexOfAInB { vertex: u32, point: DVec3 },
+    /// Vertex `vertex` of B, at `point` (world), is inside closed A or on its surface.
+    VertexOfBInA { vertex: u32, point: DVec3 },
+    /// Some triangle pair intersects. Which pair the search meets first depends on the
+    /// threads, so none is named: [`super::intersect`] lists them all.
+    SurfacesMeet,
+}
+
+impl Interference {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Interference::VertexOfAInB { .. } => "vertex_of_a_in_b",
+            Interference::VertexOfBInA { .. } => "vertex_of_b_in_a",
+            Interference::SurfacesMeet => "surfaces_meet",
+        }
+    }
+}
+
 /// Do the parts interfere: surfaces meeting, or one inside the other. Same answer as
-/// [`super::check`]'s `interferes()`, found faster:
+/// [`super::check`]'s `interferes()`, found faster; see [`interference`].
+pub fn interferes(a: &Posed, b: &Posed) -> bool {
+    interference(a, b).is_some()
+}
+
+/// The first evidence that the parts interfere, or `None` when they do not:
 /// - both closed: a vertex of either that ray parity puts inside the other means the solids
 ///   overlap (or, if the vertex is on the surface, touch): interference, in microseconds. A
 ///   vertex found outside proves nothing yet;
 /// - otherwise the surface search, stopping at the first intersecting pair.
-pub fn interferes(a: &Posed, b: &Posed) -> bool {
+///
+/// Only the vertices and nodes visited are posed.
+pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
     if a.prep.info.closed && b.prep.info.closed {
-        let first = |m: &Posed| m.verts[m.prep.mesh.triangles[0][0] as usize];
-        if point_in_closed_mesh(first(a), b) == Some(true)
-            || point_in_closed_mesh(first(b), a) == Some(true)
-        {
-            return true;
+        let first = |m: &Posed| {
+            let v = m.prep.mesh.triangles[0][0];
+            (v, m.vertex(v))
+        };
+        let (va, pa) = first(a);
+        if point_in_closed_mesh(pa, b) == Some(true) {
+            return Some(Interference::VertexOfAInB {
+                vertex: va,
+                point: pa,
+            });
+        }
+        let (vb, pb) = first(b);
+        if point_in_closed_mesh(pb, a) == Some(true) {
+            return Some(Interference::VertexOfBInA {
+                vertex: vb,
+                point: pb,
+            });
         }
     }
-    any_leaf_pair(a.tree(), &a.boxes, b.tree(), &b.boxes, 0.0, |la, lb| {
-        a.node_tris(la).iter().any(|&i| {
-            b.node_tris(lb).iter().any(|&j| {
-                spheres_within(&a.sphere(i), &b.sphere(j), 0.0)
-                    && tritri::intersect(&a.tri(i), &b.tri(j))
-            })
+    let (ba, bb) = (|n| a.node_box(n), |n| b.node_box(n));
+    let meet = any_leaf_pair(a.tree(), ba, b.tree(), bb, 0.0, |la, lb| {
+        let (mut leaf_a, mut leaf_b) = (Vec::new(), Vec::new());
+        a.leaf_tris(la, &mut leaf_a);
+        b.leaf_tris(lb, &mut leaf_b);
+        leaf_a.iter().any(|(_, ta, sa)| {
+            leaf_b
+                .iter()
+                .any(|(_, tb, sb)| spheres_within(sa, sb, 0.0) && tritri::intersect(ta, tb))
         })
-    })
+    });
+    meet.then_some(Interference::SurfacesMeet)
 }

@@ -1,9 +1,8 @@
 //! Which triangle pairs of two posed meshes intersect (touching included), each classified.
 
-use super::{spheres_if, Posed, Timings};
+use super::{posed_leaf_pairs, spheres_if, Posed, Timings};
 use crate::geom::classify::{classify, Contact, Intersection};
 use crate::geom::{spheres_within, tritri, DVec3};
-use crate::octree::leaf_pairs;
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -61,7 +60,7 @@ pub(crate) fn classify_pairs(a: &Posed, b: &Posed, hits: &[(u32, u32)]) -> Vec<P
 pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
     let mut timings = Timings::default();
     let t = Instant::now();
-    let leaves = leaf_pairs(a.tree(), &a.boxes, b.tree(), &b.boxes, 0.0);
+    let leaves = posed_leaf_pairs(a, b, 0.0);
     let (sph_a, sph_b) = spheres_if(!leaves.is_empty(), a, b);
     timings.add("cull_nodes", t);
     let t = Instant::now();

@@ -1,10 +1,11 @@
 //! The mesh queries, one API: [`intersect`], [`containment`], [`distance`], [`clearance`],
-//! [`self_intersections`], [`interferes`] (yes/no, early exit), and [`check`] which runs what a
+//! [`self_intersections`], [`interferes`] (yes/no, early exit), [`solid_distance`] (0 for parts
+//! that interfere, early exit), and [`check`] which runs what a
 //! clash review needs in one call.
 //!
 //! A [`PreparedMesh`] is built once per mesh (welded mesh, octree, topology) and reused for any
 //! number of queries and poses; a [`Posed`] is a prepared mesh placed by a pose for one query
-//! (world vertices, bounding spheres and node boxes, computed in parallel).
+//! (world vertices, bounding spheres and node boxes, posed on demand).
 //!
 //! Booleans and pair sets are exact (see [`crate::geom::predicates`]): the culls are
 //! conservative and every surviving pair is decided by exact predicates on the posed `f64`
@@ -17,19 +18,22 @@ mod distance;
 mod interferes;
 pub(crate) mod intersect;
 pub(crate) mod self_intersect;
+mod solid;
 
 pub use check::{check, CheckOptions, CheckReport};
 pub use clearance::{clearance, ClearancePair, ClearanceReport};
 pub use containment::{containment, point_in_closed_mesh, Containment};
 pub use distance::{distance, DistanceReport};
-pub use interferes::interferes;
+pub use interferes::{interference, interferes, Interference};
 pub use intersect::{intersect, IntersectReport, PairContact};
 pub use self_intersect::{self_intersections, SelfKind, SelfPair, SelfReport};
+pub use solid::{solid_distance, SolidDistance};
 
 use crate::geom::{Aabb, DVec3, Sphere, Tri};
 use crate::mesh::{Mesh, MeshInfo, Pose};
-use crate::octree::{world_boxes, Octree};
+use crate::octree::{world_box, world_boxes, Octree};
 use rayon::prelude::*;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 /// A mesh ready for queries: welded, with its octree, topology and zero-area flags.
@@ -59,31 +63,70 @@ impl PreparedMesh {
     }
 }
 
-/// A prepared mesh under a pose, for one query: everything in world coordinates.
+/// A prepared mesh under a pose, for one query: everything in world coordinates, posed on
+/// demand. A query that touches most of the mesh asks for whole arrays ([`Posed::verts`],
+/// [`Posed::boxes`], [`Posed::spheres`]: made once, in parallel); one that stops early (yes/no,
+/// a ray, a far-apart distance) poses only the vertices and nodes it visits. Either way each
+/// value is computed by the same function, so answers do not depend on which was used.
 pub struct Posed<'a> {
     pub prep: &'a PreparedMesh,
     pub pose: Pose,
-    pub verts: Vec<DVec3>,
-    /// Seed 000 bounding spheres, made at first use ([`Posed::spheres`]): the CPU's culls need
-    /// them, the GPU path never does.
-    spheres: std::sync::OnceLock<Vec<Sphere>>,
-    pub boxes: Vec<Aabb>,
+    verts: OnceLock<Vec<DVec3>>,
+    boxes: OnceLock<Vec<Aabb>>,
+    spheres: OnceLock<Vec<Sphere>>,
 }
 
 impl<'a> Posed<'a> {
+    /// Free: nothing is posed until a query asks.
     pub fn new(prep: &'a PreparedMesh, pose: Pose) -> Posed<'a> {
-        let m = &prep.mesh;
-        let verts: Vec<DVec3> = (0..m.vertices.len() as u32)
-            .into_par_iter()
-            .map(|i| pose.apply(m.vertex(i)))
-            .collect();
-        let boxes = world_boxes(&prep.octree, &pose);
         Posed {
             prep,
             pose,
-            verts,
-            spheres: std::sync::OnceLock::new(),
-            boxes,
+            verts: OnceLock::new(),
+            boxes: OnceLock::new(),
+            spheres: OnceLock::new(),
+        }
+    }
+
+    /// Every vertex in world coordinates.
+    pub fn verts(&self) -> &[DVec3] {
+        self.verts.get_or_init(|| {
+            let m = &self.prep.mesh;
+            (0..m.vertices.len() as u32)
+                .into_par_iter()
+                .map(|i| self.pose.apply(m.vertex(i)))
+                .collect()
+        })
+    }
+
+    /// Vertex `v` in world coordinates: from [`Posed::verts`] when made, else posed on the spot.
+    pub fn vertex(&self, v: u32) -> DVec3 {
+        match self.verts.get() {
+            Some(vs) => vs[v as usize],
+            None => self.pose.apply(self.prep.mesh.vertex(v)),
+        }
+    }
+
+    /// Every octree node's box in world coordinates ([`world_box`]).
+    pub fn boxes(&self) -> &[Aabb] {
+        self.boxes
+            .get_or_init(|| world_boxes(&self.prep.octree, &self.pose))
+    }
+
+    /// Node `n`'s box of [`Posed::boxes`]: from the cache when made, else posed on the spot.
+    pub fn node_box(&self, n: usize) -> Aabb {
+        match self.boxes.get() {
+            Some(b) => b[n],
+            None => world_box(&self.prep.octree.nodes[n].aabb(), &self.pose),
+        }
+    }
+
+    /// Make [`Posed::verts`] when about `uses` triangles will be read: posing a vertex on the
+    /// spot costs about what reading it does, so beyond a quarter of the vertices the parallel
+    /// whole is cheaper than posing shared vertices again and again.
+    pub fn verts_for(&self, uses: usize) {
+        if uses >= self.prep.mesh.vertices.len() / 4 {
+            self.verts();
         }
     }
 
@@ -91,9 +134,10 @@ impl<'a> Posed<'a> {
     /// so that rounding can never cull a touching pair.
     pub fn spheres(&self) -> &[Sphere] {
         self.spheres.get_or_init(|| {
+            self.verts();
             (0..self.prep.mesh.triangles.len() as u32)
                 .into_par_iter()
-                .map(|i| self.compute_sphere(i))
+                .map(|i| padded_sphere(&self.tri(i)))
                 .collect()
         })
     }
@@ -103,20 +147,24 @@ impl<'a> Posed<'a> {
     pub fn sphere(&self, i: u32) -> Sphere {
         match self.spheres.get() {
             Some(s) => s[i as usize],
-            None => self.compute_sphere(i),
+            None => padded_sphere(&self.tri(i)),
         }
     }
 
-    fn compute_sphere(&self, i: u32) -> Sphere {
-        let s = crate::geom::triangle_bounding_sphere(&self.tri(i));
-        Sphere {
-            center: s.center,
-            radius: s.radius * (1.0 + 1e-9) + 1e-300,
-        }
+    /// Leaf `n`'s triangles with their spheres, into `out` (cleared first): posed once here,
+    /// where a leaf pair reads each of them once per triangle of the other leaf.
+    pub fn leaf_tris(&self, n: u32, out: &mut Vec<(u32, Tri, Sphere)>) {
+        out.clear();
+        let cached = self.spheres.get();
+        out.extend(self.node_tris(n).iter().map(|&i| {
+            let t = self.tri(i);
+            let s = cached.map_or_else(|| padded_sphere(&t), |s| s[i as usize]);
+            (i, t, s)
+        }));
     }
 
     pub fn tri(&self, i: u32) -> Tri {
-        self.prep.mesh.triangles[i as usize].map(|v| self.verts[v as usize])
+        self.prep.mesh.triangles[i as usize].map(|v| self.vertex(v))
     }
 
     pub fn tree(&self) -> &Octree {
@@ -128,6 +176,25 @@ impl<'a> Posed<'a> {
         let t = self.tree();
         &t.tri_index[t.nodes[n as usize].tris()]
     }
+}
+
+/// Seed 000's bounding sphere of `t` (centroid, farthest vertex), its radius padded by a
+/// relative 1e-9 so that rounding can never cull a touching pair.
+fn padded_sphere(t: &Tri) -> Sphere {
+    let s = crate::geom::triangle_bounding_sphere(t);
+    Sphere {
+        center: s.center,
+        radius: s.radius * (1.0 + 1e-9) + 1e-300,
+    }
+}
+
+/// Pairs of leaves whose world boxes are within `d`. The roots are compared first, posed
+/// alone, so that parts far apart never pose their trees.
+pub(crate) fn posed_leaf_pairs(a: &Posed, b: &Posed, d: f64) -> Vec<(u32, u32)> {
+    if a.node_box(0).distance_squared(&b.node_box(0)) > d * d {
+        return Vec::new();
+    }
+    crate::octree::leaf_pairs(a.tree(), a.boxes(), b.tree(), b.boxes(), d)
 }
 
 /// Both meshes' spheres when `needed` (a cull found leaf pairs), else empty slices: a query

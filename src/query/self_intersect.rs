@@ -61,9 +61,10 @@ pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
     let t = Instant::now();
     let posed = Posed::new(m, Pose::IDENTITY);
     let sph = posed.spheres();
+    posed.boxes();
     timings.add("transform", t);
     let t = Instant::now();
-    let leaves = self_leaf_pairs(posed.tree(), &posed.boxes, 0.0);
+    let leaves = self_leaf_pairs(posed.tree(), posed.boxes(), 0.0);
     let tris = &m.mesh.triangles;
     let per_leaf: Vec<(u64, Vec<SelfPair>)> = leaves
         .par_iter()
