@@ -372,3 +372,61 @@ fn bench_prints_every_scene_and_checks_the_answers_agree() {
     let (code, _, _) = meshclash(&["bench", "--triangles", "3"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn check_quick_answers_the_solid_question_on_every_peer_case() {
+    for case in common::load_cases() {
+        let name = case["name"].as_str().unwrap();
+        let (a, b) = (
+            case_path(case["mesh_a"].as_str().unwrap()),
+            case_path(case["mesh_b"].as_str().unwrap()),
+        );
+        let (ma, mb) = (matrix_arg(&case["pose_a"]), matrix_arg(&case["pose_b"]));
+        let (code, out, err) = meshclash(&[
+            "check",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--matrix-a",
+            &ma,
+            "--matrix-b",
+            &mb,
+            "--quick",
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{name}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let e = &case["expect"];
+        // The oracle: surfaces meeting, or the unit cube centred at (1,1,1) inside [0,2]³.
+        let nested = name == "cube_inside_cube_nested";
+        let want_hit = e["intersects"].as_bool().unwrap() || nested;
+        assert_eq!(v["interferes"], want_hit, "{name}");
+        let got = v["solid_distance"].as_f64().unwrap();
+        if want_hit {
+            assert_eq!(got, 0.0, "{name}");
+            assert!(v["closest_point_a"].is_null(), "{name}");
+        } else {
+            let want = e["min_distance"].as_f64().unwrap();
+            assert!(
+                (got - want).abs() <= 1e-6 * (1.0 + want) * 10.0,
+                "{name}: {got} vs {want}"
+            );
+            assert!(v["evidence"].is_null() && v["triangle_a"].is_u64(), "{name}");
+        }
+        if nested {
+            assert_eq!(v["evidence"], "vertex_of_b_in_a");
+            let p = v["evidence_point"].as_array().unwrap();
+            assert!(p.iter().all(|c| (0.0..=2.0).contains(&c.as_f64().unwrap())));
+        }
+        assert_eq!(v["backend"], "cpu");
+    }
+    let cube = case_path("meshes/cube_trimesh.stl");
+    let c = cube.to_str().unwrap();
+    for extra in [["--pairs"], ["--clearance=0.1"]] {
+        let (code, _, err) = meshclash(&["check", c, c, "--quick", extra[0]]);
+        assert_eq!(code, 2, "{extra:?}");
+        assert!(err.contains("--quick"), "{err}");
+    }
+    let (code, _, err) = meshclash(&["check", c, c, "--quick", "--backend", "gpu"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--quick answers on the CPU"), "{err}");
+}

@@ -6,7 +6,8 @@ use glam::DVec3;
 use meshclash::gpu::{GpuBackend, GpuContext};
 use meshclash::mesh::{generate, Mesh, Pose};
 use meshclash::query::{
-    self, CheckOptions, CheckReport, PreparedMesh, SelfKind, SelfReport, Timings,
+    self, CheckOptions, CheckReport, Interference, Posed, PreparedMesh, SelfKind, SelfReport,
+    SolidDistance, Timings,
 };
 use meshclash::Error;
 use serde_json::{json, Map, Value};
@@ -42,6 +43,11 @@ enum Command {
         /// List the intersecting (and clearance) triangle pairs.
         #[arg(long)]
         pairs: bool,
+        /// Only: do the parts interfere (the first evidence found), and if not, how far apart
+        /// are they. Solid semantics: a part inside another is at distance 0. On the CPU: the
+        /// first evidence takes microseconds, less than an upload to a GPU.
+        #[arg(long, conflicts_with_all = ["clearance", "pairs"])]
+        quick: bool,
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
@@ -350,10 +356,30 @@ fn run(cli: Cli) -> Result<(), Error> {
             pose_b,
             clearance,
             pairs,
+            quick,
             json,
             backend,
         } => {
             let (pa, pb) = (pose_a.pose()?, pose_b.pose()?);
+            if quick {
+                if backend == Backend::Gpu {
+                    return Err(Error::Argument(
+                        "--quick answers on the CPU; leave out --backend gpu".into(),
+                    ));
+                }
+                let (ma, mb) = (load(&a)?, load(&b)?);
+                let t = Instant::now();
+                let (x, y) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
+                let r = query::solid_distance(&x, &y);
+                let mut timings = Timings::default();
+                timings.add("solid_distance", t);
+                if json {
+                    println!("{}", quick_json(&r, &timings));
+                } else {
+                    print_quick(&a, &b, &ma, &mb, &r, &timings);
+                }
+                return Ok(());
+            }
             if let Some(d) = clearance {
                 if !(d.is_finite() && d >= 0.0) {
                     return Err(Error::Argument(format!(
@@ -488,6 +514,76 @@ fn check_json(r: &CheckReport, with_pairs: bool, engine: &Engine) -> Value {
         }
     }
     out
+}
+
+fn quick_json(r: &SolidDistance, timings: &Timings) -> Value {
+    let mut out = json!({
+        "interferes": matches!(r, SolidDistance::Interfering(_)),
+        "evidence": null,
+        "solid_distance": r.distance(),
+        "backend": "cpu",
+        "timings_ms": timings_json(timings),
+    });
+    match r {
+        SolidDistance::Interfering(i) => {
+            out["evidence"] = json!(i.as_str());
+            if let Interference::VertexOfAInB { vertex, point }
+            | Interference::VertexOfBInA { vertex, point } = *i
+            {
+                out["evidence_vertex"] = json!(vertex);
+                out["evidence_point"] = v3(point);
+            }
+        }
+        SolidDistance::Apart(d) => {
+            out["closest_point_a"] = v3(d.point_a);
+            out["closest_point_b"] = v3(d.point_b);
+            out["separation"] = v3(d.separation);
+            out["triangle_a"] = json!(d.triangle_a);
+            out["triangle_b"] = json!(d.triangle_b);
+        }
+    }
+    out
+}
+
+fn print_quick(
+    a: &Path,
+    b: &Path,
+    ma: &PreparedMesh,
+    mb: &PreparedMesh,
+    r: &SolidDistance,
+    timings: &Timings,
+) {
+    println!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
+    println!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
+    match r {
+        SolidDistance::Interfering(i) => {
+            let why = match i {
+                Interference::VertexOfAInB { vertex, point } => format!(
+                    "vertex {vertex} of A, at {:?}, is inside B or on its surface",
+                    point.to_array()
+                ),
+                Interference::VertexOfBInA { vertex, point } => format!(
+                    "vertex {vertex} of B, at {:?}, is inside A or on its surface",
+                    point.to_array()
+                ),
+                Interference::SurfacesMeet => "the surfaces meet".into(),
+            };
+            println!("interferes:     yes ({why})");
+            println!("solid distance: 0");
+        }
+        SolidDistance::Apart(d) => {
+            println!("interferes:     no");
+            println!(
+                "solid distance: {} between A triangle {} at {:?} and B triangle {} at {:?}",
+                d.distance,
+                d.triangle_a,
+                d.point_a.to_array(),
+                d.triangle_b,
+                d.point_b.to_array()
+            );
+        }
+    }
+    println!("time (ms):      {}", fmt_timings(timings));
 }
 
 fn fmt_timings(t: &Timings) -> String {
