@@ -127,6 +127,10 @@ fn main() {
             let (pa, pb) = posed();
             query::interferes(&pa, &pb)
         });
+        let (solid, t_solid) = median_time(|| {
+            let (pa, pb) = posed();
+            query::solid_distance(&pa, &pb)
+        });
         let (ma, mb) = (parry_peer::trimesh(&sc.a), parry_peer::trimesh(&sc.b));
         let (qa, qb) = (parry_peer::pose(&sc.pose_a), parry_peer::pose(&sc.pose_b));
         // parry3d builds its BVH in TriMesh::new, as we build our octree in PreparedMesh::new.
@@ -152,15 +156,31 @@ fn main() {
             t_quick, quick
         );
         println!(
-            "  ours vs parry3d (median times, posing counted): yes/no {:.2}x, all pairs + containment {:.2}x, distance {:.2}x faster",
+            "  ours:    solid distance (0 when they interfere, early exit) {:.4} ms = {} ({})",
+            t_solid,
+            solid.distance(),
+            match &solid {
+                query::SolidDistance::Interfering(i) => i.as_str(),
+                query::SolidDistance::Apart(_) => "apart",
+            }
+        );
+        println!(
+            "  ours vs parry3d (median times, posing counted): yes/no {:.2}x, all pairs + containment {:.2}x, surface distance {:.2}x, solid distance {:.2}x faster",
             tp_int / t_quick,
             tp_int / t_cont,
-            tp_dist / t_dist
+            tp_dist / t_dist,
+            tp_dist / t_solid
         );
         // parry3d answers for solids: a part inside the other intersects it at distance 0. Ours
         // reports the surfaces and containment apart; compare like with like.
         let interferes = hits.intersects() || cont.is_some();
         let solid_distance = if cont.is_some() { 0.0 } else { dist.distance };
+        assert_eq!(interferes, quick, "interferes against the full check");
+        assert_eq!(
+            solid_distance,
+            solid.distance(),
+            "solid distance against the full check"
+        );
         if let (Ok(i), Ok(d)) = (pi, pd) {
             if i != interferes {
                 println!(

@@ -410,7 +410,10 @@ fn check_quick_answers_the_solid_question_on_every_peer_case() {
                 (got - want).abs() <= 1e-6 * (1.0 + want) * 10.0,
                 "{name}: {got} vs {want}"
             );
-            assert!(v["evidence"].is_null() && v["triangle_a"].is_u64(), "{name}");
+            assert!(
+                v["evidence"].is_null() && v["triangle_a"].is_u64(),
+                "{name}"
+            );
         }
         if nested {
             assert_eq!(v["evidence"], "vertex_of_b_in_a");
