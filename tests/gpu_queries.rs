@@ -10,12 +10,16 @@ use meshclash::gpu::GpuBackend;
 use meshclash::mesh::{generate, Mesh, Pose};
 use meshclash::query::{self, CheckOptions, CheckReport, PreparedMesh};
 
+/// The backend with every query on the GPU stages: distances the CPU would settle in a few
+/// microseconds included.
 fn backend(test: &str, capacity: Option<u32>) -> Option<GpuBackend> {
     let ctx = common::gpu_or_skip(test)?;
-    Some(match capacity {
+    let mut b = match capacity {
         Some(c) => GpuBackend::with_capacity(ctx, c).unwrap(),
         None => GpuBackend::new(ctx).unwrap(),
-    })
+    };
+    b.settle_on_cpu = false;
+    Some(b)
 }
 
 fn assert_same(name: &str, cpu: &CheckReport, gpu: &CheckReport) {
@@ -311,6 +315,36 @@ fn meshes_split_across_bindings_answer_identically() {
             query::self_intersections(&m).pairs,
             b.self_intersections(&m, &g).unwrap().pairs,
             "{rel}"
+        );
+    }
+}
+
+#[test]
+fn parts_far_apart_are_measured_by_the_cpu_search_within_its_budget() {
+    let Some(mut b) = backend(
+        "parts_far_apart_are_measured_by_the_cpu_search_within_its_budget",
+        None,
+    ) else {
+        return;
+    };
+    b.settle_on_cpu = true;
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 60, 20));
+    let far = Pose::from_euler_degrees([30.0, 0.0, 0.0], DVec3::new(10.0, 0.0, 0.0));
+    let near = Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(1.0, 0.03, 0.02));
+    for (name, pose, settled) in [("far apart", far, true), ("near miss", near, false)] {
+        let gpu = both(&b, name, &t, Pose::IDENTITY, &t, pose, None);
+        let stages: Vec<&str> = gpu
+            .distance
+            .timings
+            .0
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect();
+        // Far apart the CPU's search ends within its budget; a near miss needs the GPU.
+        assert_eq!(
+            stages.contains(&"gpu_nearest"),
+            !settled,
+            "{name}: {stages:?}"
         );
     }
 }

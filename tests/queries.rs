@@ -78,6 +78,28 @@ fn intersect_and_distance_equal_brute_force() {
         let d = query::distance(&x, &y, &hits);
         let bd = brute_distance(&x, &y);
         assert_eq!(d.distance, bd, "{name}: distance");
+        // On one thread within any budget, on all threads from the start, or both in turn: the
+        // same pair.
+        for budget in [0, 50, 4096, u64::MAX] {
+            let e = query::distance_with_budget(&x, &y, &hits, budget);
+            assert_eq!(
+                (
+                    e.distance.to_bits(),
+                    e.triangle_a,
+                    e.triangle_b,
+                    e.point_a,
+                    e.point_b
+                ),
+                (
+                    d.distance.to_bits(),
+                    d.triangle_a,
+                    d.triangle_b,
+                    d.point_a,
+                    d.point_b
+                ),
+                "{name}: budget {budget}"
+            );
+        }
         // The reported points are on the reported triangles, from B to A.
         let td = tritri::distance(&x.tri(d.triangle_a), &y.tri(d.triangle_b));
         assert_eq!(td.distance, d.distance);

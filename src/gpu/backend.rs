@@ -29,6 +29,10 @@ pub enum Narrow {
 
 pub struct GpuBackend {
     pub ctx: GpuContext,
+    /// Answer a distance on the CPU when its search on one thread settles it within a small
+    /// budget (parts far apart, small meshes), where a GPU round's fixed cost is larger; the
+    /// answer is the same. On by default; the tests of the GPU stages turn it off.
+    pub settle_on_cpu: bool,
     leaves_layout: wgpu::BindGroupLayout,
     pairs_layout: wgpu::BindGroupLayout,
     nearest_layout: wgpu::BindGroupLayout,
@@ -265,6 +269,7 @@ impl GpuBackend {
             narrow_band,
             capacity,
             part_limit: super::mesh::part_limit(&ctx),
+            settle_on_cpu: true,
             ctx,
         })
     }

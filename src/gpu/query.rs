@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::geom::{tritri, DVec3};
 use crate::mesh::Pose;
 use crate::query::check::check_with;
+use crate::query::distance::settled_on_one_thread;
 use crate::query::intersect::classify_pairs;
 use crate::query::self_intersect::pair_kind;
 use crate::query::{
@@ -315,6 +316,14 @@ impl GpuBackend {
     ) -> Result<DistanceReport> {
         if hits.intersects() {
             return Ok(distance(a, b, hits)); // 0 at a common point: nothing to search
+        }
+        // Parts far apart: the CPU's search settles it in less than a round's fixed cost.
+        if let Some(r) = self
+            .settle_on_cpu
+            .then(|| settled_on_one_thread(a, b))
+            .flatten()
+        {
+            return Ok(r);
         }
         let mut timings = Timings::default();
         let since = self.stats();

@@ -77,6 +77,18 @@ fn open_pair(a: &Posed, b: &Posed, x: u32, y: u32, out: &mut Vec<(f64, u32, u32)
 /// Minimum distance between the surfaces of `a` and `b`. `hits` is the intersection report of
 /// the same pair: when it has pairs, the distance is 0 at a common point of its first pair.
 pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport {
+    distance_with_budget(a, b, hits, SERIAL_BUDGET)
+}
+
+/// [`distance`], searching on the calling thread until `serial_budget` node pairs opened plus
+/// triangle pairs measured, then on all threads (0: on all threads from the start). The answer
+/// is the same for any budget; tests use this to reach both searches.
+pub fn distance_with_budget(
+    a: &Posed,
+    b: &Posed,
+    hits: &IntersectReport,
+    serial_budget: u64,
+) -> DistanceReport {
     let mut timings = Timings::default();
     let t = Instant::now();
     if let Some(p) = hits.pairs.first() {
@@ -96,10 +108,20 @@ pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport 
     // No pair intersects, so every pair is disjoint and seed 000's vertex–face / edge–edge
     // minimum is exact for each of them.
     let best = AtomicU64::new(f64::INFINITY.to_bits());
+    let root = (a.node_box(0).distance_squared(&b.node_box(0)), 0u32, 0u32);
+    // First on this thread, within a budget: parts far apart (or small ones) are settled in
+    // microseconds, where starting threads would cost more than the search.
+    let mut budget = serial_budget;
+    let (first, finished) = search(a, b, root, &best, Some(&mut budget));
+    if finished {
+        return report(a, b, &[first], timings, t);
+    }
+    // Else everything again on the threads, pruned by the bound found so far (a pair's
+    // distance, kept in the results).
     let (ta, tb) = (a.tree(), b.tree());
     // Enough independent subtrees for the threads, opened nearest-first.
     let target = rayon::current_num_threads() * 16;
-    let mut frontier = vec![(a.node_box(0).distance_squared(&b.node_box(0)), 0u32, 0u32)];
+    let mut frontier = vec![root];
     while frontier.len() < target
         && frontier
             .iter()
@@ -116,51 +138,102 @@ pub fn distance(a: &Posed, b: &Posed, hits: &IntersectReport) -> DistanceReport 
         frontier = next;
     }
     frontier.sort_by(|p, q| p.0.total_cmp(&q.0));
-    let results: Vec<(u64, Best)> = frontier
+    let mut results: Vec<(u64, Best)> = frontier
         .par_iter()
-        .map(|&(d2, x, y)| {
-            let mut local: Best = None;
-            let mut tested = 0u64;
-            let mut stack = vec![(d2, x, y)];
-            let (mut leaf_a, mut leaf_b) = (Vec::new(), Vec::new());
-            while let Some((d2, x, y)) = stack.pop() {
-                if d2 > load(&best) {
-                    continue;
-                }
-                let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
-                if nx.is_leaf() && ny.is_leaf() {
-                    a.leaf_tris(x, &mut leaf_a);
-                    b.leaf_tris(y, &mut leaf_b);
-                    for &(i, t1, sa) in &leaf_a {
-                        for &(j, t2, sb) in &leaf_b {
-                            let gap = sa.center.distance(sb.center) - sa.radius - sb.radius;
-                            if gap > 0.0 && gap * gap > load(&best) {
-                                continue;
-                            }
-                            let lb = axis_gap(&t1, &t2, sb.center - sa.center);
-                            if lb > 0.0 && lb * lb > load(&best) {
-                                continue;
-                            }
-                            tested += 1;
-                            let d = tritri::separated_distance(&t1, &t2);
-                            let d2 = d.distance * d.distance;
-                            if local.is_none_or(|l| (d2, i, j) < l) {
-                                local = Some((d2, i, j));
-                                fetch_min(&best, d2);
-                            }
-                        }
-                    }
-                    continue;
-                }
-                let mut kids = Vec::with_capacity(8);
-                open_pair(a, b, x, y, &mut kids);
-                // Nearest last, so it is popped first.
-                kids.sort_by(|p, q| q.0.total_cmp(&p.0));
-                stack.extend(kids);
-            }
-            (tested, local)
-        })
+        .map(|&start| search(a, b, start, &best, None).0)
         .collect();
+    results.push(first);
+    report(a, b, &results, timings, t)
+}
+
+/// [`distance`]'s answer when the search on the calling thread settles it within its budget
+/// (parts far apart, small meshes), else `None`: the GPU backend asks this first, since a GPU
+/// round costs more than such a search.
+pub(crate) fn settled_on_one_thread(a: &Posed, b: &Posed) -> Option<DistanceReport> {
+    let t = Instant::now();
+    let best = AtomicU64::new(f64::INFINITY.to_bits());
+    let root = (a.node_box(0).distance_squared(&b.node_box(0)), 0u32, 0u32);
+    let mut budget = SERIAL_BUDGET;
+    let (found, finished) = search(a, b, root, &best, Some(&mut budget));
+    finished.then(|| report(a, b, &[found], Timings::default(), t))
+}
+
+/// Node pairs opened plus triangle pairs measured before [`distance`] gives its search on the
+/// calling thread up for the parallel one.
+const SERIAL_BUDGET: u64 = 4096;
+
+/// Depth first from the node pair `start`, nearest pair first, pruned by the shared `best`:
+/// the triangle pairs measured and the smallest `(distance², a, b)` among them, and whether
+/// the search finished before `budget` ran out.
+fn search(
+    a: &Posed,
+    b: &Posed,
+    start: (f64, u32, u32),
+    best: &AtomicU64,
+    mut budget: Option<&mut u64>,
+) -> ((u64, Best), bool) {
+    let (ta, tb) = (a.tree(), b.tree());
+    let mut local: Best = None;
+    let mut tested = 0u64;
+    let mut stack = vec![start];
+    let (mut leaf_a, mut leaf_b) = (Vec::new(), Vec::new());
+    while let Some((d2, x, y)) = stack.pop() {
+        if d2 > load(best) {
+            continue;
+        }
+        let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
+        let work = if nx.is_leaf() && ny.is_leaf() {
+            (nx.tri_count * ny.tri_count) as u64
+        } else {
+            1
+        };
+        if let Some(left) = budget.as_deref_mut() {
+            match left.checked_sub(work) {
+                Some(l) => *left = l,
+                None => return ((tested, local), false),
+            }
+        }
+        if nx.is_leaf() && ny.is_leaf() {
+            a.leaf_tris(x, &mut leaf_a);
+            b.leaf_tris(y, &mut leaf_b);
+            for &(i, t1, sa) in &leaf_a {
+                for &(j, t2, sb) in &leaf_b {
+                    let gap = sa.center.distance(sb.center) - sa.radius - sb.radius;
+                    if gap > 0.0 && gap * gap > load(best) {
+                        continue;
+                    }
+                    let lb = axis_gap(&t1, &t2, sb.center - sa.center);
+                    if lb > 0.0 && lb * lb > load(best) {
+                        continue;
+                    }
+                    tested += 1;
+                    let d = tritri::separated_distance(&t1, &t2);
+                    let d2 = d.distance * d.distance;
+                    if local.is_none_or(|l| (d2, i, j) < l) {
+                        local = Some((d2, i, j));
+                        fetch_min(best, d2);
+                    }
+                }
+            }
+            continue;
+        }
+        let mut kids = Vec::with_capacity(8);
+        open_pair(a, b, x, y, &mut kids);
+        // Nearest last, so it is popped first.
+        kids.sort_by(|p, q| q.0.total_cmp(&p.0));
+        stack.extend(kids);
+    }
+    ((tested, local), true)
+}
+
+/// The report for the smallest pair of the searches' `results`.
+fn report(
+    a: &Posed,
+    b: &Posed,
+    results: &[(u64, Best)],
+    mut timings: Timings,
+    t: Instant,
+) -> DistanceReport {
     let candidates = results.iter().map(|r| r.0).sum();
     let (_, i, j) = results
         .iter()

@@ -14,7 +14,7 @@
 pub(crate) mod check;
 mod clearance;
 mod containment;
-mod distance;
+pub(crate) mod distance;
 mod interferes;
 pub(crate) mod intersect;
 pub(crate) mod self_intersect;
@@ -23,7 +23,7 @@ mod solid;
 pub use check::{check, CheckOptions, CheckReport};
 pub use clearance::{clearance, ClearancePair, ClearanceReport};
 pub use containment::{containment, point_in_closed_mesh, Containment};
-pub use distance::{distance, DistanceReport};
+pub use distance::{distance, distance_with_budget, DistanceReport};
 pub use interferes::{interference, interferes, Interference};
 pub use intersect::{intersect, IntersectReport, PairContact};
 pub use self_intersect::{self_intersections, SelfKind, SelfPair, SelfReport};
