@@ -354,3 +354,27 @@ fn posing_on_demand_gives_the_answers_of_posing_everything_first() {
         }
     }
 }
+
+#[test]
+fn check_with_a_clearance_reads_the_intersecting_pairs_off_the_clearance_search() {
+    for (name, a, pa, b, pb) in scenes() {
+        let (x, y) = (Posed::new(&a, pa), Posed::new(&b, pb));
+        let alone = query::intersect(&x, &y);
+        let want = brute_pairs(&x, &y);
+        for d in [0.0, 1e-9, 0.02, 0.1] {
+            let r = query::check(&a, pa, &b, pb, &query::CheckOptions { clearance: Some(d) });
+            let got: Vec<(u32, u32)> = r.intersect.pairs.iter().map(|p| (p.a, p.b)).collect();
+            assert_eq!(got, want, "{name}, d = {d}: against brute force");
+            assert_eq!(r.intersect.pairs, alone.pairs, "{name}, d = {d}: classes");
+            let c = r.clearance.unwrap();
+            assert_eq!(
+                c.pairs,
+                query::clearance(&x, &y, d).pairs,
+                "{name}, d = {d}"
+            );
+            for p in &c.pairs {
+                assert_eq!(p.intersects, tritri::intersect(&x.tri(p.a), &y.tri(p.b)));
+            }
+        }
+    }
+}

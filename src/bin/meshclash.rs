@@ -509,7 +509,7 @@ fn check_json(r: &CheckReport, with_pairs: bool, engine: &Engine) -> Value {
             out["clearance_pairs"] = c
                 .pairs
                 .iter()
-                .map(|p| json!({"a": p.a, "b": p.b, "distance": p.distance}))
+                .map(|p| json!({"a": p.a, "b": p.b, "distance": p.distance, "intersects": p.intersects}))
                 .collect();
         }
     }

@@ -290,6 +290,7 @@ impl GpuBackend {
                     a: h.a,
                     b: h.b,
                     distance: dist,
+                    intersects: meets,
                 })
             })
             .collect();

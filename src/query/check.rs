@@ -1,5 +1,6 @@
 //! `check`: what a clash review asks of two placed parts, in one call.
 
+use super::intersect::classify_pairs;
 use super::{
     clearance, containment, distance, intersect, ClearanceReport, Containment, DistanceReport,
     IntersectReport, Posed, PreparedMesh, Timings,
@@ -53,19 +54,46 @@ pub fn check(
 }
 
 /// The order of a check, shared by both backends: intersect, containment (only when the
-/// surfaces do not meet), distance, clearance; each backend brings its own three stages.
+/// surfaces do not meet), distance, clearance; each backend brings its own three stages. With
+/// a clearance `d > 0` the clearance search runs first and the intersecting pairs are read off
+/// it: it tests every pair the intersect search would, and decides each exactly (its
+/// `intersects`), so a second search would find the same pairs again.
 pub(crate) fn check_with<E>(
     (a, pose_a): (&PreparedMesh, Pose),
     (b, pose_b): (&PreparedMesh, Pose),
     opts: &CheckOptions,
     intersect: impl FnOnce(&Posed, &Posed) -> Result<IntersectReport, E>,
     distance: impl FnOnce(&Posed, &Posed, &IntersectReport) -> Result<DistanceReport, E>,
-    clearance: impl FnOnce(&Posed, &Posed, f64) -> Result<ClearanceReport, E>,
+    clearance: impl Fn(&Posed, &Posed, f64) -> Result<ClearanceReport, E>,
 ) -> Result<CheckReport, E> {
     let mut timings = Timings::default();
     // Posing is done on demand, inside the stages that need it.
     let (pa, pb) = (Posed::new(a, pose_a), Posed::new(b, pose_b));
-    let hits = intersect(&pa, &pb)?;
+    let mut clear = None;
+    let hits = match opts.clearance {
+        Some(d) if d > 0.0 => {
+            let c = clearance(&pa, &pb, d)?;
+            timings.extend(&c.timings);
+            let t = Instant::now();
+            let contacts: Vec<(u32, u32)> = c
+                .pairs
+                .iter()
+                .filter(|p| p.intersects)
+                .map(|p| (p.a, p.b))
+                .collect();
+            let mut hit_timings = Timings::default();
+            let pairs = classify_pairs(&pa, &pb, &contacts);
+            hit_timings.add("classify", t);
+            let candidates = c.candidates;
+            clear = Some(c);
+            IntersectReport {
+                pairs,
+                candidates,
+                timings: hit_timings,
+            }
+        }
+        _ => intersect(&pa, &pb)?,
+    };
     timings.extend(&hits.timings);
     let t = Instant::now();
     let contained = if hits.intersects() {
@@ -76,9 +104,11 @@ pub(crate) fn check_with<E>(
     timings.add("containment", t);
     let dist = distance(&pa, &pb, &hits)?;
     timings.extend(&dist.timings);
-    let clear = opts.clearance.map(|d| clearance(&pa, &pb, d)).transpose()?;
-    if let Some(c) = &clear {
-        timings.extend(&c.timings);
+    if clear.is_none() {
+        clear = opts.clearance.map(|d| clearance(&pa, &pb, d)).transpose()?;
+        if let Some(c) = &clear {
+            timings.extend(&c.timings);
+        }
     }
     Ok(CheckReport {
         intersect: hits,

@@ -11,6 +11,8 @@ pub struct ClearancePair {
     pub b: u32,
     /// 0 for intersecting pairs.
     pub distance: f64,
+    /// The triangles intersect (touching counts), decided exactly.
+    pub intersects: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -43,7 +45,8 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
                     let (ta, tb) = (a.tri(i), b.tri(j));
                     // An intersecting pair can be far apart by the vertex/edge measures (an
                     // edge piercing a face), so intersection is decided first, as in seed 000.
-                    let dist = if tritri::intersect(&ta, &tb) {
+                    let meets = tritri::intersect(&ta, &tb);
+                    let dist = if meets {
                         0.0
                     } else {
                         tritri::separated_distance(&ta, &tb).distance
@@ -53,6 +56,7 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
                             a: i,
                             b: j,
                             distance: dist,
+                            intersects: meets,
                         });
                     }
                 }
