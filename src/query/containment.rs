@@ -3,7 +3,7 @@
 //! (detected exactly) is thrown away for another direction, so parity is never miscounted.
 
 use super::Posed;
-use crate::geom::predicates::{is_degenerate, orient3d, segment_triangle};
+use crate::geom::predicates::{orient3d, segment_triangle};
 use crate::geom::ray::segment_aabb;
 use crate::geom::DVec3;
 use rayon::prelude::*;
@@ -77,12 +77,8 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
         let mut count = 0;
         for &t in m.node_tris(n) {
             let tri = m.tri(t);
-            if is_degenerate(&tri) {
-                if segment_triangle(p, q, &tri) {
-                    return None;
-                }
-                continue;
-            }
+            // A degenerate triangle gives 0 at both ends, and is settled by the exact segment
+            // test below, as is any triangle whose plane holds the segment.
             let op = orient3d(tri[0], tri[1], tri[2], p);
             let oq = orient3d(tri[0], tri[1], tri[2], q);
             if op * oq > 0 || (op == 0 && oq != 0) {
