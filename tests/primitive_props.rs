@@ -7,6 +7,7 @@ use meshclash::geom::dynamic::interval_halving;
 use meshclash::geom::overlap::*;
 use meshclash::geom::predicates;
 use meshclash::geom::ray::*;
+use meshclash::geom::tritri;
 use meshclash::geom::{Aabb, DVec3, Plane, Sphere, Tri};
 use proptest::prelude::*;
 
@@ -188,5 +189,44 @@ proptest! {
         } else if t_true > 1.0 + 1e-6 {
             prop_assert!(got.is_none());
         }
+    }
+
+    /// The separating-axis bounds (on any axis, and on the triangles' normals) never exceed the
+    /// pair's distance from seed 000's triangle–triangle distance, for slivers and 1e6 from the
+    /// origin too; intersecting triangles are never proved apart; and triangles in parallel
+    /// planes `g` apart, one over the other, get a bound within rounding of `g`.
+    #[test]
+    fn separation_bounds_never_exceed_the_distance(
+        t1 in tri(),
+        t2 in tri(),
+        lift in -0.5f64..0.5,
+        far in 0usize..3,
+        axis in pt(1.0),
+        sliver in any::<bool>(),
+        g in 1e-6f64..0.1,
+    ) {
+        let base = [DVec3::ZERO, DVec3::new(5e3, -3e3, 1.2e3), DVec3::new(1e6, 1e6, -1e6)][far];
+        let mut t1 = t1;
+        if sliver {
+            t1[2] = t1[0].lerp(t1[1], 0.3) + DVec3::splat(1e-9);
+        }
+        let a = t1.map(|p| p + base);
+        let b = t2.map(|p| p * 0.5 + base + DVec3::new(0.0, 0.0, lift));
+        let d = tritri::distance(&a, &b).distance;
+        for bound in [tritri::gap_along(&a, &b, axis), tritri::separation_bound(&a, &b, axis)] {
+            prop_assert!(bound <= d, "bound {bound} over the distance {d}");
+            if tritri::intersect(&a, &b) {
+                prop_assert!(bound <= 0.0);
+            }
+        }
+        // Facing: a flat triangle and a copy shrunk about its centroid, lifted by g.
+        let flat = t1.map(|p| DVec3::new(p.x, p.y, 0.0) + base);
+        let c = (flat[0] + flat[1] + flat[2]) / 3.0;
+        let over = flat.map(|p| c + (p - c) * 0.5 + DVec3::new(0.0, 0.0, g));
+        let n = (flat[1] - flat[0]).cross(flat[2] - flat[0]);
+        prop_assume!(n.length() > 1e-6);
+        let bound = tritri::separation_bound(&flat, &over, axis);
+        let exact = tritri::distance(&flat, &over).distance;
+        prop_assert!(bound <= exact && bound >= g - 1e-9 * (1.0 + base.length()), "{bound} vs {g}");
     }
 }

@@ -142,6 +142,45 @@ pub fn distance(t1: &Tri, t2: &Tri) -> TriTriDistance {
     best
 }
 
+/// A lower bound on the distance of two triangles: the gap between their projections on `axis`
+/// (a separating-axis bound, either way along it; not positive when the projections overlap).
+/// Any axis gives a valid bound, so rounding only enters through the projections, and a margin
+/// of 1e-12 of the coordinates' magnitude absorbs it: far above the error of an f64 distance of
+/// the same triangles, so a positive bound proves them disjoint and their computed
+/// [`separated_distance`] is above the bound.
+pub fn gap_along(t1: &Tri, t2: &Tri, axis: DVec3) -> f64 {
+    let len = axis.length();
+    if !(len > 0.0 && len.is_finite()) {
+        return f64::NEG_INFINITY;
+    }
+    let u = axis / len;
+    let span = |t: &Tri| {
+        t.iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                let x = p.dot(u);
+                (lo.min(x), hi.max(x))
+            })
+    };
+    let ((lo1, hi1), (lo2, hi2)) = (span(t1), span(t2));
+    let scale = t1
+        .iter()
+        .chain(t2)
+        .map(|p| p.abs().max_element())
+        .fold(0.0, f64::max);
+    (lo2 - hi1).max(lo1 - hi2) - 1e-12 * scale
+}
+
+/// The best of [`gap_along`] on `axis` (the caller's guess: the line joining the triangles'
+/// sphere centres) and on each triangle's normal. Where two surfaces face each other across a
+/// thin gap, the normals give nearly the exact distance and the centres' line does for
+/// triangles side by side; the bounding spheres' bound is loose by their radii in both.
+pub fn separation_bound(t1: &Tri, t2: &Tri, axis: DVec3) -> f64 {
+    let normal = |t: &Tri| (t[1] - t[0]).cross(t[2] - t[0]);
+    gap_along(t1, t2, axis)
+        .max(gap_along(t1, t2, normal(t1)))
+        .max(gap_along(t1, t2, normal(t2)))
+}
+
 /// [`distance`] without the intersection test: exact (up to rounding) whenever the triangles are
 /// disjoint. For intersecting ones it can be far from 0: an edge piercing the other's interior is
 /// neither a vertex–face nor an edge–edge contact, which is why seed 000 tests for intersection

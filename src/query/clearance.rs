@@ -43,6 +43,12 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
                     }
                     tested += 1;
                     let (ta, tb) = (a.tri(i), b.tri(j));
+                    // Certainly apart by d or more (so disjoint, and their computed distance
+                    // is not below d): neither the exact test nor the distance is needed.
+                    let (ca, cb) = (sph_a[i as usize].center, sph_b[j as usize].center);
+                    if tritri::separation_bound(&ta, &tb, cb - ca) >= d {
+                        continue;
+                    }
                     // An intersecting pair can be far apart by the vertex/edge measures (an
                     // edge piercing a face), so intersection is decided first, as in seed 000.
                     let meets = tritri::intersect(&ta, &tb);

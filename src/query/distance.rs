@@ -36,25 +36,6 @@ fn load(a: &AtomicU64) -> f64 {
     f64::from_bits(a.load(Ordering::Relaxed))
 }
 
-/// A lower bound on the distance of two triangles: the gap between their projections on the
-/// line joining their sphere centres (a separating-axis bound). Where two surfaces face each
-/// other across a thin gap this axis is nearly their normal and the bound nearly exact, while
-/// the spheres' bound is loose by their radii. Rounding is absorbed by a relative margin.
-fn axis_gap(t1: &[DVec3; 3], t2: &[DVec3; 3], axis: DVec3) -> f64 {
-    let len = axis.length();
-    if len == 0.0 {
-        return 0.0;
-    }
-    let u = axis / len;
-    let hi1 = t1
-        .iter()
-        .map(|p| p.dot(u))
-        .fold(f64::NEG_INFINITY, f64::max);
-    let lo2 = t2.iter().map(|p| p.dot(u)).fold(f64::INFINITY, f64::min);
-    let scale = hi1.abs().max(lo2.abs());
-    (lo2 - hi1) - 1e-12 * scale
-}
-
 /// Open the node pair `(x, y)`: the larger node (or the one that is not a leaf) is split and
 /// each child paired with the other node, with the squared gap of their boxes. Boxes are posed
 /// as visited, so a search that ends near the roots (parts far apart) poses few of them.
@@ -202,7 +183,7 @@ fn search(
                     if gap > 0.0 && gap * gap > load(best) {
                         continue;
                     }
-                    let lb = axis_gap(&t1, &t2, sb.center - sa.center);
+                    let lb = tritri::separation_bound(&t1, &t2, sb.center - sa.center);
                     if lb > 0.0 && lb * lb > load(best) {
                         continue;
                     }
