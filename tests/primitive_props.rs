@@ -213,6 +213,11 @@ proptest! {
         let a = t1.map(|p| p + base);
         let b = t2.map(|p| p * 0.5 + base + DVec3::new(0.0, 0.0, lift));
         let d = tritri::distance(&a, &b).distance;
+        // Sets: a and a moved copy against b; the bound holds for the nearest of the pairs.
+        let a2 = a.map(|p| p + DVec3::new(0.3, -0.2, 0.1));
+        let nearest = d.min(tritri::distance(&a2, &b).distance);
+        let set_bound = tritri::gap_between([&a, &a2], [&b], axis);
+        prop_assert!(set_bound <= nearest, "set bound {set_bound} over {nearest}");
         for bound in [tritri::gap_along(&a, &b, axis), tritri::separation_bound(&a, &b, axis)] {
             prop_assert!(bound <= d, "bound {bound} over the distance {d}");
             if tritri::intersect(&a, &b) {

@@ -149,25 +149,34 @@ pub fn distance(t1: &Tri, t2: &Tri) -> TriTriDistance {
 /// the same triangles, so a positive bound proves them disjoint and their computed
 /// [`separated_distance`] is above the bound.
 pub fn gap_along(t1: &Tri, t2: &Tri, axis: DVec3) -> f64 {
+    gap_between([t1], [t2], axis)
+}
+
+/// [`gap_along`] for two sets of triangles: a lower bound on the distance of any triangle of
+/// the one set to any of the other, so that a pair of octree leaves is settled at once.
+pub fn gap_between<'a>(
+    s1: impl IntoIterator<Item = &'a Tri>,
+    s2: impl IntoIterator<Item = &'a Tri>,
+    axis: DVec3,
+) -> f64 {
     let len = axis.length();
     if !(len > 0.0 && len.is_finite()) {
         return f64::NEG_INFINITY;
     }
     let u = axis / len;
-    let span = |t: &Tri| {
-        t.iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+    // Each set's span along the axis, and its largest coordinate for the rounding margin.
+    let span = |s: &mut dyn Iterator<Item = &'a Tri>| {
+        s.flatten().fold(
+            (f64::INFINITY, f64::NEG_INFINITY, 0.0f64),
+            |(lo, hi, m), p| {
                 let x = p.dot(u);
-                (lo.min(x), hi.max(x))
-            })
+                (lo.min(x), hi.max(x), m.max(p.abs().max_element()))
+            },
+        )
     };
-    let ((lo1, hi1), (lo2, hi2)) = (span(t1), span(t2));
-    let scale = t1
-        .iter()
-        .chain(t2)
-        .map(|p| p.abs().max_element())
-        .fold(0.0, f64::max);
-    (lo2 - hi1).max(lo1 - hi2) - 1e-12 * scale
+    let (lo1, hi1, m1) = span(&mut s1.into_iter());
+    let (lo2, hi2, m2) = span(&mut s2.into_iter());
+    (lo2 - hi1).max(lo1 - hi2) - 1e-12 * m1.max(m2)
 }
 
 /// The best of [`gap_along`] on `axis` (the caller's guess: the line joining the triangles'

@@ -1,6 +1,6 @@
 //! Every triangle pair closer than a clearance `d`: the interference check with a safety margin.
 
-use super::{posed_leaf_pairs, spheres_if, Posed, Timings};
+use super::{leaf_gap, posed_leaf_pairs, spheres_if, Posed, Timings};
 use crate::geom::{spheres_within, tritri};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -30,45 +30,52 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
     let mut timings = Timings::default();
     let t = Instant::now();
     let leaves = posed_leaf_pairs(a, b, d);
-    let (sph_a, sph_b) = spheres_if(!leaves.is_empty(), a, b);
+    // The spheres (and vertices) as whole arrays: most leaves will be read.
+    spheres_if(!leaves.is_empty(), a, b);
     let per_leaf: Vec<(u64, Vec<ClearancePair>)> = leaves
         .par_iter()
-        .map(|&(la, lb)| {
-            let mut tested = 0u64;
-            let mut out = Vec::new();
-            for &i in a.node_tris(la) {
-                for &j in b.node_tris(lb) {
-                    if !spheres_within(&sph_a[i as usize], &sph_b[j as usize], d) {
-                        continue;
-                    }
-                    tested += 1;
-                    let (ta, tb) = (a.tri(i), b.tri(j));
-                    // Certainly apart by d or more (so disjoint, and their computed distance
-                    // is not below d): neither the exact test nor the distance is needed.
-                    let (ca, cb) = (sph_a[i as usize].center, sph_b[j as usize].center);
-                    if tritri::separation_bound(&ta, &tb, cb - ca) >= d {
-                        continue;
-                    }
-                    // An intersecting pair can be far apart by the vertex/edge measures (an
-                    // edge piercing a face), so intersection is decided first, as in seed 000.
-                    let meets = tritri::intersect(&ta, &tb);
-                    let dist = if meets {
-                        0.0
-                    } else {
-                        tritri::separated_distance(&ta, &tb).distance
-                    };
-                    if dist < d {
-                        out.push(ClearancePair {
-                            a: i,
-                            b: j,
-                            distance: dist,
-                            intersects: meets,
-                        });
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(leaf_a, leaf_b), &(la, lb)| {
+                let mut tested = 0u64;
+                let mut out = Vec::new();
+                a.leaf_tris(la, leaf_a);
+                b.leaf_tris(lb, leaf_b);
+                // Certainly apart by d or more (so disjoint, and their computed distances not
+                // below d): neither exact tests nor distances are needed, for the leaves or a pair.
+                if leaf_gap(leaf_a, leaf_b) >= d {
+                    return (tested, out);
+                }
+                for &(i, ta, sa) in leaf_a.iter() {
+                    for &(j, tb, sb) in leaf_b.iter() {
+                        if !spheres_within(&sa, &sb, d) {
+                            continue;
+                        }
+                        tested += 1;
+                        if tritri::separation_bound(&ta, &tb, sb.center - sa.center) >= d {
+                            continue;
+                        }
+                        // An intersecting pair can be far apart by the vertex/edge measures (an
+                        // edge piercing a face), so intersection is decided first, as in seed 000.
+                        let meets = tritri::intersect(&ta, &tb);
+                        let dist = if meets {
+                            0.0
+                        } else {
+                            tritri::separated_distance(&ta, &tb).distance
+                        };
+                        if dist < d {
+                            out.push(ClearancePair {
+                                a: i,
+                                b: j,
+                                distance: dist,
+                                intersects: meets,
+                            });
+                        }
                     }
                 }
-            }
-            (tested, out)
-        })
+                (tested, out)
+            },
+        )
         .collect();
     let candidates = per_leaf.iter().map(|(n, _)| n).sum();
     let mut pairs: Vec<ClearancePair> = per_leaf.into_iter().flat_map(|(_, p)| p).collect();

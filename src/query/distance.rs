@@ -3,7 +3,7 @@
 //! leaves. The reported pair is the smallest `(distance², a, b)`, so ties resolve the same way
 //! for any thread count.
 
-use super::{IntersectReport, Posed, Timings};
+use super::{leaf_gap, IntersectReport, Posed, Timings};
 use crate::geom::{tritri, DVec3};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -177,6 +177,10 @@ fn search(
         if nx.is_leaf() && ny.is_leaf() {
             a.leaf_tris(x, &mut leaf_a);
             b.leaf_tris(y, &mut leaf_b);
+            let lb = leaf_gap(&leaf_a, &leaf_b);
+            if lb > 0.0 && lb * lb > load(best) {
+                continue;
+            }
             for &(i, t1, sa) in &leaf_a {
                 for &(j, t2, sb) in &leaf_b {
                     let gap = sa.center.distance(sb.center) - sa.radius - sb.radius;

@@ -29,7 +29,7 @@ pub use intersect::{intersect, IntersectReport, PairContact};
 pub use self_intersect::{self_intersections, SelfKind, SelfPair, SelfReport};
 pub use solid::{solid_distance, SolidDistance};
 
-use crate::geom::{Aabb, DVec3, Sphere, Tri};
+use crate::geom::{tritri, Aabb, DVec3, Sphere, Tri};
 use crate::mesh::{Mesh, MeshInfo, Pose};
 use crate::octree::{world_box, world_boxes, Octree};
 use rayon::prelude::*;
@@ -186,6 +186,25 @@ fn padded_sphere(t: &Tri) -> Sphere {
         center: s.center,
         radius: s.radius * (1.0 + 1e-9) + 1e-300,
     }
+}
+
+/// A lower bound on the distance between any triangle of one leaf and any of the other: their
+/// gap along each leaf's first normal. A leaf's triangles face about one way, so where two
+/// surfaces face each other across a gap this settles the leaf pair before its 64 pairs.
+pub(crate) fn leaf_gap(leaf_a: &[(u32, Tri, Sphere)], leaf_b: &[(u32, Tri, Sphere)]) -> f64 {
+    let (Some(fa), Some(fb)) = (leaf_a.first(), leaf_b.first()) else {
+        return f64::NEG_INFINITY;
+    };
+    let normal = |t: &Tri| (t[1] - t[0]).cross(t[2] - t[0]);
+    let (sa, sb) = (
+        || leaf_a.iter().map(|l| &l.1),
+        || leaf_b.iter().map(|l| &l.1),
+    );
+    tritri::gap_between(sa(), sb(), normal(&fa.1)).max(tritri::gap_between(
+        sa(),
+        sb(),
+        normal(&fb.1),
+    ))
 }
 
 /// Pairs of leaves whose world boxes are within `d`. The roots are compared first, posed
