@@ -16,6 +16,12 @@
 
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
+// Each lane's share of its leaf pair's spans along B's first normal (see leaf_far).
+var<workgroup> wg_lo_a: array<f32, 64>;
+var<workgroup> wg_hi_a: array<f32, 64>;
+var<workgroup> wg_lo_b: array<f32, 64>;
+var<workgroup> wg_hi_b: array<f32, 64>;
+var<workgroup> wg_span: array<f32, 64>;
 
 // Triangle i's sphere centre in B's record frame, and its reach R_i + d + pad.
 fn reach_of(i: u32) -> vec4<f32> {
@@ -34,6 +40,64 @@ fn passes(i: u32, j: u32, c: vec3<f32>, reach: f32) -> bool {
     return dot(d, d) <= r * r;
 }
 
+// Whether the leaf pair pr is certainly farther apart than d: the gap between the spans of its
+// A and B triangles along the normal of B's first triangle (any axis bounds the distance
+// from below), less the rounding of the projections (16 u of the largest distance from the
+// reference point) and the inputs' (in pad, with d). Where two surfaces face each other across
+// a gap, this settles most leaf pairs the boxes let through before their 64 sphere tests. The
+// lanes of a leaf pair each project a share of its triangles and meet in workgroup memory:
+// every lane calls this, in uniform control flow.
+fn leaf_far(pr: vec4<u32>, lane: u32, li: u32) -> bool {
+    var axis = vec3<f32>(0.0);
+    var origin = vec3<f32>(0.0);
+    if (pr.w > 0u) {
+        let first = tris_b[index_b[pr.z]];
+        axis = first.normal.xyz;
+        origin = first.v[0].xyz;
+    }
+    var lo_a = INF;
+    var hi_a = -INF;
+    var lo_b = INF;
+    var hi_b = -INF;
+    var span = 0.0;
+    for (var s = lane; s < pr.y; s = s + LEAF_THREADS) {
+        let r = tris_a[index_a[pr.x + s]];
+        for (var k = 0u; k < 3u; k = k + 1u) {
+            let v = from_local(q.b, to_local(q.a, r.v[k].xyz)) - origin;
+            let x = dot(v, axis);
+            lo_a = min(lo_a, x);
+            hi_a = max(hi_a, x);
+            span = max(span, length(v));
+        }
+    }
+    for (var s = lane; s < pr.w; s = s + LEAF_THREADS) {
+        let r = tris_b[index_b[pr.z + s]];
+        for (var k = 0u; k < 3u; k = k + 1u) {
+            let v = r.v[k].xyz - origin;
+            let x = dot(v, axis);
+            lo_b = min(lo_b, x);
+            hi_b = max(hi_b, x);
+            span = max(span, length(v));
+        }
+    }
+    wg_lo_a[li] = lo_a;
+    wg_hi_a[li] = hi_a;
+    wg_lo_b[li] = lo_b;
+    wg_hi_b[li] = hi_b;
+    wg_span[li] = span;
+    workgroupBarrier();
+    let first_lane = li - lane;
+    for (var k = 0u; k < LEAF_THREADS; k = k + 1u) {
+        lo_a = min(lo_a, wg_lo_a[first_lane + k]);
+        hi_a = max(hi_a, wg_hi_a[first_lane + k]);
+        lo_b = min(lo_b, wg_lo_b[first_lane + k]);
+        hi_b = max(hi_b, wg_hi_b[first_lane + k]);
+        span = max(span, wg_span[first_lane + k]);
+    }
+    let gap = max(lo_b - hi_a, lo_a - hi_b);
+    return dot(axis, axis) > 0.0 && gap - 16.0 * 5.9604645e-8 * span > q.tol.x + q.tol.y;
+}
+
 // Count, reserve the workgroup's slots with one global atomic, then write: one global atomic
 // per candidate made every thread queue on one address. In the usual case (one A triangle per
 // thread, at most 32 of B) the first pass keeps its answers as bits; otherwise the second
@@ -49,6 +113,9 @@ fn main(
     var pr = vec4<u32>(0u);
     if (lp < min(atomicLoad(&counters.leaf_pairs), q.capacity)) {
         pr = leaf_pairs[lp];
+    }
+    if (leaf_far(pr, t % LEAF_THREADS, li)) {
+        pr.y = 0u; // no pair of this leaf pair can be within d
     }
     let simple = pr.y <= LEAF_THREADS && pr.w <= 32u;
     var bits = 0u;

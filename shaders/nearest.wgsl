@@ -6,7 +6,8 @@
 //
 // It also emits every pair it evaluates whose f32 distance is within 3 bands of the best so far
 // (hits), so that the CPU can recompute just those in f64 (3, not 2: the f32 comparison rounds). Why that is enough: the lower bounds
-// used to prune (box to box, sphere to box, sphere to sphere, common.wgsl's plane_bound) are padded by the
+// used to prune (box to box, sphere to box, sphere to sphere, the leaf pair's gap along a normal,
+// common.wgsl's plane_bound) are padded by the
 // input error bound (q.tol.y) and by the band (q.tol.w), so a pair is skipped only when its true
 // distance exceeds best + band >= m + band, m being the final minimum; a pair evaluated and not
 // emitted has f32 distance > best + 2 band, so true distance > m + band too. The true minimum is
@@ -50,6 +51,27 @@ fn search(t: u32, emit_pairs: bool) {
     }
     let bx = box_into_b(q.a, q.b, leaf);
     let slack = q.tol.y + q.tol.w;
+    // This thread's triangles' span along the normal of the leaf's first triangle (local frame),
+    // measured from that triangle's first vertex: at each leaf of B, the gap between the spans
+    // bounds all its pairs from below, less the rounding of the projections (16 u of the
+    // largest distance from the reference point). Where the surfaces face each other across a
+    // gap, most leaves of B within the boxes' reach are settled by it before their pairs.
+    let first = tris_a[index_a[lo]];
+    let axis = vec3<f32>(dot(q.a[0].xyz, first.normal.xyz), dot(q.a[1].xyz, first.normal.xyz), dot(q.a[2].xyz, first.normal.xyz));
+    let origin = to_local(q.a, first.v[0].xyz);
+    var lo_a = INF;
+    var hi_a = -INF;
+    var span_a = 0.0;
+    for (var pos = lo + t % LEAF_WALKERS; pos < hi; pos = pos + LEAF_WALKERS) {
+        for (var m = 0u; m < 3u; m = m + 1u) {
+            let v = to_local(q.a, tris_a[index_a[pos]].v[m].xyz) - origin;
+            let x = dot(v, axis);
+            lo_a = min(lo_a, x);
+            hi_a = max(hi_a, x);
+            span_a = max(span_a, length(v));
+        }
+    }
+    let use_axis = dot(axis, axis) > 0.0 && lo_a <= hi_a;
     var best = INF;
     var stack: array<u32, STACK>;
     var top = 1u;
@@ -114,6 +136,23 @@ fn search(t: u32, emit_pairs: bool) {
                 }
             }
             continue;
+        }
+        if (use_axis) {
+            var lo_b = INF;
+            var hi_b = -INF;
+            var span = span_a;
+            for (var k = node.tri_start; k < node.tri_start + node.tri_count; k = k + 1u) {
+                for (var m = 0u; m < 3u; m = m + 1u) {
+                    let v = to_local(q.b, tris_b[index_b[k]].v[m].xyz) - origin;
+                    let x = dot(v, axis);
+                    lo_b = min(lo_b, x);
+                    hi_b = max(hi_b, x);
+                    span = max(span, length(v));
+                }
+            }
+            if (max(lo_b - hi_a, lo_a - hi_b) - 16.0 * 5.9604645e-8 * span > best + slack) {
+                continue;
+            }
         }
         for (var pos = lo + t % LEAF_WALKERS; pos < hi; pos = pos + LEAF_WALKERS) {
             let i = index_a[pos];

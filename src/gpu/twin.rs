@@ -79,7 +79,11 @@ pub fn cull(
                 stack.extend((0..node.child_count).map(|k| node.first_child + k));
                 continue;
             }
-            for &i in &index_a[lo as usize..hi as usize] {
+            let (ia, ib) = (&index_a[lo as usize..hi as usize], &index_b[node.tris()]);
+            if leaf_far(q, tris_a, ia, tris_b, ib) {
+                continue;
+            }
+            for &i in ia {
                 let s = tris_a[i as usize].sphere;
                 let ci = to_b_frame(q, to_local(&q.a, v3(s)));
                 let r_i = s[3] + reach;
@@ -98,6 +102,33 @@ pub fn cull(
         }
     }
     out
+}
+
+/// `cull_pairs.wgsl::leaf_far`: the A triangles `ia` and B triangles `ib` certainly farther
+/// apart than `d`, by their spans along the normal of B's first triangle.
+fn leaf_far(q: &Query, tris_a: &[TriRecord], ia: &[u32], tris_b: &[TriRecord], ib: &[u32]) -> bool {
+    let Some(&first) = ib.first() else {
+        return false;
+    };
+    let first = &tris_b[first as usize];
+    let (axis, origin) = (v3(first.normal), v3(first.v[0]));
+    let (mut lo_a, mut hi_a, mut lo_b, mut hi_b, mut span) = (INF, -INF, INF, -INF, 0.0f32);
+    for &i in ia {
+        for v in tris_a[i as usize].v {
+            let v = to_b_frame(q, to_local(&q.a, v3(v))) - origin;
+            let x = v.dot(axis);
+            (lo_a, hi_a, span) = (lo_a.min(x), hi_a.max(x), span.max(v.length()));
+        }
+    }
+    for &j in ib {
+        for v in tris_b[j as usize].v {
+            let v = v3(v) - origin;
+            let x = v.dot(axis);
+            (lo_b, hi_b, span) = (lo_b.min(x), hi_b.max(x), span.max(v.length()));
+        }
+    }
+    let gap = (lo_b - hi_a).max(lo_a - hi_b);
+    axis.dot(axis) > 0.0 && gap - 16.0 * U * span > q.tol[0] + q.tol[1]
 }
 
 /// `narrow.wgsl::orient`.
