@@ -2,7 +2,7 @@
 //! first, answered without listing every pair.
 
 use super::containment::point_in_closed_mesh;
-use super::Posed;
+use super::{leaf_gap, Posed};
 use crate::geom::{spheres_within, tritri, DVec3};
 use crate::octree::any_leaf_pair;
 
@@ -67,11 +67,12 @@ pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
         let (mut leaf_a, mut leaf_b) = (Vec::new(), Vec::new());
         a.leaf_tris(la, &mut leaf_a);
         b.leaf_tris(lb, &mut leaf_b);
-        leaf_a.iter().any(|(_, ta, sa)| {
-            leaf_b
-                .iter()
-                .any(|(_, tb, sb)| spheres_within(sa, sb, 0.0) && tritri::intersect(ta, tb))
-        })
+        leaf_gap(&leaf_a, &leaf_b) <= 0.0
+            && leaf_a.iter().any(|(_, ta, sa)| {
+                leaf_b
+                    .iter()
+                    .any(|(_, tb, sb)| spheres_within(sa, sb, 0.0) && tritri::intersect(ta, tb))
+            })
     });
     meet.then_some(Interference::SurfacesMeet)
 }

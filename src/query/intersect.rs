@@ -1,6 +1,6 @@
 //! Which triangle pairs of two posed meshes intersect (touching included), each classified.
 
-use super::{posed_leaf_pairs, spheres_if, Posed, Timings};
+use super::{leaf_gap, posed_leaf_pairs, spheres_if, Posed, Timings};
 use crate::geom::classify::{classify, Contact, Intersection};
 use crate::geom::{spheres_within, tritri, DVec3};
 use rayon::prelude::*;
@@ -61,27 +61,37 @@ pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
     let mut timings = Timings::default();
     let t = Instant::now();
     let leaves = posed_leaf_pairs(a, b, 0.0);
-    let (sph_a, sph_b) = spheres_if(!leaves.is_empty(), a, b);
+    // The spheres (and vertices) as whole arrays: most leaves will be read.
+    spheres_if(!leaves.is_empty(), a, b);
     timings.add("cull_nodes", t);
     let t = Instant::now();
     let per_leaf: Vec<(u64, Vec<(u32, u32)>)> = leaves
         .par_iter()
-        .map(|&(la, lb)| {
-            let mut tested = 0u64;
-            let mut hits = Vec::new();
-            for &i in a.node_tris(la) {
-                for &j in b.node_tris(lb) {
-                    if !spheres_within(&sph_a[i as usize], &sph_b[j as usize], 0.0) {
-                        continue;
-                    }
-                    tested += 1;
-                    if tritri::intersect(&a.tri(i), &b.tri(j)) {
-                        hits.push((i, j));
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(leaf_a, leaf_b), &(la, lb)| {
+                let mut tested = 0u64;
+                let mut hits = Vec::new();
+                a.leaf_tris(la, leaf_a);
+                b.leaf_tris(lb, leaf_b);
+                // Apart along a normal: no pair of these leaves meets.
+                if leaf_gap(leaf_a, leaf_b) > 0.0 {
+                    return (tested, hits);
+                }
+                for (i, ta, sa) in leaf_a.iter() {
+                    for (j, tb, sb) in leaf_b.iter() {
+                        if !spheres_within(sa, sb, 0.0) {
+                            continue;
+                        }
+                        tested += 1;
+                        if tritri::intersect(ta, tb) {
+                            hits.push((*i, *j));
+                        }
                     }
                 }
-            }
-            (tested, hits)
-        })
+                (tested, hits)
+            },
+        )
         .collect();
     let candidates = per_leaf.iter().map(|(n, _)| n).sum();
     let mut hits: Vec<(u32, u32)> = per_leaf.into_iter().flat_map(|(_, h)| h).collect();
