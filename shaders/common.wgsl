@@ -255,6 +255,30 @@ fn plane_of(p: array<vec3<f32>, 3>) -> Plane {
 // over p's plane when all three lie on one side, less p's thickness and the rounding of the
 // dot products (16 u of the span, the largest distance from p[0] to a vertex of either);
 // 0 or less otherwise. Callers add the input error bound.
+// A lower bound on the distance between the f32 triangles p and t: the gap between their spans
+// along the line joining their vertex sums (any axis bounds the distance from below; this one
+// separates triangles side by side, which no plane does), less the rounding of the projections
+// (16 u of the span, the largest distance from p[0] to a vertex of either); 0 or less when the
+// spans overlap. Callers add the input error bound.
+fn axis_bound(p: array<vec3<f32>, 3>, t: array<vec3<f32>, 3>) -> f32 {
+    let ax = (t[0] + t[1] + t[2]) - (p[0] + p[1] + p[2]);
+    let len = length(ax);
+    if (!(len > 0.0)) {
+        return 0.0;
+    }
+    let u = ax / len;
+    let d1 = p[1] - p[0];
+    let d2 = p[2] - p[0];
+    let e0 = t[0] - p[0];
+    let e1 = t[1] - p[0];
+    let e2 = t[2] - p[0];
+    let xp = vec3<f32>(0.0, dot(d1, u), dot(d2, u));
+    let xt = vec3<f32>(dot(e0, u), dot(e1, u), dot(e2, u));
+    let gap = max(min(min(xt.x, xt.y), xt.z) - max(max(xp.x, xp.y), xp.z), min(min(xp.x, xp.y), xp.z) - max(max(xt.x, xt.y), xt.z));
+    let span = sqrt(max(max(max(dot(d1, d1), dot(d2, d2)), max(dot(e0, e0), dot(e1, e1))), dot(e2, e2)));
+    return gap - 16.0 * 5.9604645e-8 * span;
+}
+
 fn plane_bound(p: array<vec3<f32>, 3>, pl: Plane, t: array<vec3<f32>, 3>) -> f32 {
     let d0 = t[0] - p[0];
     let d1 = t[1] - p[0];

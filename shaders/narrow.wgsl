@@ -195,10 +195,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         return;
     }
-    // A pair certainly farther than d apart (the plane bound, less the input error bound) is
+    // A pair certainly farther than d apart (the plane or the axis bound, less the input error bound) is
     // neither intersecting nor within d (intersect: d = 0), and costs no more: for nearly
     // parallel faces, most of the sphere test's candidates, decided before any orientation.
-    if (plane_bound(p, plane_of(p), r) > q.tol.x + q.tol.y) {
+    if (max(plane_bound(p, plane_of(p), r), axis_bound(p, r)) > q.tol.x + q.tol.y) {
         return;
     }
     let code = tri_tri(p, r);

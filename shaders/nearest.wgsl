@@ -171,7 +171,7 @@ fn search(t: u32, emit_pairs: bool) {
                     continue;
                 }
                 let t = array<vec3<f32>, 3>(to_local(q.b, tris_b[j].v[0].xyz), to_local(q.b, tris_b[j].v[1].xyz), to_local(q.b, tris_b[j].v[2].xyz));
-                if (plane_bound(p, pl, t) > best + slack) {
+                if (max(plane_bound(p, pl, t), axis_bound(p, t)) > best + slack) {
                     continue;
                 }
                 let dd = tri_dist(p, t);

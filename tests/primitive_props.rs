@@ -234,4 +234,43 @@ proptest! {
         let exact = tritri::distance(&flat, &over).distance;
         prop_assert!(bound <= exact && bound >= g - 1e-9 * (1.0 + base.length()), "{bound} vs {g}");
     }
+
+    /// The GPU stages' f32 lower bounds (through their twins: `common.wgsl::plane_bound` and
+    /// `axis_bound`) never exceed the f64 distance of the same f32 triangles, 5 km and 1e6
+    /// from the origin too, slivers included.
+    #[test]
+    fn f32_distance_bounds_never_exceed_the_distance(
+        t1 in tri(),
+        t2 in tri(),
+        lift in -0.5f64..0.5,
+        far in 0usize..3,
+        sliver in any::<bool>(),
+    ) {
+        use meshclash::gpu::twin;
+        let base = [DVec3::ZERO, DVec3::new(5e3, -3e3, 1.2e3), DVec3::new(1e6, 1e6, -1e6)][far];
+        let mut t1 = t1;
+        if sliver {
+            t1[2] = t1[0].lerp(t1[1], 0.3) + DVec3::splat(1e-7);
+        }
+        let f = |t: Tri, shift: DVec3| t.map(|p| (p + base + shift).as_vec3());
+        let (p, r) = (f(t1, DVec3::ZERO), f(t2.map(|q| q * 0.5), DVec3::new(0.0, 0.0, lift)));
+        let exact = tritri::distance(&p.map(|v| v.as_dvec3()), &r.map(|v| v.as_dvec3())).distance;
+        for bound in [twin::plane_bound(&p, r), twin::axis_bound(&p, &r)] {
+            prop_assert!((bound as f64) <= exact, "f32 bound {bound} over the distance {exact}");
+        }
+        // Facing, near the origin (where the GPU's local frame puts the parts): the triangle
+        // and its copy lifted by g along its normal, the line joining their vertex sums along
+        // that normal too: both bounds are the gap, less rounding.
+        let n = (t1[1] - t1[0]).cross(t1[2] - t1[0]);
+        if !sliver && n.length() > 1e-3 {
+            let g = 0.01 + lift.abs();
+            let (p, r) = (f(t1, -base), f(t1, n.normalize() * g - base));
+            let exact =
+                tritri::distance(&p.map(|v| v.as_dvec3()), &r.map(|v| v.as_dvec3())).distance;
+            for bound in [twin::plane_bound(&p, r), twin::axis_bound(&p, &r)] {
+                let bound = bound as f64;
+                prop_assert!(bound <= exact && bound >= exact - 1e-5, "{bound} vs {exact}");
+            }
+        }
+    }
 }

@@ -248,6 +248,30 @@ fn height(t: &[Vec3; 3]) -> f32 {
     }
 }
 
+/// `common.wgsl::axis_bound`.
+pub fn axis_bound(p: &[Vec3; 3], t: &[Vec3; 3]) -> f32 {
+    let ax = (t[0] + t[1] + t[2]) - (p[0] + p[1] + p[2]);
+    let len = ax.length();
+    if len.is_nan() || len <= 0.0 {
+        return 0.0;
+    }
+    let u = ax / len;
+    let (d1, d2) = (p[1] - p[0], p[2] - p[0]);
+    let e = t.map(|v| v - p[0]);
+    let xp = [0.0, d1.dot(u), d2.dot(u)];
+    let xt = e.map(|x| x.dot(u));
+    let (lo_p, hi_p) = (xp[0].min(xp[1]).min(xp[2]), xp[0].max(xp[1]).max(xp[2]));
+    let (lo_t, hi_t) = (xt[0].min(xt[1]).min(xt[2]), xt[0].max(xt[1]).max(xt[2]));
+    let gap = (lo_t - hi_p).max(lo_p - hi_t);
+    let span = d1
+        .dot(d1)
+        .max(d2.dot(d2))
+        .max(e[0].dot(e[0]).max(e[1].dot(e[1])))
+        .max(e[2].dot(e[2]))
+        .sqrt();
+    gap - 16.0 * U * span
+}
+
 /// `common.wgsl::plane_bound(p, plane_of(p), t)`.
 pub fn plane_bound(p: &[Vec3; 3], t: [Vec3; 3]) -> f32 {
     let cr = (p[1] - p[0]).cross(p[2] - p[0]);
@@ -317,7 +341,7 @@ pub fn narrow_intersect(
                 local_tri(&q.a, &tris_a[i as usize]),
                 local_tri(&q.b, &tris_b[j as usize]),
             );
-            if plane_bound(&p, r) > q.tol[0] + q.tol[1] {
+            if plane_bound(&p, r).max(axis_bound(&p, &r)) > q.tol[0] + q.tol[1] {
                 return None;
             }
             let code = tri_tri(&p, &r, q.tol[2]);
