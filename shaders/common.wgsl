@@ -279,6 +279,23 @@ fn axis_bound(p: array<vec3<f32>, 3>, t: array<vec3<f32>, 3>) -> f32 {
     return gap - 16.0 * 5.9604645e-8 * span;
 }
 
+// Spans along an axis, for the gap bounds of sets of triangles: s = (lowest projection, highest
+// projection, largest distance from the reference point), grown by the point v (taken from the
+// reference point). EMPTY_SPAN grows into any point's.
+const EMPTY_SPAN: vec3<f32> = vec3<f32>(INF, -INF, 0.0);
+
+fn span_with(s: vec3<f32>, v: vec3<f32>, axis: vec3<f32>) -> vec3<f32> {
+    let x = dot(v, axis);
+    return vec3<f32>(min(s.x, x), max(s.y, x), max(s.z, length(v)));
+}
+
+// The gap between two sets' spans, less the rounding of the projections (16 u of the largest
+// distance from the reference point): a lower bound on the distance between any point of the one
+// set and any of the other, before the inputs' own error (callers add it).
+fn span_gap(a: vec3<f32>, b: vec3<f32>) -> f32 {
+    return max(b.x - a.y, a.x - b.y) - 16.0 * 5.9604645e-8 * max(a.z, b.z);
+}
+
 fn plane_bound(p: array<vec3<f32>, 3>, pl: Plane, t: array<vec3<f32>, 3>) -> f32 {
     let d0 = t[0] - p[0];
     let d1 = t[1] - p[0];

@@ -17,11 +17,8 @@
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
 // Each lane's share of its leaf pair's spans along B's first normal (see leaf_far).
-var<workgroup> wg_lo_a: array<f32, 64>;
-var<workgroup> wg_hi_a: array<f32, 64>;
-var<workgroup> wg_lo_b: array<f32, 64>;
-var<workgroup> wg_hi_b: array<f32, 64>;
-var<workgroup> wg_span: array<f32, 64>;
+var<workgroup> wg_span_a: array<vec3<f32>, 64>;
+var<workgroup> wg_span_b: array<vec3<f32>, 64>;
 
 // Triangle i's sphere centre in B's record frame, and its reach R_i + d + pad.
 fn reach_of(i: u32) -> vec4<f32> {
@@ -55,47 +52,31 @@ fn leaf_far(pr: vec4<u32>, lane: u32, li: u32) -> bool {
         axis = first.normal.xyz;
         origin = first.v[0].xyz;
     }
-    var lo_a = INF;
-    var hi_a = -INF;
-    var lo_b = INF;
-    var hi_b = -INF;
-    var span = 0.0;
+    var sa = EMPTY_SPAN;
+    var sb = EMPTY_SPAN;
     for (var s = lane; s < pr.y; s = s + LEAF_THREADS) {
         let r = tris_a[index_a[pr.x + s]];
         for (var k = 0u; k < 3u; k = k + 1u) {
-            let v = from_local(q.b, to_local(q.a, r.v[k].xyz)) - origin;
-            let x = dot(v, axis);
-            lo_a = min(lo_a, x);
-            hi_a = max(hi_a, x);
-            span = max(span, length(v));
+            sa = span_with(sa, from_local(q.b, to_local(q.a, r.v[k].xyz)) - origin, axis);
         }
     }
     for (var s = lane; s < pr.w; s = s + LEAF_THREADS) {
         let r = tris_b[index_b[pr.z + s]];
         for (var k = 0u; k < 3u; k = k + 1u) {
-            let v = r.v[k].xyz - origin;
-            let x = dot(v, axis);
-            lo_b = min(lo_b, x);
-            hi_b = max(hi_b, x);
-            span = max(span, length(v));
+            sb = span_with(sb, r.v[k].xyz - origin, axis);
         }
     }
-    wg_lo_a[li] = lo_a;
-    wg_hi_a[li] = hi_a;
-    wg_lo_b[li] = lo_b;
-    wg_hi_b[li] = hi_b;
-    wg_span[li] = span;
+    wg_span_a[li] = sa;
+    wg_span_b[li] = sb;
     workgroupBarrier();
     let first_lane = li - lane;
     for (var k = 0u; k < LEAF_THREADS; k = k + 1u) {
-        lo_a = min(lo_a, wg_lo_a[first_lane + k]);
-        hi_a = max(hi_a, wg_hi_a[first_lane + k]);
-        lo_b = min(lo_b, wg_lo_b[first_lane + k]);
-        hi_b = max(hi_b, wg_hi_b[first_lane + k]);
-        span = max(span, wg_span[first_lane + k]);
+        let oa = wg_span_a[first_lane + k];
+        let ob = wg_span_b[first_lane + k];
+        sa = vec3<f32>(min(sa.x, oa.x), max(sa.y, oa.y), max(sa.z, oa.z));
+        sb = vec3<f32>(min(sb.x, ob.x), max(sb.y, ob.y), max(sb.z, ob.z));
     }
-    let gap = max(lo_b - hi_a, lo_a - hi_b);
-    return dot(axis, axis) > 0.0 && gap - 16.0 * 5.9604645e-8 * span > q.tol.x + q.tol.y;
+    return dot(axis, axis) > 0.0 && span_gap(sa, sb) > q.tol.x + q.tol.y;
 }
 
 // Count, reserve the workgroup's slots with one global atomic, then write: one global atomic

@@ -59,19 +59,13 @@ fn search(t: u32, emit_pairs: bool) {
     let first = tris_a[index_a[lo]];
     let axis = vec3<f32>(dot(q.a[0].xyz, first.normal.xyz), dot(q.a[1].xyz, first.normal.xyz), dot(q.a[2].xyz, first.normal.xyz));
     let origin = to_local(q.a, first.v[0].xyz);
-    var lo_a = INF;
-    var hi_a = -INF;
-    var span_a = 0.0;
+    var span_a = EMPTY_SPAN;
     for (var pos = lo + t % LEAF_WALKERS; pos < hi; pos = pos + LEAF_WALKERS) {
         for (var m = 0u; m < 3u; m = m + 1u) {
-            let v = to_local(q.a, tris_a[index_a[pos]].v[m].xyz) - origin;
-            let x = dot(v, axis);
-            lo_a = min(lo_a, x);
-            hi_a = max(hi_a, x);
-            span_a = max(span_a, length(v));
+            span_a = span_with(span_a, to_local(q.a, tris_a[index_a[pos]].v[m].xyz) - origin, axis);
         }
     }
-    let use_axis = dot(axis, axis) > 0.0 && lo_a <= hi_a;
+    let use_axis = dot(axis, axis) > 0.0 && span_a.x <= span_a.y;
     var best = INF;
     var stack: array<u32, STACK>;
     var top = 1u;
@@ -138,19 +132,13 @@ fn search(t: u32, emit_pairs: bool) {
             continue;
         }
         if (use_axis) {
-            var lo_b = INF;
-            var hi_b = -INF;
-            var span = span_a;
+            var span_b = EMPTY_SPAN;
             for (var k = node.tri_start; k < node.tri_start + node.tri_count; k = k + 1u) {
                 for (var m = 0u; m < 3u; m = m + 1u) {
-                    let v = to_local(q.b, tris_b[index_b[k]].v[m].xyz) - origin;
-                    let x = dot(v, axis);
-                    lo_b = min(lo_b, x);
-                    hi_b = max(hi_b, x);
-                    span = max(span, length(v));
+                    span_b = span_with(span_b, to_local(q.b, tris_b[index_b[k]].v[m].xyz) - origin, axis);
                 }
             }
-            if (max(lo_b - hi_a, lo_a - hi_b) - 16.0 * 5.9604645e-8 * span > best + slack) {
+            if (span_gap(span_a, span_b) > best + slack) {
                 continue;
             }
         }

@@ -64,29 +64,35 @@ fn matrix_arg(v: &serde_json::Value) -> String {
     m.join(",")
 }
 
+/// `check` on a shared case's meshes and poses with `extra` arguments: its JSON answer.
+fn check_case(case: &serde_json::Value, extra: &[&str]) -> serde_json::Value {
+    let name = case["name"].as_str().unwrap();
+    let (a, b) = (
+        case_path(case["mesh_a"].as_str().unwrap()),
+        case_path(case["mesh_b"].as_str().unwrap()),
+    );
+    let (ma, mb) = (matrix_arg(&case["pose_a"]), matrix_arg(&case["pose_b"]));
+    let mut args = vec![
+        "check",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--matrix-a",
+        &ma,
+        "--matrix-b",
+        &mb,
+        "--json",
+    ];
+    args.extend(extra);
+    let (code, out, err) = meshclash(&args);
+    assert_eq!(code, 0, "{name}: {err}");
+    serde_json::from_str(&out).unwrap()
+}
+
 #[test]
 fn check_json_on_every_peer_case() {
     for case in common::load_cases() {
         let name = case["name"].as_str().unwrap();
-        let (a, b) = (
-            case_path(case["mesh_a"].as_str().unwrap()),
-            case_path(case["mesh_b"].as_str().unwrap()),
-        );
-        let (ma, mb) = (matrix_arg(&case["pose_a"]), matrix_arg(&case["pose_b"]));
-        let (code, out, err) = meshclash(&[
-            "check",
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-            "--matrix-a",
-            &ma,
-            "--matrix-b",
-            &mb,
-            "--json",
-            "--backend",
-            "cpu",
-        ]);
-        assert_eq!(code, 0, "{name}: {err}");
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let v = check_case(&case, &["--backend", "cpu"]);
         let e = &case["expect"];
         assert_eq!(v["intersects"], e["intersects"], "{name}");
         if !e["pair_count"].is_null() {
@@ -377,24 +383,7 @@ fn bench_prints_every_scene_and_checks_the_answers_agree() {
 fn check_quick_answers_the_solid_question_on_every_peer_case() {
     for case in common::load_cases() {
         let name = case["name"].as_str().unwrap();
-        let (a, b) = (
-            case_path(case["mesh_a"].as_str().unwrap()),
-            case_path(case["mesh_b"].as_str().unwrap()),
-        );
-        let (ma, mb) = (matrix_arg(&case["pose_a"]), matrix_arg(&case["pose_b"]));
-        let (code, out, err) = meshclash(&[
-            "check",
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-            "--matrix-a",
-            &ma,
-            "--matrix-b",
-            &mb,
-            "--quick",
-            "--json",
-        ]);
-        assert_eq!(code, 0, "{name}: {err}");
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let v = check_case(&case, &["--quick"]);
         let e = &case["expect"];
         // The oracle: surfaces meeting, or the unit cube centred at (1,1,1) inside [0,2]³.
         let nested = name == "cube_inside_cube_nested";

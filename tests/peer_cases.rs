@@ -18,6 +18,17 @@ impl Cache {
             .entry(rel.to_string())
             .or_insert_with(|| PreparedMesh::new(Mesh::load(case_path(rel)).unwrap()))
     }
+
+    /// A case's two meshes, each loaded once for all the cases.
+    fn pair(&mut self, case: &Value) -> (&PreparedMesh, &PreparedMesh) {
+        let (ra, rb) = (
+            case["mesh_a"].as_str().unwrap(),
+            case["mesh_b"].as_str().unwrap(),
+        );
+        self.get(ra);
+        self.get(rb);
+        (&self.0[ra], &self.0[rb])
+    }
 }
 
 #[test]
@@ -27,13 +38,7 @@ fn every_mesh_pair_case_matches_the_exact_oracle() {
     for case in load_cases() {
         let name = case["name"].as_str().unwrap();
         let e = &case["expect"];
-        let (ra, rb) = (
-            case["mesh_a"].as_str().unwrap(),
-            case["mesh_b"].as_str().unwrap(),
-        );
-        cache.get(ra);
-        cache.get(rb);
-        let (a, b) = (&cache.0[ra], &cache.0[rb]);
+        let (a, b) = cache.pair(&case);
         let r = check(
             a,
             pose(&case["pose_a"]),
@@ -231,13 +236,7 @@ fn solid_distance_is_zero_where_the_solids_meet_and_the_oracles_distance_elsewhe
     for case in load_cases() {
         let name = case["name"].as_str().unwrap();
         let e = &case["expect"];
-        let (ra, rb) = (
-            case["mesh_a"].as_str().unwrap(),
-            case["mesh_b"].as_str().unwrap(),
-        );
-        cache.get(ra);
-        cache.get(rb);
-        let (a, b) = (&cache.0[ra], &cache.0[rb]);
+        let (a, b) = cache.pair(&case);
         let (x, y) = (
             query::Posed::new(a, pose(&case["pose_a"])),
             query::Posed::new(b, pose(&case["pose_b"])),

@@ -112,23 +112,30 @@ fn leaf_far(q: &Query, tris_a: &[TriRecord], ia: &[u32], tris_b: &[TriRecord], i
     };
     let first = &tris_b[first as usize];
     let (axis, origin) = (v3(first.normal), v3(first.v[0]));
-    let (mut lo_a, mut hi_a, mut lo_b, mut hi_b, mut span) = (INF, -INF, INF, -INF, 0.0f32);
+    let (mut sa, mut sb) = (EMPTY_SPAN, EMPTY_SPAN);
     for &i in ia {
         for v in tris_a[i as usize].v {
-            let v = to_b_frame(q, to_local(&q.a, v3(v))) - origin;
-            let x = v.dot(axis);
-            (lo_a, hi_a, span) = (lo_a.min(x), hi_a.max(x), span.max(v.length()));
+            sa = span_with(sa, to_b_frame(q, to_local(&q.a, v3(v))) - origin, axis);
         }
     }
     for &j in ib {
         for v in tris_b[j as usize].v {
-            let v = v3(v) - origin;
-            let x = v.dot(axis);
-            (lo_b, hi_b, span) = (lo_b.min(x), hi_b.max(x), span.max(v.length()));
+            sb = span_with(sb, v3(v) - origin, axis);
         }
     }
-    let gap = (lo_b - hi_a).max(lo_a - hi_b);
-    axis.dot(axis) > 0.0 && gap - 16.0 * U * span > q.tol[0] + q.tol[1]
+    axis.dot(axis) > 0.0 && span_gap(sa, sb) > q.tol[0] + q.tol[1]
+}
+
+/// `common.wgsl::EMPTY_SPAN`, `span_with` and `span_gap`.
+const EMPTY_SPAN: Vec3 = Vec3::new(INF, -INF, 0.0);
+
+fn span_with(s: Vec3, v: Vec3, axis: Vec3) -> Vec3 {
+    let x = v.dot(axis);
+    Vec3::new(s.x.min(x), s.y.max(x), s.z.max(v.length()))
+}
+
+fn span_gap(a: Vec3, b: Vec3) -> f32 {
+    (b.x - a.y).max(a.x - b.y) - 16.0 * U * a.z.max(b.z)
 }
 
 /// `narrow.wgsl::orient`.
