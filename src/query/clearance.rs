@@ -30,7 +30,6 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
     let mut timings = Timings::default();
     let t = Instant::now();
     let leaves = posed_leaf_pairs(a, b, d);
-    // The spheres (and vertices) as whole arrays: most leaves will be read.
     spheres_if(!leaves.is_empty(), a, b);
     let per_leaf: Vec<(u64, Vec<ClearancePair>)> = leaves
         .par_iter()

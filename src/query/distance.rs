@@ -39,7 +39,7 @@ fn load(a: &AtomicU64) -> f64 {
 /// Open the node pair `(x, y)`: the larger node (or the one that is not a leaf) is split and
 /// each child paired with the other node, with the squared gap of their boxes. Boxes are posed
 /// as visited, so a search that ends near the roots (parts far apart) poses few of them.
-fn open_pair(a: &Posed, b: &Posed, x: u32, y: u32, out: &mut Vec<(f64, u32, u32)>) {
+fn open_pair(a: &Posed, b: &Posed, x: u32, y: u32, out: &mut Vec<Pair>) {
     let (nx, ny) = (&a.tree().nodes[x as usize], &b.tree().nodes[y as usize]);
     let (bx, by) = (a.node_box(x as usize), b.node_box(y as usize));
     if !nx.is_leaf() && (ny.is_leaf() || bx.diagonal() >= by.diagonal()) {
@@ -88,12 +88,9 @@ pub fn distance_with_budget(
     }
     // No pair intersects, so every pair is disjoint and seed 000's vertex–face / edge–edge
     // minimum is exact for each of them.
-    let best = AtomicU64::new(f64::INFINITY.to_bits());
-    let root = (a.node_box(0).distance_squared(&b.node_box(0)), 0u32, 0u32);
     // First on this thread, within a budget: parts far apart (or small ones) are settled in
     // microseconds, where starting threads would cost more than the search.
-    let mut budget = serial_budget;
-    let (first, finished) = search(a, b, root, &best, Some(&mut budget));
+    let (best, root, first, finished) = on_one_thread(a, b, serial_budget);
     if finished {
         return report(a, b, &[first], timings, t);
     }
@@ -132,12 +129,21 @@ pub fn distance_with_budget(
 /// round costs more than such a search.
 pub(crate) fn settled_on_one_thread(a: &Posed, b: &Posed) -> Option<DistanceReport> {
     let t = Instant::now();
-    let best = AtomicU64::new(f64::INFINITY.to_bits());
-    let root = (a.node_box(0).distance_squared(&b.node_box(0)), 0u32, 0u32);
-    let mut budget = SERIAL_BUDGET;
-    let (found, finished) = search(a, b, root, &best, Some(&mut budget));
+    let (_, _, found, finished) = on_one_thread(a, b, SERIAL_BUDGET);
     finished.then(|| report(a, b, &[found], Timings::default(), t))
 }
+
+/// The search from the roots on the calling thread within `budget`: the bound it leaves, the
+/// roots' pair, what it found, and whether it finished.
+fn on_one_thread(a: &Posed, b: &Posed, mut budget: u64) -> (AtomicU64, Pair, (u64, Best), bool) {
+    let best = AtomicU64::new(f64::INFINITY.to_bits());
+    let root = (a.node_box(0).distance_squared(&b.node_box(0)), 0u32, 0u32);
+    let (found, finished) = search(a, b, root, &best, Some(&mut budget));
+    (best, root, found, finished)
+}
+
+/// A node pair with the squared gap of its boxes.
+type Pair = (f64, u32, u32);
 
 /// Node pairs opened plus triangle pairs measured before [`distance`] gives its search on the
 /// calling thread up for the parallel one.
@@ -149,7 +155,7 @@ const SERIAL_BUDGET: u64 = 4096;
 fn search(
     a: &Posed,
     b: &Posed,
-    start: (f64, u32, u32),
+    start: Pair,
     best: &AtomicU64,
     mut budget: Option<&mut u64>,
 ) -> ((u64, Best), bool) {

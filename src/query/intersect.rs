@@ -61,7 +61,6 @@ pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
     let mut timings = Timings::default();
     let t = Instant::now();
     let leaves = posed_leaf_pairs(a, b, 0.0);
-    // The spheres (and vertices) as whole arrays: most leaves will be read.
     spheres_if(!leaves.is_empty(), a, b);
     timings.add("cull_nodes", t);
     let t = Instant::now();

@@ -1,7 +1,6 @@
 //! The mesh queries, one API: [`intersect`], [`containment`], [`distance`], [`clearance`],
 //! [`self_intersections`], [`interferes`] (yes/no, early exit), [`solid_distance`] (0 for parts
-//! that interfere, early exit), and [`check`] which runs what a
-//! clash review needs in one call.
+//! that interfere, early exit), and [`check`] which runs what a clash review needs in one call.
 //!
 //! A [`PreparedMesh`] is built once per mesh (welded mesh, octree, topology) and reused for any
 //! number of queries and poses; a [`Posed`] is a prepared mesh placed by a pose for one query
@@ -216,17 +215,12 @@ pub(crate) fn posed_leaf_pairs(a: &Posed, b: &Posed, d: f64) -> Vec<(u32, u32)> 
     crate::octree::leaf_pairs(a.tree(), a.boxes(), b.tree(), b.boxes(), d)
 }
 
-/// Both meshes' spheres when `needed` (a cull found leaf pairs), else empty slices: a query
-/// with nothing to test leaves them unmade.
-pub(crate) fn spheres_if<'s>(
-    needed: bool,
-    a: &'s Posed,
-    b: &'s Posed,
-) -> (&'s [Sphere], &'s [Sphere]) {
+/// Both meshes' vertices and spheres as whole arrays, in parallel, when `needed` (a cull found
+/// leaf pairs, and most of them will be read); a query with nothing to test leaves them unmade.
+pub(crate) fn spheres_if(needed: bool, a: &Posed, b: &Posed) {
     if needed {
-        (a.spheres(), b.spheres())
-    } else {
-        (&[], &[])
+        a.spheres();
+        b.spheres();
     }
 }
 
