@@ -871,6 +871,18 @@ fn demo(triangles: usize) -> Result<(), Error> {
             }
             println!("  [{backend}] ms: {}", fmt_timings(&r.timings));
         }
+        // What `check --quick` answers: the first evidence, and the solids' distance.
+        let t = Instant::now();
+        let quick = query::solid_distance(&Posed::new(a, pa), &Posed::new(b, pb));
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let why = match &quick {
+            SolidDistance::Interfering(i) => format!("interferes ({})", i.as_str()),
+            SolidDistance::Apart(_) => "apart".into(),
+        };
+        println!(
+            "  [cpu] --quick: {why}, solid distance {:.6}, in {ms:.3} ms",
+            quick.distance()
+        );
         println!();
     }
     Ok(())
