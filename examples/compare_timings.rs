@@ -181,6 +181,22 @@ fn main() {
             solid.distance(),
             "solid distance against the full check"
         );
+        // parry3d's intersecting pair, when it names one the exact test calls disjoint.
+        if let Ok(r) = &p_int {
+            let (pa, pb) = posed();
+            let (i, j) = (r.subshape1, r.subshape2);
+            let named = (i as usize) < sc.a.mesh.triangles.len()
+                && (j as usize) < sc.b.mesh.triangles.len();
+            if r.intersecting
+                && named
+                && !meshclash::geom::tritri::intersect(&pa.tri(i), &pb.tri(j))
+            {
+                let gap = meshclash::geom::tritri::distance(&pa.tri(i), &pb.tri(j)).distance;
+                println!(
+                    "  NOTE: parry3d's intersecting pair (A {i}, B {j}) is disjoint by exact predicates, {gap:.6} apart"
+                );
+            }
+        }
         if let (Ok(i), Ok(d)) = (pi, pd) {
             if i != interferes {
                 println!(
