@@ -171,8 +171,8 @@ fn main() {
             tp_dist / t_dist,
             tp_dist / t_solid
         );
-        // parry3d answers for solids: a part inside the other intersects it at distance 0. Ours
-        // reports the surfaces and containment apart; compare like with like.
+        // A peer's distance between closed meshes is the solids' (0 for a part inside the other),
+        // which ours reports as surfaces and containment apart: compare like with like.
         let interferes = hits.intersects() || cont.is_some();
         let solid_distance = if cont.is_some() { 0.0 } else { dist.distance };
         assert_eq!(interferes, quick, "interferes against the full check");
