@@ -193,6 +193,13 @@ fn concentric_spheres_contain_and_measure_analytically() {
     let r2 = query::check(&inner, far, &outer, far, &Default::default());
     assert_eq!(r2.containment, Some(query::Containment::AInB));
     assert!((r2.distance.distance - d).abs() < 1e-9);
+    // Turned and 1e6 away, the rays culled in each mesh's own frame: still inside, and the
+    // outer sphere's vertices still outside the inner one.
+    let turned = Pose::from_euler_degrees([31.0, -47.0, 113.0], DVec3::new(1e6, -2e6, 5e5));
+    let (x, y) = (Posed::new(&inner, turned), Posed::new(&outer, turned));
+    assert_eq!(query::containment(&x, &y), Some(query::Containment::AInB));
+    assert_eq!(query::containment(&y, &x), Some(query::Containment::BInA));
+    assert!(query::interferes(&x, &y));
 }
 
 #[test]
@@ -376,5 +383,61 @@ fn check_with_a_clearance_reads_the_intersecting_pairs_off_the_clearance_search(
                 assert_eq!(p.intersects, tritri::intersect(&x.tri(p.a), &y.tri(p.b)));
             }
         }
+    }
+}
+
+/// The winding number of the closed mesh around `p`: the triangles' solid angles (Van Oosterom
+/// and Strackee) over 4π, an oracle independent of ray parity and of the octree.
+fn winding(p: DVec3, m: &Posed) -> f64 {
+    let total: f64 = (0..m.prep.mesh.triangles.len() as u32)
+        .map(|i| {
+            let [a, b, c] = m.tri(i).map(|v| v - p);
+            let (la, lb, lc) = (a.length(), b.length(), c.length());
+            let num = a.dot(b.cross(c));
+            let den = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
+            2.0 * num.atan2(den)
+        })
+        .sum();
+    total / (4.0 * std::f64::consts::PI)
+}
+
+#[test]
+fn point_in_closed_mesh_agrees_with_the_winding_number_turned_and_far_from_the_origin() {
+    let t = prep(generate::torus(1.0, 0.3, 40, 14));
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rnd = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for pose in [
+        Pose::IDENTITY,
+        Pose::from_euler_degrees([31.0, -47.0, 113.0], DVec3::new(1e6, -2e6, 5e5)),
+    ] {
+        let m = Posed::new(&t, pose);
+        let (mut inside, mut outside) = (0, 0);
+        for _ in 0..300 {
+            // A point of the torus's own box, posed with it.
+            let local = DVec3::new(rnd() * 2.8 - 1.4, rnd() * 2.8 - 1.4, rnd() * 0.8 - 0.4);
+            let p = pose.apply(local);
+            let w = winding(p, &m);
+            let want = w.round();
+            assert!((w - want).abs() < 1e-6, "{p}: winding {w}");
+            assert_eq!(
+                query::point_in_closed_mesh(p, &m),
+                Some(want == 1.0),
+                "{p}: winding {w}"
+            );
+            if want == 1.0 {
+                inside += 1;
+            } else {
+                outside += 1;
+            }
+        }
+        assert!(
+            inside > 20 && outside > 20,
+            "{inside} inside, {outside} outside"
+        );
     }
 }

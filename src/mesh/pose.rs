@@ -110,6 +110,18 @@ impl Pose {
         )
     }
 
+    /// `Rᵀ (p − t)`: back into the mesh's own coordinates, rounded (for culling only: exact
+    /// tests use [`Pose::apply`]'s coordinates).
+    pub fn unapply(&self, p: DVec3) -> DVec3 {
+        let r = &self.rotation;
+        let x = p - self.translation;
+        DVec3::new(
+            r[0][0] * x.x + r[1][0] * x.y + r[2][0] * x.z,
+            r[0][1] * x.x + r[1][1] * x.y + r[2][1] * x.z,
+            r[0][2] * x.x + r[1][2] * x.y + r[2][2] * x.z,
+        )
+    }
+
     /// `R v` (directions).
     pub fn rotate(&self, v: DVec3) -> DVec3 {
         let r = &self.rotation;

@@ -44,13 +44,32 @@ pub fn point_in_closed_mesh(p: DVec3, m: &Posed) -> Option<bool> {
         return Some(false);
     }
     let reach = 2.0 * (root.diagonal() + p.distance(root.center())) + 1.0;
-    for k in 0..16 {
-        let q = p + direction(k) * reach;
+    let first = out_nearest(p, &root);
+    for dir in std::iter::once(first).chain((0..16).map(direction)) {
+        let q = p + dir * reach;
         if let Some(crossings) = count_crossings(p, q, m) {
             return Some(crossings % 2 == 1);
         }
     }
     None
+}
+
+/// The first direction tried: out through the root box's nearest face, tilted off the axis (a
+/// CAD part's faces mostly are axis-aligned). The shortest way out crosses the fewest nodes: a
+/// part 1 % inside another is left through the nearby wall, not across the whole part.
+fn out_nearest(p: DVec3, root: &crate::geom::Aabb) -> DVec3 {
+    let (c, h) = (root.center(), root.half_extent());
+    let room = h - (p - c).abs();
+    let axis = if room.x <= room.y && room.x <= room.z {
+        0
+    } else if room.y <= room.z {
+        1
+    } else {
+        2
+    };
+    let mut out = DVec3::ZERO;
+    out[axis] = if p[axis] < c[axis] { -1.0 } else { 1.0 };
+    (out + 0.3 * direction(0)).normalize()
 }
 
 /// Below this many leaves a ray's crossings are counted on the calling thread.
@@ -60,10 +79,30 @@ const PARALLEL_LEAVES: usize = 64;
 /// lies in a triangle's plane across it (the parity would be ambiguous).
 fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
     let tree = m.tree();
+    // The nodes are culled in the mesh's own coordinates, the segment carried back there once,
+    // rather than each node's box posed: both roundings (the segment's now, the vertices' when
+    // posed) are absorbed by padding the boxes by 1e-12 of the coordinates' magnitude.
+    let (pl, ql) = (m.pose.unapply(p), m.pose.unapply(q));
+    let magnitude = [
+        p,
+        q,
+        m.pose.translation,
+        tree.nodes[0].aabb().min,
+        tree.nodes[0].aabb().max,
+    ]
+    .iter()
+    .map(|v| v.abs().max_element())
+    .fold(0.0, f64::max);
+    let pad = 1e-12 * magnitude + f64::MIN_POSITIVE;
     let mut stack = vec![0usize];
     let mut leaves = Vec::new();
     while let Some(n) = stack.pop() {
-        if segment_aabb(p, q, &m.node_box(n)).is_none() {
+        let b = tree.nodes[n].aabb();
+        let padded = crate::geom::Aabb {
+            min: b.min - pad,
+            max: b.max + pad,
+        };
+        if segment_aabb(pl, ql, &padded).is_none() {
             continue;
         }
         let node = &tree.nodes[n];
@@ -117,17 +156,26 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
     }
 }
 
+/// The vertex whose inside-ness stands for its mesh's (any would do when the surfaces do not
+/// meet): the first of the middle triangle, and where it is. Not the first triangle's: meshes
+/// from a latitude–longitude grid start at a pole, where thin triangles crowd the other part's
+/// nearby wall and make its ray several times dearer.
+pub(crate) fn probe(m: &Posed) -> (u32, DVec3) {
+    let tris = &m.prep.mesh.triangles;
+    let v = tris[tris.len() / 2][0];
+    (v, m.vertex(v))
+}
+
 /// With the surfaces known not to intersect and both meshes closed: is one inside the other?
 /// (A vertex of one is inside the other exactly when the whole mesh is.)
 pub fn containment(a: &Posed, b: &Posed) -> Option<Containment> {
     if !(a.prep.info.closed && b.prep.info.closed) {
         return None;
     }
-    let first = |m: &Posed| m.vertex(m.prep.mesh.triangles[0][0]);
-    if point_in_closed_mesh(first(a), b) == Some(true) {
+    if point_in_closed_mesh(probe(a).1, b) == Some(true) {
         return Some(Containment::AInB);
     }
-    if point_in_closed_mesh(first(b), a) == Some(true) {
+    if point_in_closed_mesh(probe(b).1, a) == Some(true) {
         return Some(Containment::BInA);
     }
     None

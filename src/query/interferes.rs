@@ -1,7 +1,7 @@
 //! A yes/no clash query that stops at the first evidence: the question a clash review asks
 //! first, answered without listing every pair.
 
-use super::containment::point_in_closed_mesh;
+use super::containment::{point_in_closed_mesh, probe};
 use super::{leaf_gap, Posed};
 use crate::geom::{spheres_within, tritri, DVec3};
 use crate::octree::any_leaf_pair;
@@ -43,18 +43,14 @@ pub fn interferes(a: &Posed, b: &Posed) -> bool {
 /// Only the vertices and nodes visited are posed.
 pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
     if a.prep.info.closed && b.prep.info.closed {
-        let first = |m: &Posed| {
-            let v = m.prep.mesh.triangles[0][0];
-            (v, m.vertex(v))
-        };
-        let (va, pa) = first(a);
+        let (va, pa) = probe(a);
         if point_in_closed_mesh(pa, b) == Some(true) {
             return Some(Interference::VertexOfAInB {
                 vertex: va,
                 point: pa,
             });
         }
-        let (vb, pb) = first(b);
+        let (vb, pb) = probe(b);
         if point_in_closed_mesh(pb, a) == Some(true) {
             return Some(Interference::VertexOfBInA {
                 vertex: vb,
