@@ -441,3 +441,22 @@ fn point_in_closed_mesh_agrees_with_the_winding_number_turned_and_far_from_the_o
         );
     }
 }
+
+#[test]
+fn early_exit_interference_agrees_with_the_full_check_turned_and_far_from_the_origin() {
+    // The early exit searches in A's frame with B's boxes carried by A⁻¹B; the full check in
+    // world coordinates. Each scene as built, then both parts moved together by a rigid motion.
+    let far = Pose::from_euler_degrees([31.0, -47.0, 113.0], DVec3::new(1e6, -2e6, 5e5));
+    let then = |p: Pose| {
+        let m = |p: &Pose| glam::DMat4::from_cols_array(&p.to_matrix()).transpose();
+        let c = (m(&far) * m(&p)).transpose().to_cols_array();
+        Pose::from_matrix(&c).unwrap()
+    };
+    for (name, a, pa, b, pb) in scenes() {
+        for (pa, pb) in [(pa, pb), (then(pa), then(pb))] {
+            let full = query::check(&a, pa, &b, pb, &Default::default());
+            let (x, y) = (Posed::new(&a, pa), Posed::new(&b, pb));
+            assert_eq!(query::interferes(&x, &y), full.interferes(), "{name}");
+        }
+    }
+}

@@ -122,6 +122,18 @@ impl Pose {
         )
     }
 
+    /// `self⁻¹ ∘ other`: `other`'s coordinates carried into `self`'s (rounded; for culling).
+    pub fn relative(&self, other: &Pose) -> Pose {
+        let (a, b) = (&self.rotation, &other.rotation);
+        let rotation = std::array::from_fn(|i| {
+            std::array::from_fn(|j| (0..3).map(|k| a[k][i] * b[k][j]).sum())
+        });
+        Pose {
+            rotation,
+            translation: self.unapply(other.translation),
+        }
+    }
+
     /// `R v` (directions).
     pub fn rotate(&self, v: DVec3) -> DVec3 {
         let r = &self.rotation;
