@@ -20,13 +20,7 @@ fn scenes() -> Vec<(String, PreparedMesh, Pose, PreparedMesh, Pose)> {
         || PreparedMesh::new(Mesh::load(common::case_path("meshes/cube_trimesh.stl")).unwrap());
     let mut out = Vec::new();
     // Random poses from a fixed seed (a small LCG: no dependency for 12 numbers).
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut rnd = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rnd = common::lcg(0x2545_f491_4f6c_dd1d);
     for k in 0..4 {
         let r = [rnd() * 360.0, rnd() * 360.0, rnd() * 360.0];
         let tr = DVec3::new(rnd() * 2.0 - 1.0, rnd() * 2.0 - 1.0, rnd() - 0.5);

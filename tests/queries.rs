@@ -2,6 +2,8 @@
 //! the octree must lose nothing), analytic answers, and independence from the thread count.
 //! Size of the large case: `MESHCLASH_TEST_TRIANGLES` (default 20000 per mesh).
 
+mod common;
+
 use glam::DVec3;
 use meshclash::geom::tritri;
 use meshclash::mesh::{generate, Mesh, Pose};
@@ -404,13 +406,7 @@ fn winding(p: DVec3, m: &Posed) -> f64 {
 #[test]
 fn point_in_closed_mesh_agrees_with_the_winding_number_turned_and_far_from_the_origin() {
     let t = prep(generate::torus(1.0, 0.3, 40, 14));
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut rnd = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rnd = common::lcg(0x9e37_79b9_7f4a_7c15);
     for pose in [
         Pose::IDENTITY,
         Pose::from_euler_degrees([31.0, -47.0, 113.0], DVec3::new(1e6, -2e6, 5e5)),

@@ -54,3 +54,14 @@ pub fn gpu_or_skip(test: &str) -> Option<meshclash::gpu::GpuContext> {
         }
     }
 }
+
+/// Uniform numbers in [0, 1) from a fixed seed (a small LCG: deterministic, no dependency).
+#[allow(dead_code)] // not every test file draws numbers
+pub fn lcg(mut seed: u64) -> impl FnMut() -> f64 {
+    move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
