@@ -20,21 +20,41 @@ var<workgroup> wg_base: u32;
 var<workgroup> wg_span_a: array<vec3<f32>, 64>;
 var<workgroup> wg_span_b: array<vec3<f32>, 64>;
 
-// Triangle i's sphere centre in B's record frame, and its reach R_i + d + pad.
-fn reach_of(i: u32) -> vec4<f32> {
-    let sa = tris_a[i].sphere;
-    return vec4<f32>(from_local(q.b, to_local(q.a, sa.xyz)), sa.w + q.tol.x + q.tol.y);
+// Triangle i of A in B's record frame: its sphere centre c and reach R_i + d + pad, its
+// vertices and its plane, for the tests of its pairs.
+struct Near {
+    c: vec3<f32>,
+    reach: f32,
+    p: array<vec3<f32>, 3>,
+    pl: Plane,
 }
 
-// Whether pair (i, j) passes: |C_j - c|^2 <= (reach + R_j)^2, c and reach being i's.
-fn passes(i: u32, j: u32, c: vec3<f32>, reach: f32) -> bool {
+fn near_of(i: u32) -> Near {
+    let r = tris_a[i];
+    let p = array<vec3<f32>, 3>(
+        from_local(q.b, to_local(q.a, r.v[0].xyz)),
+        from_local(q.b, to_local(q.a, r.v[1].xyz)),
+        from_local(q.b, to_local(q.a, r.v[2].xyz)),
+    );
+    return Near(from_local(q.b, to_local(q.a, r.sphere.xyz)), r.sphere.w + q.tol.x + q.tol.y, p, plane_of(p));
+}
+
+// Whether pair (i, j) passes: |C_j - c|^2 <= (reach + R_j)^2, and neither the plane nor the
+// axis bound (common.wgsl) puts it certainly farther apart than d (the inputs' error is in
+// pad). The bounds leave the narrow stage only the pairs it may have to report: where two
+// surfaces face each other across a gap, a fraction of those the spheres let through.
+fn passes(i: u32, j: u32, a: Near) -> bool {
     if (q.mode == 3u && j <= i) {
         return false; // self: each unordered pair once
     }
     let sj = tris_b[j].sphere;
-    let d = sj.xyz - c;
-    let r = reach + sj.w;
-    return dot(d, d) <= r * r;
+    let d = sj.xyz - a.c;
+    let r = a.reach + sj.w;
+    if (dot(d, d) > r * r) {
+        return false;
+    }
+    let t = array<vec3<f32>, 3>(tris_b[j].v[0].xyz, tris_b[j].v[1].xyz, tris_b[j].v[2].xyz);
+    return max(plane_bound(a.p, a.pl, t), axis_bound(a.p, t)) <= q.tol.x + q.tol.y;
 }
 
 // Whether the leaf pair pr is certainly farther apart than d: the gap between the spans of its
@@ -103,9 +123,9 @@ fn main(
     var n = 0u;
     for (var s = t % LEAF_THREADS; s < pr.y; s = s + LEAF_THREADS) {
         let i = index_a[pr.x + s];
-        let sa = reach_of(i);
+        let a = near_of(i);
         for (var k = 0u; k < pr.w; k = k + 1u) {
-            if (passes(i, index_b[pr.z + k], sa.xyz, sa.w)) {
+            if (passes(i, index_b[pr.z + k], a)) {
                 n = n + 1u;
                 bits = bits | (1u << (k & 31u));
             }
@@ -134,10 +154,10 @@ fn main(
     }
     for (var s = t % LEAF_THREADS; s < pr.y; s = s + LEAF_THREADS) {
         let i = index_a[pr.x + s];
-        let sa = reach_of(i);
+        let a = near_of(i);
         for (var k = 0u; k < pr.w; k = k + 1u) {
             let j = index_b[pr.z + k];
-            if (passes(i, j, sa.xyz, sa.w)) {
+            if (passes(i, j, a)) {
                 if (slot < q.capacity) {
                     pairs[slot] = vec2<u32>(i, j);
                 }

@@ -87,6 +87,9 @@ pub fn cull(
                 let s = tris_a[i as usize].sphere;
                 let ci = to_b_frame(q, to_local(&q.a, v3(s)));
                 let r_i = s[3] + reach;
+                let p = tris_a[i as usize]
+                    .v
+                    .map(|v| to_b_frame(q, to_local(&q.a, v3(v))));
                 for &j in &index_b[node.tris()] {
                     if q.mode == MODE_SELF && j <= i {
                         continue;
@@ -94,7 +97,11 @@ pub fn cull(
                     let sj = tris_b[j as usize].sphere;
                     let d = v3(sj) - ci;
                     let r = r_i + sj[3];
-                    if d.dot(d) <= r * r {
+                    if d.dot(d) > r * r {
+                        continue;
+                    }
+                    let t = tris_b[j as usize].v.map(v3);
+                    if plane_bound(&p, t).max(axis_bound(&p, &t)) <= q.tol[0] + q.tol[1] {
                         out.push([i, j]);
                     }
                 }
