@@ -7,7 +7,7 @@
 // It also emits every pair it evaluates whose f32 distance is within 3 bands of the best so far
 // (hits), so that the CPU can recompute just those in f64 (3, not 2: the f32 comparison rounds). Why that is enough: the lower bounds
 // used to prune (box to box, sphere to box, sphere to sphere, the leaf pair's gap along a normal,
-// common.wgsl's plane_bound) are padded by the
+// common.wgsl's plane_bound and axis_bound) are padded by the
 // input error bound (q.tol.y) and by the band (q.tol.w), so a pair is skipped only when its true
 // distance exceeds best + band >= m + band, m being the final minimum; a pair evaluated and not
 // emitted has f32 distance > best + 2 band, so true distance > m + band too. The true minimum is
