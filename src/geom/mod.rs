@@ -49,6 +49,14 @@ impl Aabb {
         self.max = self.max.max(p);
     }
 
+    /// The box grown by `pad` on every side.
+    pub fn padded(&self, pad: f64) -> Aabb {
+        Aabb {
+            min: self.min - pad,
+            max: self.max + pad,
+        }
+    }
+
     pub fn union(&self, o: &Aabb) -> Aabb {
         Aabb {
             min: self.min.min(o.min),

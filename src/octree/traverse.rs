@@ -24,9 +24,10 @@ pub fn world_box(b: &Aabb, pose: &Pose) -> Aabb {
     let h = pose.rotate_extent(b.half_extent());
     let pad = 1e-12 * (c.abs().max_element() + h.max_element()) + f64::MIN_POSITIVE;
     Aabb {
-        min: c - h - pad,
-        max: c + h + pad,
+        min: c - h,
+        max: c + h,
     }
+    .padded(pad)
 }
 
 /// Node pairs [`any_leaf_pair`] opens on the calling thread before it starts others.

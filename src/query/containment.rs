@@ -83,26 +83,15 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
     // rather than each node's box posed: both roundings (the segment's now, the vertices' when
     // posed) are absorbed by padding the boxes by 1e-12 of the coordinates' magnitude.
     let (pl, ql) = (m.pose.unapply(p), m.pose.unapply(q));
-    let magnitude = [
-        p,
-        q,
-        m.pose.translation,
-        tree.nodes[0].aabb().min,
-        tree.nodes[0].aabb().max,
-    ]
-    .iter()
-    .map(|v| v.abs().max_element())
-    .fold(0.0, f64::max);
+    let magnitude = m
+        .frame_magnitude()
+        .max(p.abs().max_element())
+        .max(q.abs().max_element());
     let pad = 1e-12 * magnitude + f64::MIN_POSITIVE;
     let mut stack = vec![0usize];
     let mut leaves = Vec::new();
     while let Some(n) = stack.pop() {
-        let b = tree.nodes[n].aabb();
-        let padded = crate::geom::Aabb {
-            min: b.min - pad,
-            max: b.max + pad,
-        };
-        if segment_aabb(pl, ql, &padded).is_none() {
+        if segment_aabb(pl, ql, &tree.nodes[n].aabb().padded(pad)).is_none() {
             continue;
         }
         let node = &tree.nodes[n];

@@ -170,7 +170,8 @@ fn search(
         }
         let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
         let work = if nx.is_leaf() && ny.is_leaf() {
-            (nx.tri_count * ny.tri_count) as u64
+            // u64: a leaf that cannot be split may hold many triangles.
+            nx.tri_count as u64 * ny.tri_count as u64
         } else {
             1
         };

@@ -3,7 +3,6 @@
 
 use super::containment::{point_in_closed_mesh, probe};
 use super::{leaf_gap, Posed};
-use crate::geom::Aabb;
 use crate::geom::{spheres_within, tritri, DVec3};
 use crate::octree::{any_leaf_pair, world_box};
 
@@ -63,24 +62,9 @@ pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
     // box instead of two. Both are padded by 1e-12 of the world coordinates' magnitude, which
     // covers the rounding of both poses (the exact tests use the posed triangles).
     let rel = a.pose.relative(&b.pose);
-    let magnitude = [
-        a.pose.translation,
-        b.pose.translation,
-        a.tree().nodes[0].aabb().min,
-        a.tree().nodes[0].aabb().max,
-        b.tree().nodes[0].aabb().min,
-        b.tree().nodes[0].aabb().max,
-    ]
-    .iter()
-    .map(|v| v.abs().max_element())
-    .fold(0.0, f64::max);
-    let pad = 1e-12 * magnitude + f64::MIN_POSITIVE;
-    let padded = |bx: Aabb| Aabb {
-        min: bx.min - pad,
-        max: bx.max + pad,
-    };
-    let ba = |n: usize| padded(a.tree().nodes[n].aabb());
-    let bb = |n: usize| padded(world_box(&b.tree().nodes[n].aabb(), &rel));
+    let pad = 1e-12 * a.frame_magnitude().max(b.frame_magnitude()) + f64::MIN_POSITIVE;
+    let ba = |n: usize| a.tree().nodes[n].aabb().padded(pad);
+    let bb = |n: usize| world_box(&b.tree().nodes[n].aabb(), &rel).padded(pad);
     let meet = any_leaf_pair(a.tree(), ba, b.tree(), bb, 0.0, |la, lb| {
         let (mut leaf_a, mut leaf_b) = (Vec::new(), Vec::new());
         a.leaf_tris(la, &mut leaf_a);

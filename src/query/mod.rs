@@ -120,6 +120,17 @@ impl<'a> Posed<'a> {
         }
     }
 
+    /// The largest world coordinate the pose can produce from the mesh's own box, less its
+    /// rotation: the scale of both the pose's rounding and of carrying points back into the
+    /// mesh's own frame, for the padding of boxes culled there.
+    pub(crate) fn frame_magnitude(&self) -> f64 {
+        let root = self.prep.octree.nodes[0].aabb();
+        [self.pose.translation, root.min, root.max]
+            .iter()
+            .map(|v| v.abs().max_element())
+            .fold(0.0, f64::max)
+    }
+
     /// Make [`Posed::verts`] when about `uses` triangles will be read: posing a vertex on the
     /// spot costs about what reading it does, so beyond a quarter of the vertices the parallel
     /// whole is cheaper than posing shared vertices again and again.
