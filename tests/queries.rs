@@ -365,12 +365,28 @@ fn posing_on_demand_gives_the_answers_of_posing_everything_first() {
 }
 
 #[test]
-fn check_with_a_clearance_reads_the_intersecting_pairs_off_the_clearance_search() {
+fn check_with_a_clearance_reads_the_intersecting_pairs_and_the_distance_off_the_clearance_search() {
+    let key = |r: &query::DistanceReport| {
+        (
+            r.distance,
+            r.triangle_a,
+            r.triangle_b,
+            r.point_a,
+            r.point_b,
+            r.separation,
+        )
+    };
+    let mut read_off = 0;
     for (name, a, pa, b, pb) in scenes() {
         let (x, y) = (Posed::new(&a, pa), Posed::new(&b, pb));
         let alone = query::intersect(&x, &y);
         let want = brute_pairs(&x, &y);
-        for d in [0.0, 1e-9, 0.02, 0.1] {
+        let dist = query::distance(&x, &y, &alone);
+        assert_eq!(dist.distance, brute_distance(&x, &y), "{name}");
+        // Just above the distance, the closest pair is listed but its distance² may round to
+        // d²: the edge where the check must search instead of reading it off.
+        let edge = dist.distance.next_up();
+        for d in [0.0, 1e-9, 0.02, 0.1, edge, 1.5 * dist.distance] {
             let r = query::check(&a, pa, &b, pb, &query::CheckOptions { clearance: Some(d) });
             let got: Vec<(u32, u32)> = r.intersect.pairs.iter().map(|p| (p.a, p.b)).collect();
             assert_eq!(got, want, "{name}, d = {d}: against brute force");
@@ -384,8 +400,14 @@ fn check_with_a_clearance_reads_the_intersecting_pairs_off_the_clearance_search(
             for p in &c.pairs {
                 assert_eq!(p.intersects, tritri::intersect(&x.tri(p.a), &y.tri(p.b)));
             }
+            assert_eq!(key(&r.distance), key(&dist), "{name}, d = {d}: distance");
+            if !c.pairs.is_empty() && !alone.intersects() {
+                read_off += 1;
+            }
         }
     }
+    // The scenes reach the reading-off (else this test would hold it to nothing).
+    assert!(read_off >= 2, "{read_off}");
 }
 
 /// The winding number of the closed mesh around `p`: the triangles' solid angles (Van Oosterom

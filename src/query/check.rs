@@ -1,5 +1,6 @@
 //! `check`: what a clash review asks of two placed parts, in one call.
 
+use super::distance::closest_listed;
 use super::intersect::classify_pairs;
 use super::{
     clearance, containment, distance, intersect, ClearanceReport, Containment, DistanceReport,
@@ -57,7 +58,8 @@ pub fn check(
 /// surfaces do not meet), distance, clearance; each backend brings its own three stages. With
 /// a clearance `d > 0` the clearance search runs first and the intersecting pairs are read off
 /// it: it tests every pair the intersect search would, and decides each exactly (its
-/// `intersects`), so a second search would find the same pairs again.
+/// `intersects`), so a second search would find the same pairs again; and when some pair is
+/// closer than `d`, the closest pair is among those listed, so the distance is read off them.
 pub(crate) fn check_with<E>(
     (a, pose_a): (&PreparedMesh, Pose),
     (b, pose_b): (&PreparedMesh, Pose),
@@ -102,7 +104,16 @@ pub(crate) fn check_with<E>(
         containment(&pa, &pb)
     };
     timings.add("containment", t);
-    let dist = distance(&pa, &pb, &hits)?;
+    // Any pair closer than the clearance is listed, so the closest pair is too: the clearance
+    // search has measured it already (on the GPU, that saves the nearest stage's round).
+    let listed = match &clear {
+        Some(c) if !hits.intersects() => closest_listed(&pa, &pb, c),
+        _ => None,
+    };
+    let dist = match listed {
+        Some(d) => d,
+        None => distance(&pa, &pb, &hits)?,
+    };
     timings.extend(&dist.timings);
     if clear.is_none() {
         clear = opts.clearance.map(|d| clearance(&pa, &pb, d)).transpose()?;

@@ -3,7 +3,7 @@
 //! leaves. The reported pair is the smallest `(distance², a, b)`, so ties resolve the same way
 //! for any thread count.
 
-use super::{leaf_gap, IntersectReport, Posed, Timings};
+use super::{leaf_gap, ClearanceReport, IntersectReport, Posed, Timings};
 use crate::geom::{tritri, DVec3};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -131,6 +131,27 @@ pub(crate) fn settled_on_one_thread(a: &Posed, b: &Posed) -> Option<DistanceRepo
     let t = Instant::now();
     let (_, _, found, finished) = on_one_thread(a, b, SERIAL_BUDGET);
     finished.then(|| report(a, b, &[found], Timings::default(), t))
+}
+
+/// [`distance`]'s answer read off a clearance search's pairs, where it is certainly among them:
+/// when some listed pair's `distance²` is below `d²` (rounded), no pair left out (distance
+/// `≥ d`, so `distance² ≥ d²` rounded the same way) can equal or beat it, and the smallest
+/// `(distance², a, b)` listed is the search's answer to the bit. `None` when the list is empty,
+/// holds an intersecting pair (the distance is 0 there, at [`distance`]'s point), or only pairs
+/// at the rounding edge of `d`.
+pub(crate) fn closest_listed(a: &Posed, b: &Posed, c: &ClearanceReport) -> Option<DistanceReport> {
+    let t = Instant::now();
+    if c.pairs.iter().any(|p| p.intersects) {
+        return None;
+    }
+    let best = c
+        .pairs
+        .iter()
+        .map(|p| (p.distance * p.distance, p.a, p.b))
+        .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal))
+        .filter(|p| p.0 < c.clearance * c.clearance)?;
+    // No pair was measured for the distance itself: its candidates are the clearance search's.
+    Some(report(a, b, &[(0, Some(best))], Timings::default(), t))
 }
 
 /// The search from the roots on the calling thread within `budget`: the bound it leaves, the
