@@ -30,13 +30,13 @@ struct Near {
 }
 
 fn near_of(i: u32) -> Near {
-    let r = tris_a[i];
     let p = array<vec3<f32>, 3>(
-        from_local(q.b, to_local(q.a, r.v[0].xyz)),
-        from_local(q.b, to_local(q.a, r.v[1].xyz)),
-        from_local(q.b, to_local(q.a, r.v[2].xyz)),
+        from_local(q.b, to_local(q.a, tris_a[i].v[0].xyz)),
+        from_local(q.b, to_local(q.a, tris_a[i].v[1].xyz)),
+        from_local(q.b, to_local(q.a, tris_a[i].v[2].xyz)),
     );
-    return Near(from_local(q.b, to_local(q.a, r.sphere.xyz)), r.sphere.w + q.tol.x + q.tol.y, p, plane_of(p));
+    let s = tris_a[i].sphere;
+    return Near(from_local(q.b, to_local(q.a, s.xyz)), s.w + q.tol.x + q.tol.y, p, plane_of(p));
 }
 
 // Whether pair (i, j) passes: |C_j - c|^2 <= (reach + R_j)^2, and neither the plane nor the
@@ -68,22 +68,22 @@ fn leaf_far(pr: vec4<u32>, lane: u32, li: u32) -> bool {
     var axis = vec3<f32>(0.0);
     var origin = vec3<f32>(0.0);
     if (pr.w > 0u) {
-        let first = tris_b[index_b[pr.z]];
-        axis = first.normal.xyz;
-        origin = first.v[0].xyz;
+        let first = index_b[pr.z];
+        axis = tris_b[first].normal.xyz;
+        origin = tris_b[first].v[0].xyz;
     }
     var sa = EMPTY_SPAN;
     var sb = EMPTY_SPAN;
     for (var s = lane; s < pr.y; s = s + LEAF_THREADS) {
-        let r = tris_a[index_a[pr.x + s]];
+        let i = index_a[pr.x + s];
         for (var k = 0u; k < 3u; k = k + 1u) {
-            sa = span_with(sa, from_local(q.b, to_local(q.a, r.v[k].xyz)) - origin, axis);
+            sa = span_with(sa, from_local(q.b, to_local(q.a, tris_a[i].v[k].xyz)) - origin, axis);
         }
     }
     for (var s = lane; s < pr.w; s = s + LEAF_THREADS) {
-        let r = tris_b[index_b[pr.z + s]];
+        let j = index_b[pr.z + s];
         for (var k = 0u; k < 3u; k = k + 1u) {
-            sb = span_with(sb, r.v[k].xyz - origin, axis);
+            sb = span_with(sb, tris_b[j].v[k].xyz - origin, axis);
         }
     }
     wg_span_a[li] = sa;
