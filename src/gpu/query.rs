@@ -242,7 +242,7 @@ impl GpuBackend {
             .filter(|h| h.flag == CERTAIN || tritri::intersect(&a.tri(h.a), &b.tri(h.b)))
             .map(|h| (h.a, h.b))
             .collect();
-        pairs.sort_unstable();
+        pairs.par_sort_unstable();
         timings.add("resolve_unsure", t);
         let t = Instant::now();
         let pairs = classify_pairs(a, b, &pairs);
@@ -294,7 +294,7 @@ impl GpuBackend {
                 })
             })
             .collect();
-        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+        pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
         timings.add("resolve_f64", t);
         self.add_busy(&mut timings, since);
         Ok(ClearanceReport {
@@ -425,7 +425,7 @@ impl GpuBackend {
                 })
             })
             .collect();
-        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+        pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
         timings.add("resolve_unsure", t);
         self.add_busy(&mut timings, since);
         Ok(SelfReport {

@@ -78,7 +78,7 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
         .collect();
     let candidates = per_leaf.iter().map(|(n, _)| n).sum();
     let mut pairs: Vec<ClearancePair> = per_leaf.into_iter().flat_map(|(_, p)| p).collect();
-    pairs.sort_unstable_by_key(|p| (p.a, p.b));
+    pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
     timings.add("clearance", t);
     ClearanceReport {
         clearance: d,

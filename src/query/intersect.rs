@@ -94,7 +94,7 @@ pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
         .collect();
     let candidates = per_leaf.iter().map(|(n, _)| n).sum();
     let mut hits: Vec<(u32, u32)> = per_leaf.into_iter().flat_map(|(_, h)| h).collect();
-    hits.sort_unstable();
+    hits.par_sort_unstable();
     timings.add("narrow_phase", t);
     let t = Instant::now();
     let pairs = classify_pairs(a, b, &hits);

@@ -98,7 +98,7 @@ pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
         .collect();
     let candidates = per_leaf.iter().map(|(n, _)| n).sum();
     let mut pairs: Vec<SelfPair> = per_leaf.into_iter().flat_map(|(_, p)| p).collect();
-    pairs.sort_unstable_by_key(|p| (p.a, p.b));
+    pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
     timings.add("self_intersect", t);
     SelfReport {
         pairs,
