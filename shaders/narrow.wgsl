@@ -195,12 +195,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         return;
     }
-    // A pair certainly farther than d apart (the plane or the axis bound, less the input error bound) is
-    // neither intersecting nor within d (intersect: d = 0), and costs no more: for nearly
-    // parallel faces, most of the sphere test's candidates, decided before any orientation.
-    if (max(plane_bound(p, plane_of(p), r), axis_bound(p, r)) > q.tol.x + q.tol.y) {
-        return;
-    }
+    // Pairs certainly farther than d apart by the plane or the axis bound never get here:
+    // cull_pairs.wgsl drops them.
     let code = tri_tri(p, r);
     if (q.mode == 0u) {
         if (code != 0u) {

@@ -341,7 +341,8 @@ pub fn local_tri(rows: &[[f32; 4]; 3], t: &TriRecord) -> [Vec3; 3] {
     [0, 1, 2].map(|k| to_local(rows, v3(t.v[k])))
 }
 
-/// `narrow.wgsl::main` in intersect mode: the hits, unordered.
+/// `narrow.wgsl::main` in intersect mode: the hits, unordered. `pairs` come from [`cull`],
+/// which has applied the plane and axis bounds.
 pub fn narrow_intersect(
     q: &Query,
     tris_a: &[TriRecord],
@@ -355,9 +356,6 @@ pub fn narrow_intersect(
                 local_tri(&q.a, &tris_a[i as usize]),
                 local_tri(&q.b, &tris_b[j as usize]),
             );
-            if plane_bound(&p, r).max(axis_bound(&p, &r)) > q.tol[0] + q.tol[1] {
-                return None;
-            }
             let code = tri_tri(&p, &r, q.tol[2]);
             (code != 0).then_some(Hit {
                 a: i,
