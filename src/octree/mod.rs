@@ -99,11 +99,23 @@ fn build_subtree(
         let p = centroids[t as usize];
         (p.x > c.x) as usize | ((p.y > c.y) as usize) << 1 | ((p.z > c.z) as usize) << 2
     };
-    tris.sort_unstable_by_key(|&t| (octant(t), t));
+    // A stable partition by octant: `tris` arrive in increasing order (the root's 0..n, and
+    // each partition keeps it), so this is the sort by (octant, index) in linear time.
+    let octants: Vec<u8> = tris.iter().map(|&t| octant(t) as u8).collect();
     let mut counts = [0usize; 8];
-    for &t in tris.iter() {
-        counts[octant(t)] += 1;
+    for &o in &octants {
+        counts[o as usize] += 1;
     }
+    let mut next = [0usize; 8];
+    for o in 1..8 {
+        next[o] = next[o - 1] + counts[o - 1];
+    }
+    let mut sorted = vec![0u32; tris.len()];
+    for (&t, &o) in tris.iter().zip(&octants) {
+        sorted[next[o as usize]] = t;
+        next[o as usize] += 1;
+    }
+    tris.copy_from_slice(&sorted);
     // Disjoint slices, one per non-empty octant, with their offsets in the whole index.
     let mut slices: Vec<(&mut [u32], usize)> = Vec::with_capacity(8);
     let mut rest = tris;
@@ -205,7 +217,7 @@ impl Octree {
     }
 
     /// Panics with a description if the tree is malformed: every triangle in exactly one leaf,
-    /// children contiguous and inside their parent's range, bounds containing every triangle.
+    /// each leaf in index order, children contiguous and inside their parent's range, bounds containing every triangle.
     /// For tests; cheap enough to run after every build there.
     pub fn assert_well_formed(&self, mesh: &Mesh) {
         let mut seen = vec![0u32; mesh.triangles.len()];
@@ -222,7 +234,13 @@ impl Octree {
                 }
             }
             if nd.is_leaf() {
-                for &t in &self.tri_index[nd.tris()] {
+                let tris = &self.tri_index[nd.tris()];
+                // The layout promised to both backends: a leaf's triangles in index order.
+                assert!(
+                    tris.windows(2).all(|w| w[0] < w[1]),
+                    "node {i}: leaf not in index order"
+                );
+                for &t in tris {
                     seen[t as usize] += 1;
                 }
             } else {
