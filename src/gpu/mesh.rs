@@ -12,6 +12,7 @@ use crate::geom::{Aabb, DVec3};
 use crate::mesh::{Mesh, TriRecord};
 use crate::octree::{down, up, Octree, OctreeNode};
 use crate::query::PreparedMesh;
+use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 /// What one part sends to the GPU, built on the host (also what the stage tests give the twins).
@@ -62,9 +63,10 @@ impl HostArrays {
 
 fn part(m: &Mesh, mut ids: Vec<u32>, whole: Option<&Octree>, center: DVec3) -> HostPart {
     let octree = match whole {
-        // The whole mesh in one part: its own octree, triangles in their own order.
+        // The whole mesh in one part: its own octree, triangles in their own order (`ids` is a
+        // permutation of them all).
         Some(t) => {
-            ids.sort_unstable();
+            ids = (0..ids.len() as u32).collect();
             t.clone()
         }
         None => {
@@ -77,12 +79,12 @@ fn part(m: &Mesh, mut ids: Vec<u32>, whole: Option<&Octree>, center: DVec3) -> H
         }
     };
     let records = ids
-        .iter()
+        .par_iter()
         .map(|&i| TriRecord::new(&m.triangle(i as usize).map(|v| v - center)))
         .collect();
     let nodes = octree
         .nodes
-        .iter()
+        .par_iter()
         .map(|n| {
             let b = n.aabb();
             OctreeNode {
