@@ -141,12 +141,12 @@ pub(crate) fn settled_on_one_thread(a: &Posed, b: &Posed) -> Option<DistanceRepo
 /// at the rounding edge of `d`.
 pub(crate) fn closest_listed(a: &Posed, b: &Posed, c: &ClearanceReport) -> Option<DistanceReport> {
     let t = Instant::now();
-    if c.pairs.iter().any(|p| p.intersects) {
+    if c.pairs.par_iter().any(|p| p.intersects) {
         return None;
     }
     let best = c
         .pairs
-        .iter()
+        .par_iter()
         .map(|p| (p.distance * p.distance, p.a, p.b))
         .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal))
         .filter(|p| p.0 < c.clearance * c.clearance)?;
