@@ -64,6 +64,15 @@ fn scenes() -> Vec<(String, PreparedMesh, Pose, PreparedMesh, Pose)> {
     out
 }
 
+/// The record position of each of the mesh's triangles: the inverse of a part's `ids`.
+fn local_of(ids: &[u32]) -> Vec<u32> {
+    let mut local = vec![0; ids.len()];
+    for (k, &i) in ids.iter().enumerate() {
+        local[i as usize] = k as u32;
+    }
+    local
+}
+
 #[test]
 fn cull_and_narrow_equal_their_twins() {
     let Some(ctx) = common::gpu_or_skip("cull_and_narrow_equal_their_twins") else {
@@ -100,9 +109,9 @@ fn cull_and_narrow_equal_their_twins() {
             &ha.records,
             &hb.records,
             &ha.nodes,
-            &ma.octree.tri_index,
+            &ha.octree.tri_index,
             &hb.nodes,
-            &mb.octree.tri_index,
+            &hb.octree.tri_index,
         )
         .into_iter()
         .collect();
@@ -112,12 +121,15 @@ fn cull_and_narrow_equal_their_twins() {
             "{name}: cull differs from its twin on {differ} of {} pairs",
             gpu_c.len()
         );
-        // Every exactly intersecting pair is a candidate on both.
+        // Every exactly intersecting pair is a candidate on both. The stages number triangles
+        // in the part's record order; `ids` gives the mesh's numbers.
+        let (la, lb) = (local_of(&ha.ids), local_of(&hb.ids));
         for i in 0..ma.mesh.triangles.len() as u32 {
             for j in 0..mb.mesh.triangles.len() as u32 {
                 if tritri::intersect(&xa.tri(i), &xb.tri(j)) {
+                    let p = [la[i as usize], lb[j as usize]];
                     assert!(
-                        gpu_c.contains(&[i, j]) && twin_c.contains(&[i, j]),
+                        gpu_c.contains(&p) && twin_c.contains(&p),
                         "{name}: ({i}, {j}) culled"
                     );
                 }
@@ -135,7 +147,10 @@ fn cull_and_narrow_equal_their_twins() {
         let mut unsure = 0;
         for k in keys {
             let (g, t) = (gpu_h.get(&k), twin_h.get(&k));
-            let exact = tritri::intersect(&xa.tri(k.0), &xb.tri(k.1));
+            let exact = tritri::intersect(
+                &xa.tri(ha.ids[k.0 as usize]),
+                &xb.tri(hb.ids[k.1 as usize]),
+            );
             for flag in [g, t].into_iter().flatten() {
                 if *flag == CERTAIN {
                     assert!(exact, "{name}: {k:?} certain but disjoint");
@@ -193,7 +208,7 @@ fn nearest_finds_the_minimum_and_emits_every_pair_that_could_hold_it() {
         let all = twin::nearest(
             &q,
             &ha.parts[0].records,
-            &ma.octree.tri_index,
+            &ha.parts[0].octree.tri_index,
             &hb.parts[0].records,
         );
         let m_twin = all.iter().map(|x| x.0).fold(f32::INFINITY, f32::min) as f64;
@@ -237,6 +252,7 @@ fn distance_twin_bounds_the_true_distance() {
         // A GPU mesh handle is only needed for centre and radius: build the frame by hand.
         let f = twin_frame(&xa, &ha, &xb, &hb);
         let (ha, hb) = (&ha.parts[0], &hb.parts[0]);
+        let (la, lb) = (local_of(&ha.ids), local_of(&hb.ids));
         for i in (0..ma.mesh.triangles.len() as u32).step_by(7) {
             for j in (0..mb.mesh.triangles.len() as u32).step_by(11) {
                 let (ta, tb) = (xa.tri(i), xb.tri(j));
@@ -245,8 +261,8 @@ fn distance_twin_bounds_the_true_distance() {
                 }
                 let exact = tritri::separated_distance(&ta, &tb).distance;
                 let d32 = twin::tri_dist(
-                    &twin::local_tri(&f.query.a, &ha.records[i as usize]),
-                    &twin::local_tri(&f.query.b, &hb.records[j as usize]),
+                    &twin::local_tri(&f.query.a, &ha.records[la[i as usize] as usize]),
+                    &twin::local_tri(&f.query.b, &hb.records[lb[j as usize] as usize]),
                 ) as f64;
                 assert!(
                     d32 <= exact + f.band,

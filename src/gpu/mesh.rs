@@ -2,6 +2,10 @@
 //! mesh's record frame (its own coordinates less a centre `c`), and reused by every query and
 //! pose. Coordinates relative to `c` keep f32 precise for parts modelled far from the origin.
 //!
+//! Records are stored in octree order, so that a leaf's triangles are one contiguous run
+//! whatever order the file lists them in (the stages read them leaf by leaf); each part's `ids`
+//! gives the mesh's own numbers back.
+//!
 //! A mesh whose records would not fit one storage binding is split into parts: runs of its
 //! triangles in octree order (so each part is spatially compact), each with an octree of its
 //! own; queries run over the pairs of parts that can interact.
@@ -61,14 +65,13 @@ impl HostArrays {
     }
 }
 
-fn part(m: &Mesh, mut ids: Vec<u32>, whole: Option<&Octree>, center: DVec3) -> HostPart {
+fn part(m: &Mesh, ids: Vec<u32>, whole: Option<&Octree>, center: DVec3) -> HostPart {
     let octree = match whole {
-        // The whole mesh in one part: its own octree, triangles in their own order (`ids` is a
-        // permutation of them all).
-        Some(t) => {
-            ids = (0..ids.len() as u32).collect();
-            t.clone()
-        }
+        // The whole mesh in one part: its own octree, records in its order (ids = tri_index).
+        Some(t) => Octree {
+            nodes: t.nodes.clone(),
+            tri_index: (0..ids.len() as u32).collect(),
+        },
         None => {
             let sub = Mesh {
                 source: m.source.clone(),
