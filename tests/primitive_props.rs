@@ -27,6 +27,23 @@ fn aabb() -> impl Strategy<Value = Aabb> {
 }
 
 proptest! {
+    /// The prepared segment meets exactly the boxes `segment_aabb` does, axis-parallel segments
+    /// (a zero direction component) and segments ending on a face included.
+    #[test]
+    fn segment_slabs_agree_with_segment_aabb(a in pt(2.0), b in pt(2.0), bx in aabb(), flat in 0usize..8, end_on_face in any::<bool>()) {
+        let mut b = b;
+        for k in 0..3 {
+            if flat & (1 << k) != 0 {
+                b[k] = a[k];
+            }
+        }
+        if end_on_face {
+            b.x = bx.min.x;
+        }
+        let seg = SegmentSlabs::new(a, b);
+        prop_assert_eq!(seg.meets(&bx), segment_aabb(a, b, &bx).is_some());
+    }
+
     /// Closest points on plane, segment and box: on the primitive, and no sample is closer.
     #[test]
     fn closest_points_on_plane_segment_box(p in pt(2.0), a in pt(1.0), b in pt(1.0), n in pt(1.0), bx in aabb()) {

@@ -102,6 +102,53 @@ pub fn segment_aabb(a: DVec3, b: DVec3, bx: &Aabb) -> Option<(f64, f64)> {
         .map(|(t0, t1)| (t0, t1.min(1.0)))
 }
 
+/// [`segment_aabb`] for one segment against many boxes (a ray walking an octree): the
+/// direction's reciprocals are computed once instead of per box. The same operations on the
+/// same values, so the same answer for every box.
+#[derive(Clone, Copy, Debug)]
+pub struct SegmentSlabs {
+    a: DVec3,
+    d: DVec3,
+    inv: DVec3,
+}
+
+impl SegmentSlabs {
+    pub fn new(a: DVec3, b: DVec3) -> SegmentSlabs {
+        let d = b - a;
+        SegmentSlabs {
+            a,
+            d,
+            inv: DVec3::ONE / d,
+        }
+    }
+
+    /// Whether [`segment_aabb`] would meet `bx`.
+    pub fn meets(&self, bx: &Aabb) -> bool {
+        let (p, d) = (self.a, self.d);
+        let mut tmin = 0.0_f64;
+        let mut tmax = f64::INFINITY;
+        for k in 0..3 {
+            if d[k] == 0.0 {
+                if p[k] < bx.min[k] || p[k] > bx.max[k] {
+                    return false;
+                }
+            } else {
+                let inv = self.inv[k];
+                let (mut t1, mut t2) = ((bx.min[k] - p[k]) * inv, (bx.max[k] - p[k]) * inv);
+                if t1 > t2 {
+                    std::mem::swap(&mut t1, &mut t2);
+                }
+                tmin = tmin.max(t1);
+                tmax = tmax.min(t2);
+                if tmin > tmax {
+                    return false;
+                }
+            }
+        }
+        tmin <= 1.0
+    }
+}
+
 fn triple(a: DVec3, b: DVec3, c: DVec3) -> f64 {
     a.dot(b.cross(c))
 }

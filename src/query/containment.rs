@@ -4,7 +4,7 @@
 
 use super::Posed;
 use crate::geom::predicates::{orient3d, segment_triangle};
-use crate::geom::ray::segment_aabb;
+use crate::geom::ray::SegmentSlabs;
 use crate::geom::DVec3;
 use rayon::prelude::*;
 
@@ -88,10 +88,11 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
         .max(p.abs().max_element())
         .max(q.abs().max_element());
     let pad = 1e-12 * magnitude + f64::MIN_POSITIVE;
+    let seg = SegmentSlabs::new(pl, ql);
     let mut stack = vec![0usize];
     let mut leaves = Vec::new();
     while let Some(n) = stack.pop() {
-        if segment_aabb(pl, ql, &tree.nodes[n].aabb().padded(pad)).is_none() {
+        if !seg.meets(&tree.nodes[n].aabb().padded(pad)) {
             continue;
         }
         let node = &tree.nodes[n];
