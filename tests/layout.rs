@@ -63,7 +63,7 @@ fn tri_record_layout_matches_wgsl() {
     assert_eq!(size as usize, std::mem::size_of::<TriRecord>());
     assert_eq!(
         members,
-        rust_offsets!(TriRecord, v, e, normal, edge_normal, sphere, bary)
+        rust_offsets!(TriRecord, v, sphere, normal, e, edge_normal, bary)
     );
 }
 

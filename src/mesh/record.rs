@@ -14,14 +14,15 @@ use bytemuck::{Pod, Zeroable};
 pub struct TriRecord {
     /// `V0, V1, V2`; `w = 0`.
     pub v: [[f32; 4]; 3],
-    /// `E0 = V1 − V0`, `E1 = V2 − V1`, `E2 = V0 − V2`; `w = |E_i|`.
-    pub e: [[f32; 4]; 3],
+    /// Bounding sphere: centroid, `w` = radius to the farthest vertex. Beside the vertices: the
+    /// 64 bytes the GPU's cull and narrow stages read are one cache line of a record.
+    pub sphere: [f32; 4],
     /// Unit normal; `w = n · V0` (the plane offset). All zero for a zero-area triangle.
     pub normal: [f32; 4],
+    /// `E0 = V1 − V0`, `E1 = V2 − V1`, `E2 = V0 − V2`; `w = |E_i|`.
+    pub e: [[f32; 4]; 3],
     /// Edge unit normals `(E_i/|E_i|) × n`, pointing out of the triangle; `w = en_i · V_i`.
     pub edge_normal: [[f32; 4]; 3],
-    /// Bounding sphere: centroid, `w` = radius to the farthest vertex.
-    pub sphere: [f32; 4],
     /// `E0·E0`, `E0·E2`, `E2·E2` (the F vectors `F20 = (E0·E0, E0·E2)`,
     /// `F22 = (E0·E2, E2·E2)`) and `w = 1 / (F20 × F22)`, 0 for a zero-area triangle.
     pub bary: [f32; 4],
