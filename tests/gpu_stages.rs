@@ -147,10 +147,8 @@ fn cull_and_narrow_equal_their_twins() {
         let mut unsure = 0;
         for k in keys {
             let (g, t) = (gpu_h.get(&k), twin_h.get(&k));
-            let exact = tritri::intersect(
-                &xa.tri(ha.ids[k.0 as usize]),
-                &xb.tri(hb.ids[k.1 as usize]),
-            );
+            let exact =
+                tritri::intersect(&xa.tri(ha.ids[k.0 as usize]), &xb.tri(hb.ids[k.1 as usize]));
             for flag in [g, t].into_iter().flatten() {
                 if *flag == CERTAIN {
                     assert!(exact, "{name}: {k:?} certain but disjoint");
