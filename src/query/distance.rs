@@ -95,7 +95,13 @@ pub fn distance_with_budget(
         return report(a, b, &[first], timings, t);
     }
     // Else everything again on the threads, pruned by the bound found so far (a pair's
-    // distance, kept in the results).
+    // distance, kept in the results). A search this size visits nodes and leaves many times
+    // over: pose the boxes, vertices and spheres once, in parallel, rather than at every visit
+    // (the same values either way).
+    for p in [a, b] {
+        p.boxes();
+        p.spheres();
+    }
     let (ta, tb) = (a.tree(), b.tree());
     // Enough independent subtrees for the threads, opened nearest-first.
     let target = rayon::current_num_threads() * 16;
