@@ -478,3 +478,38 @@ fn early_exit_interference_agrees_with_the_full_check_turned_and_far_from_the_or
         }
     }
 }
+
+/// The two-sign shortcut for neighbours sharing one vertex gives the edge tests' answer, on
+/// integer coordinates (so that coplanar, collinear and touching configurations are exact):
+/// half the cases flat in z = 0, the rest in space.
+#[test]
+fn shared_vertex_shortcut_agrees_with_the_edge_tests() {
+    use meshclash::geom::predicates::is_degenerate;
+    use meshclash::query::{shared_vertex_meets_elsewhere, shared_vertex_meets_elsewhere_by_edges};
+    let mut rnd = common::lcg(0x005e_ed0f_5e1f);
+    let mut int = |flat: bool| {
+        let mut c = || (rnd() * 9.0).floor() - 4.0;
+        DVec3::new(c(), c(), if flat { 0.0 } else { c() })
+    };
+    let mut seen = [0usize; 2];
+    for case in 0..20_000 {
+        let flat = case % 2 == 0;
+        let v = int(flat);
+        let (a1, a2, b1, b2) = (int(flat), int(flat), int(flat), int(flat));
+        if is_degenerate(&[v, a1, a2]) || is_degenerate(&[v, b1, b2]) {
+            continue;
+        }
+        // Sharing v only.
+        if [a1, a2].iter().any(|p| [v, b1, b2].contains(p)) {
+            continue;
+        }
+        let want = shared_vertex_meets_elsewhere_by_edges(v, a1, a2, b1, b2);
+        assert_eq!(
+            shared_vertex_meets_elsewhere(v, a1, a2, b1, b2),
+            want,
+            "{v} {a1} {a2} / {b1} {b2}"
+        );
+        seen[want as usize] += 1;
+    }
+    assert!(seen[0] > 1000 && seen[1] > 1000, "{seen:?}");
+}

@@ -25,7 +25,10 @@ pub use containment::{containment, point_in_closed_mesh, Containment};
 pub use distance::{distance, distance_with_budget, DistanceReport};
 pub use interferes::{interference, interferes, Interference};
 pub use intersect::{intersect, IntersectReport, PairContact};
-pub use self_intersect::{self_intersections, SelfKind, SelfPair, SelfReport};
+pub use self_intersect::{
+    self_intersections, shared_vertex_meets_elsewhere, shared_vertex_meets_elsewhere_by_edges,
+    SelfKind, SelfPair, SelfReport,
+};
 pub use solid::{solid_distance, SolidDistance};
 
 use crate::geom::{tritri, Aabb, DVec3, Sphere, Tri};

@@ -8,7 +8,7 @@ use super::{Posed, Timings};
 use crate::geom::predicates::{
     self, direction_enters_triangle, orient2d, orient3d, project, segment_triangle,
 };
-use crate::geom::{spheres_within, Tri};
+use crate::geom::{spheres_within, DVec3, Tri};
 use crate::mesh::Pose;
 use crate::octree::self_leaf_pairs;
 use rayon::prelude::*;
@@ -68,33 +68,41 @@ pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
     let tris = &m.mesh.triangles;
     let per_leaf: Vec<(u64, Vec<SelfPair>)> = leaves
         .par_iter()
-        .map(|&(p, q)| {
-            let mut tested = 0u64;
-            let mut out = Vec::new();
-            let (lp, lq) = (posed.node_tris(p), posed.node_tris(q));
-            for (k, &i) in lp.iter().enumerate() {
-                let others = if p == q { &lq[k + 1..] } else { lq };
-                for &j in others {
-                    let (i, j) = (i.min(j), i.max(j));
-                    if m.zero_area[i as usize] || m.zero_area[j as usize] {
-                        continue;
-                    }
-                    if !spheres_within(&sph[i as usize], &sph[j as usize], 0.0) {
-                        continue;
-                    }
-                    tested += 1;
-                    if let Some(kind) = pair_kind(
-                        tris[i as usize],
-                        tris[j as usize],
-                        &posed.tri(i),
-                        &posed.tri(j),
-                    ) {
-                        out.push(SelfPair { a: i, b: j, kind });
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(tp, tq), &(p, q)| {
+                let mut tested = 0u64;
+                let mut out = Vec::new();
+                let (lp, lq) = (posed.node_tris(p), posed.node_tris(q));
+                // Each triangle meets every one of the other leaf: fetched once here.
+                tp.clear();
+                tp.extend(lp.iter().map(|&i| posed.tri(i)));
+                tq.clear();
+                tq.extend(lq.iter().map(|&j| posed.tri(j)));
+                for (k, &i) in lp.iter().enumerate() {
+                    let first = if p == q { k + 1 } else { 0 };
+                    for (l, &j) in lq.iter().enumerate().skip(first) {
+                        if m.zero_area[i as usize] || m.zero_area[j as usize] {
+                            continue;
+                        }
+                        if !spheres_within(&sph[i as usize], &sph[j as usize], 0.0) {
+                            continue;
+                        }
+                        tested += 1;
+                        // Each pair once, as (smaller, larger).
+                        let ((a, ta), (b, tb)) = if i < j {
+                            ((i, &tp[k]), (j, &tq[l]))
+                        } else {
+                            ((j, &tq[l]), (i, &tp[k]))
+                        };
+                        if let Some(kind) = pair_kind(tris[a as usize], tris[b as usize], ta, tb) {
+                            out.push(SelfPair { a, b, kind });
+                        }
                     }
                 }
-            }
-            (tested, out)
-        })
+                (tested, out)
+            },
+        )
         .collect();
     let candidates = per_leaf.iter().map(|(n, _)| n).sum();
     let mut pairs: Vec<SelfPair> = per_leaf.into_iter().flat_map(|(_, p)| p).collect();
@@ -110,26 +118,25 @@ pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
 
 /// The CGAL rule for one pair of non-degenerate triangles with vertex indices `ia`, `ib`.
 pub(crate) fn pair_kind(ia: [u32; 3], ib: [u32; 3], a: &Tri, b: &Tri) -> Option<SelfKind> {
-    let shared: Vec<(usize, usize)> = (0..3)
-        .flat_map(|x| (0..3).map(move |y| (x, y)))
-        .filter(|&(x, y)| ia[x] == ib[y])
-        .collect();
-    match shared.len() {
+    // The shared corners as (index in a, index in b); no allocation: this runs for every pair
+    // of neighbours.
+    let mut shared = [(0usize, 0usize); 9];
+    let mut n = 0;
+    for (x, va) in ia.iter().enumerate() {
+        for (y, vb) in ib.iter().enumerate() {
+            if va == vb {
+                shared[n] = (x, y);
+                n += 1;
+            }
+        }
+    }
+    match n {
         0 => predicates::triangles_intersect(a, b).then_some(SelfKind::DisjointVertices),
         1 => {
             let (x, y) = shared[0];
-            let v = a[x];
             let (a1, a2) = (a[(x + 1) % 3], a[(x + 2) % 3]);
             let (b1, b2) = (b[(y + 1) % 3], b[(y + 2) % 3]);
-            // Meeting anywhere but v means an edge of one meets the other away from v: the
-            // edge opposite v anywhere, or an edge from v heading into the other triangle.
-            let elsewhere = segment_triangle(a1, a2, b)
-                || segment_triangle(b1, b2, a)
-                || direction_enters_triangle(v, a1, b1, b2)
-                || direction_enters_triangle(v, a2, b1, b2)
-                || direction_enters_triangle(v, b1, a1, a2)
-                || direction_enters_triangle(v, b2, a1, a2);
-            elsewhere.then_some(SelfKind::SharedVertex)
+            shared_vertex_meets_elsewhere(a[x], a1, a2, b1, b2).then_some(SelfKind::SharedVertex)
         }
         2 => {
             // Shared edge (u, w); p and q are the other vertices. Beyond the edge they overlap
@@ -149,4 +156,36 @@ pub(crate) fn pair_kind(ia: [u32; 3], ib: [u32; 3], a: &Tri, b: &Tri) -> Option<
         }
         _ => Some(SelfKind::DuplicateFace),
     }
+}
+
+/// Whether the non-degenerate triangles `(v, a1, a2)` and `(v, b1, b2)`, which share the
+/// vertex `v` only, meet anywhere but at `v`. Most neighbours on a surface are settled by two
+/// signs: when both other vertices of one triangle lie strictly on one side of the other's
+/// plane, that triangle touches the plane at `v` alone, so they meet only there. The rest
+/// (coplanar or folded neighbours) take [`shared_vertex_meets_elsewhere_by_edges`].
+pub fn shared_vertex_meets_elsewhere(v: DVec3, a1: DVec3, a2: DVec3, b1: DVec3, b2: DVec3) -> bool {
+    let beside =
+        |p: DVec3, q: DVec3, r: DVec3, s: DVec3| orient3d(v, p, q, r) * orient3d(v, p, q, s) > 0;
+    if beside(a1, a2, b1, b2) || beside(b1, b2, a1, a2) {
+        return false;
+    }
+    shared_vertex_meets_elsewhere_by_edges(v, a1, a2, b1, b2)
+}
+
+/// [`shared_vertex_meets_elsewhere`] in every case: meeting anywhere but `v` means an edge of
+/// one meets the other away from `v`: the edge opposite `v` anywhere, or an edge from `v`
+/// heading into the other triangle.
+pub fn shared_vertex_meets_elsewhere_by_edges(
+    v: DVec3,
+    a1: DVec3,
+    a2: DVec3,
+    b1: DVec3,
+    b2: DVec3,
+) -> bool {
+    segment_triangle(a1, a2, &[v, b1, b2])
+        || segment_triangle(b1, b2, &[v, a1, a2])
+        || direction_enters_triangle(v, a1, b1, b2)
+        || direction_enters_triangle(v, a2, b1, b2)
+        || direction_enters_triangle(v, b1, a1, a2)
+        || direction_enters_triangle(v, b2, a1, a2)
 }
