@@ -245,11 +245,14 @@ proptest! {
         let flat = t1.map(|p| DVec3::new(p.x, p.y, 0.0) + base);
         let c = (flat[0] + flat[1] + flat[2]) / 3.0;
         let over = flat.map(|p| c + (p - c) * 0.5 + DVec3::new(0.0, 0.0, g));
+        // (Not for slivers: flattened, they have no normal to face along. A condition, not an
+        // assumption, so that the bounds above are still checked on them.)
         let n = (flat[1] - flat[0]).cross(flat[2] - flat[0]);
-        prop_assume!(n.length() > 1e-6);
-        let bound = tritri::separation_bound(&flat, &over, axis);
-        let exact = tritri::distance(&flat, &over).distance;
-        prop_assert!(bound <= exact && bound >= g - 1e-9 * (1.0 + base.length()), "{bound} vs {g}");
+        if n.length() > 1e-6 {
+            let bound = tritri::separation_bound(&flat, &over, axis);
+            let exact = tritri::distance(&flat, &over).distance;
+            prop_assert!(bound <= exact && bound >= g - 1e-9 * (1.0 + base.length()), "{bound} vs {g}");
+        }
     }
 
     /// The GPU stages' f32 lower bounds (through their twins: `common.wgsl::plane_bound` and
@@ -278,15 +281,19 @@ proptest! {
         // Facing, near the origin (where the GPU's local frame puts the parts): the triangle
         // and its copy lifted by g along its normal, the line joining their vertex sums along
         // that normal too: both bounds are the gap, less rounding.
+        // The slack is the f32 triangle's own thickness about the plane computed from it plus
+        // 16 u of its span: about u |E1| |E2| span / |E1 x E2| + 16 u span, below 1e-4 for
+        // |E1 x E2| > 1e-2 and coordinates within 2 (a skinnier triangle's normal is rounded
+        // more, and the bound, rightly, gives up more).
         let n = (t1[1] - t1[0]).cross(t1[2] - t1[0]);
-        if !sliver && n.length() > 1e-3 {
+        if !sliver && n.length() > 1e-2 {
             let g = 0.01 + lift.abs();
             let (p, r) = (f(t1, -base), f(t1, n.normalize() * g - base));
             let exact =
                 tritri::distance(&p.map(|v| v.as_dvec3()), &r.map(|v| v.as_dvec3())).distance;
             for bound in [twin::plane_bound(&p, r), twin::axis_bound(&p, &r)] {
                 let bound = bound as f64;
-                prop_assert!(bound <= exact && bound >= exact - 1e-5, "{bound} vs {exact}");
+                prop_assert!(bound <= exact && bound >= exact - 1e-4, "{bound} vs {exact}");
             }
         }
     }
