@@ -72,6 +72,11 @@ pub fn segment_sphere(a: DVec3, b: DVec3, s: &Sphere) -> Option<f64> {
 
 /// Seed 001, ray `p + t d` (`t ≥ 0`, any `d`) against an AABB by slabs: entry and exit `t`.
 pub fn ray_aabb(p: DVec3, d: DVec3, b: &Aabb) -> Option<(f64, f64)> {
+    slabs(p, d, DVec3::ONE / d, b)
+}
+
+/// [`ray_aabb`] with the direction's reciprocals `inv` given (a zero component's is unused).
+fn slabs(p: DVec3, d: DVec3, inv: DVec3, b: &Aabb) -> Option<(f64, f64)> {
     let mut tmin = 0.0_f64;
     let mut tmax = f64::INFINITY;
     for k in 0..3 {
@@ -80,7 +85,7 @@ pub fn ray_aabb(p: DVec3, d: DVec3, b: &Aabb) -> Option<(f64, f64)> {
                 return None; // parallel to the slab and outside it
             }
         } else {
-            let inv = 1.0 / d[k];
+            let inv = inv[k];
             let (mut t1, mut t2) = ((b.min[k] - p[k]) * inv, (b.max[k] - p[k]) * inv);
             if t1 > t2 {
                 std::mem::swap(&mut t1, &mut t2);
@@ -103,8 +108,8 @@ pub fn segment_aabb(a: DVec3, b: DVec3, bx: &Aabb) -> Option<(f64, f64)> {
 }
 
 /// [`segment_aabb`] for one segment against many boxes (a ray walking an octree): the
-/// direction's reciprocals are computed once instead of per box. The same operations on the
-/// same values, so the same answer for every box.
+/// direction's reciprocals are computed once instead of per box. The same slabs on the same
+/// values, so the same answer for every box.
 #[derive(Clone, Copy, Debug)]
 pub struct SegmentSlabs {
     a: DVec3,
@@ -124,28 +129,7 @@ impl SegmentSlabs {
 
     /// Whether [`segment_aabb`] would meet `bx`.
     pub fn meets(&self, bx: &Aabb) -> bool {
-        let (p, d) = (self.a, self.d);
-        let mut tmin = 0.0_f64;
-        let mut tmax = f64::INFINITY;
-        for k in 0..3 {
-            if d[k] == 0.0 {
-                if p[k] < bx.min[k] || p[k] > bx.max[k] {
-                    return false;
-                }
-            } else {
-                let inv = self.inv[k];
-                let (mut t1, mut t2) = ((bx.min[k] - p[k]) * inv, (bx.max[k] - p[k]) * inv);
-                if t1 > t2 {
-                    std::mem::swap(&mut t1, &mut t2);
-                }
-                tmin = tmin.max(t1);
-                tmax = tmax.min(t2);
-                if tmin > tmax {
-                    return false;
-                }
-            }
-        }
-        tmin <= 1.0
+        slabs(self.a, self.d, self.inv, bx).is_some_and(|(t0, _)| t0 <= 1.0)
     }
 }
 

@@ -156,7 +156,7 @@ pub(crate) fn closest_listed(a: &Posed, b: &Posed, c: &ClearanceReport) -> Optio
         .map(|p| (p.distance * p.distance, p.a, p.b))
         .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal))
         .filter(|p| p.0 < c.clearance * c.clearance)?;
-    // No pair was measured for the distance itself: its candidates are the clearance search's.
+    // Candidates 0: the distance search did not run (the clearance report counts its own).
     Some(report(a, b, &[(0, Some(best))], Timings::default(), t))
 }
 
