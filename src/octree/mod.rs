@@ -217,8 +217,8 @@ impl Octree {
     }
 
     /// Panics with a description if the tree is malformed: every triangle in exactly one leaf,
-    /// each leaf in index order, children contiguous and inside their parent's range, bounds containing every triangle.
-    /// For tests; cheap enough to run after every build there.
+    /// each leaf in index order, children contiguous and inside their parent's range, bounds
+    /// containing every triangle. For tests; cheap enough to run after every build there.
     pub fn assert_well_formed(&self, mesh: &Mesh) {
         let mut seen = vec![0u32; mesh.triangles.len()];
         let mut stack = vec![0usize];
