@@ -264,6 +264,9 @@ impl GpuBackend {
         gb: &GpuMesh,
         d: f64,
     ) -> Result<ClearanceReport> {
+        if d.is_nan() || d <= 0.0 {
+            return Ok(crate::query::clearance(a, b, d)); // nothing is closer than 0
+        }
         let mut timings = Timings::default();
         let since = self.stats();
         let t = Instant::now();

@@ -29,6 +29,15 @@ pub struct ClearanceReport {
 pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
     let mut timings = Timings::default();
     let t = Instant::now();
+    // No distance is below 0: nothing to search.
+    if d.is_nan() || d <= 0.0 {
+        timings.add("clearance", t);
+        return ClearanceReport {
+            clearance: d,
+            timings,
+            ..Default::default()
+        };
+    }
     let leaves = posed_leaf_pairs(a, b, d);
     spheres_if(!leaves.is_empty(), a, b);
     let per_leaf: Vec<(u64, Vec<ClearancePair>)> = leaves
