@@ -60,6 +60,9 @@ pub fn distance_squared_point_aabb(p: DVec3, b: &Aabb) -> f64 {
 /// face-region barycentrics in the Lagrange-identity form (`va`, `vb`, `vc` from dot products
 /// only). Zero-area triangles fall back to the closest of their three edges, where the face
 /// region's denominator vanishes.
+// Inlined, as `closest_points_segments` is, into the triangle–triangle distance's fifteen
+// candidates: the calls' divisions then overlap (420 to 354 ns per pair, one core).
+#[inline]
 pub fn closest_point_triangle(p: DVec3, t: &Tri) -> DVec3 {
     let q = voronoi(p, t);
     // On a sliver the region tests themselves can pick the wrong feature; the boundary's stable
@@ -79,6 +82,7 @@ pub fn closest_point_triangle(p: DVec3, t: &Tri) -> DVec3 {
     q
 }
 
+#[inline]
 fn voronoi(p: DVec3, t: &Tri) -> DVec3 {
     let [a, b, c] = *t;
     let (ab, ac, ap) = (b - a, c - a, p - a);
@@ -161,6 +165,7 @@ pub struct SegmentClosest {
 /// miss the true minimum when one parameter is clamped (a vertex against the interior of the
 /// other edge). Here `t` is recomputed after `s` is clamped and `s` after `t` is, which is exact
 /// for the convex quadratic.
+#[inline]
 pub fn closest_points_segments(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> SegmentClosest {
     let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
     let (a, e, f) = (d1.dot(d1), d2.dot(d2), d2.dot(r));
