@@ -60,12 +60,14 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
                             continue;
                         }
                         tested += 1;
-                        if tritri::separation_bound(&ta, &tb, sb.center - sa.center) >= d {
+                        let lb = tritri::separation_bound(&ta, &tb, sb.center - sa.center);
+                        if lb >= d {
                             continue;
                         }
                         // An intersecting pair can be far apart by the vertex/edge measures (an
-                        // edge piercing a face), so intersection is decided first, as in seed 000.
-                        let meets = tritri::intersect(&ta, &tb);
+                        // edge piercing a face), so intersection is decided first, as in seed 000;
+                        // a positive bound has proved the pair disjoint already.
+                        let meets = lb <= 0.0 && tritri::intersect(&ta, &tb);
                         let dist = if meets {
                             0.0
                         } else {
