@@ -8,6 +8,7 @@ use super::{Posed, Timings};
 use crate::geom::predicates::{
     self, direction_enters_triangle, orient2d, orient3d, project, segment_triangle,
 };
+use crate::geom::tritri::separation_bound;
 use crate::geom::{spheres_within, DVec3, Tri};
 use crate::mesh::Pose;
 use crate::octree::self_leaf_pairs;
@@ -131,7 +132,11 @@ pub(crate) fn pair_kind(ia: [u32; 3], ib: [u32; 3], a: &Tri, b: &Tri) -> Option<
         }
     }
     match n {
-        0 => predicates::triangles_intersect(a, b).then_some(SelfKind::DisjointVertices),
+        // A positive separating bound proves them apart (its margin covers its rounding): cheaper
+        // than the exact test, whose slow path nearly coplanar triangles side by side reach.
+        0 => (separation_bound(a, b, centroid(b) - centroid(a)) <= 0.0
+            && predicates::triangles_intersect(a, b))
+        .then_some(SelfKind::DisjointVertices),
         1 => {
             let (x, y) = shared[0];
             let (a1, a2) = (a[(x + 1) % 3], a[(x + 2) % 3]);
@@ -156,6 +161,10 @@ pub(crate) fn pair_kind(ia: [u32; 3], ib: [u32; 3], a: &Tri, b: &Tri) -> Option<
         }
         _ => Some(SelfKind::DuplicateFace),
     }
+}
+
+fn centroid(t: &Tri) -> DVec3 {
+    (t[0] + t[1] + t[2]) / 3.0
 }
 
 /// Whether the non-degenerate triangles `(v, a1, a2)` and `(v, b1, b2)`, which share the
