@@ -118,9 +118,14 @@ impl Plane {
     }
 }
 
+/// The triangle's centroid, the mean of its vertices.
+pub fn centroid(t: &Tri) -> DVec3 {
+    (t[0] + t[1] + t[2]) / 3.0
+}
+
 /// Bounding sphere of seed 000: centre at the centroid, radius to the farthest vertex.
 pub fn triangle_bounding_sphere(t: &Tri) -> Sphere {
-    let c = (t[0] + t[1] + t[2]) / 3.0;
+    let c = centroid(t);
     let r = t
         .iter()
         .map(|v| v.distance(c))

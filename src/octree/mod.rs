@@ -12,7 +12,7 @@ mod traverse;
 
 pub use traverse::{any_leaf_pair, leaf_pairs, self_leaf_pairs, world_box, world_boxes};
 
-use crate::geom::{Aabb, DVec3};
+use crate::geom::{centroid, Aabb, DVec3};
 use crate::mesh::Mesh;
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
@@ -201,7 +201,7 @@ impl Octree {
             .into_par_iter()
             .map(|i| {
                 let t = mesh.triangle(i);
-                (Aabb::from_points(t), (t[0] + t[1] + t[2]) / 3.0)
+                (Aabb::from_points(t), centroid(&t))
             })
             .unzip();
         let mut tri_index: Vec<u32> = (0..n as u32).collect();

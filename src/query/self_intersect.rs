@@ -9,7 +9,7 @@ use crate::geom::predicates::{
     self, direction_enters_triangle, orient2d, orient3d, project, segment_triangle,
 };
 use crate::geom::tritri::separation_bound;
-use crate::geom::{spheres_within, DVec3, Tri};
+use crate::geom::{centroid, spheres_within, DVec3, Tri};
 use crate::mesh::Pose;
 use crate::octree::self_leaf_pairs;
 use rayon::prelude::*;
@@ -161,10 +161,6 @@ pub(crate) fn pair_kind(ia: [u32; 3], ib: [u32; 3], a: &Tri, b: &Tri) -> Option<
         }
         _ => Some(SelfKind::DuplicateFace),
     }
-}
-
-fn centroid(t: &Tri) -> DVec3 {
-    (t[0] + t[1] + t[2]) / 3.0
 }
 
 /// Whether the non-degenerate triangles `(v, a1, a2)` and `(v, b1, b2)`, which share the
