@@ -1,6 +1,6 @@
 //! Every triangle pair closer than a clearance `d`: the interference check with a safety margin.
 
-use super::{leaf_gap, posed_leaf_pairs, spheres_if, Posed, Timings};
+use super::{leaf_gap, over_leaf_pairs, posed_leaf_pairs, spheres_if, Posed, Timings};
 use crate::geom::{spheres_within, tritri};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -40,55 +40,42 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
     }
     let leaves = posed_leaf_pairs(a, b, d);
     spheres_if(!leaves.is_empty(), a, b);
-    let per_leaf: Vec<(u64, Vec<ClearancePair>)> = leaves
-        .par_iter()
-        .map_init(
-            || (Vec::new(), Vec::new()),
-            |(leaf_a, leaf_b), &(la, lb)| {
-                let mut tested = 0u64;
-                let mut out = Vec::new();
-                a.leaf_tris(la, leaf_a);
-                b.leaf_tris(lb, leaf_b);
-                // Certainly apart by d or more (so disjoint, and their computed distances not
-                // below d): neither exact tests nor distances are needed, for the leaves or a pair.
-                if leaf_gap(leaf_a, leaf_b) >= d {
-                    return (tested, out);
+    let (candidates, mut pairs) = over_leaf_pairs(a, b, &leaves, |leaf_a, leaf_b, tested, out| {
+        // Certainly apart by d or more (so disjoint, and their computed distances not below d):
+        // neither exact tests nor distances are needed, for the leaves or a pair.
+        if leaf_gap(leaf_a, leaf_b) >= d {
+            return;
+        }
+        for &(i, ta, sa) in leaf_a {
+            for &(j, tb, sb) in leaf_b {
+                if !spheres_within(&sa, &sb, d) {
+                    continue;
                 }
-                for &(i, ta, sa) in leaf_a.iter() {
-                    for &(j, tb, sb) in leaf_b.iter() {
-                        if !spheres_within(&sa, &sb, d) {
-                            continue;
-                        }
-                        tested += 1;
-                        let lb = tritri::separation_bound(&ta, &tb, sb.center - sa.center);
-                        if lb >= d {
-                            continue;
-                        }
-                        // An intersecting pair can be far apart by the vertex/edge measures (an
-                        // edge piercing a face), so intersection is decided first, as in seed 000;
-                        // a positive bound has proved the pair disjoint already.
-                        let meets = lb <= 0.0 && tritri::intersect(&ta, &tb);
-                        let dist = if meets {
-                            0.0
-                        } else {
-                            tritri::separated_distance(&ta, &tb).distance
-                        };
-                        if dist < d {
-                            out.push(ClearancePair {
-                                a: i,
-                                b: j,
-                                distance: dist,
-                                intersects: meets,
-                            });
-                        }
-                    }
+                *tested += 1;
+                let lb = tritri::separation_bound(&ta, &tb, sb.center - sa.center);
+                if lb >= d {
+                    continue;
                 }
-                (tested, out)
-            },
-        )
-        .collect();
-    let candidates = per_leaf.iter().map(|(n, _)| n).sum();
-    let mut pairs: Vec<ClearancePair> = per_leaf.into_iter().flat_map(|(_, p)| p).collect();
+                // An intersecting pair can be far apart by the vertex/edge measures (an edge
+                // piercing a face), so intersection is decided first, as in seed 000; a positive
+                // bound has proved the pair disjoint already.
+                let meets = lb <= 0.0 && tritri::intersect(&ta, &tb);
+                let dist = if meets {
+                    0.0
+                } else {
+                    tritri::separated_distance(&ta, &tb).distance
+                };
+                if dist < d {
+                    out.push(ClearancePair {
+                        a: i,
+                        b: j,
+                        distance: dist,
+                        intersects: meets,
+                    });
+                }
+            }
+        }
+    });
     pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
     timings.add("clearance", t);
     ClearanceReport {

@@ -1,6 +1,6 @@
 //! Which triangle pairs of two posed meshes intersect (touching included), each classified.
 
-use super::{leaf_gap, posed_leaf_pairs, spheres_if, Posed, Timings};
+use super::{leaf_gap, over_leaf_pairs, posed_leaf_pairs, spheres_if, Posed, Timings};
 use crate::geom::classify::{classify, Contact, Intersection};
 use crate::geom::{spheres_within, tritri, DVec3};
 use rayon::prelude::*;
@@ -64,36 +64,23 @@ pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
     spheres_if(!leaves.is_empty(), a, b);
     timings.add("cull_nodes", t);
     let t = Instant::now();
-    let per_leaf: Vec<(u64, Vec<(u32, u32)>)> = leaves
-        .par_iter()
-        .map_init(
-            || (Vec::new(), Vec::new()),
-            |(leaf_a, leaf_b), &(la, lb)| {
-                let mut tested = 0u64;
-                let mut hits = Vec::new();
-                a.leaf_tris(la, leaf_a);
-                b.leaf_tris(lb, leaf_b);
-                // Apart along a normal: no pair of these leaves meets.
-                if leaf_gap(leaf_a, leaf_b) > 0.0 {
-                    return (tested, hits);
+    let (candidates, mut hits) = over_leaf_pairs(a, b, &leaves, |leaf_a, leaf_b, tested, hits| {
+        // Apart along a normal: no pair of these leaves meets.
+        if leaf_gap(leaf_a, leaf_b) > 0.0 {
+            return;
+        }
+        for (i, ta, sa) in leaf_a {
+            for (j, tb, sb) in leaf_b {
+                if !spheres_within(sa, sb, 0.0) {
+                    continue;
                 }
-                for (i, ta, sa) in leaf_a.iter() {
-                    for (j, tb, sb) in leaf_b.iter() {
-                        if !spheres_within(sa, sb, 0.0) {
-                            continue;
-                        }
-                        tested += 1;
-                        if tritri::intersect(ta, tb) {
-                            hits.push((*i, *j));
-                        }
-                    }
+                *tested += 1;
+                if tritri::intersect(ta, tb) {
+                    hits.push((*i, *j));
                 }
-                (tested, hits)
-            },
-        )
-        .collect();
-    let candidates = per_leaf.iter().map(|(n, _)| n).sum();
-    let mut hits: Vec<(u32, u32)> = per_leaf.into_iter().flat_map(|(_, h)| h).collect();
+            }
+        }
+    });
     hits.par_sort_unstable();
     timings.add("narrow_phase", t);
     let t = Instant::now();

@@ -229,6 +229,35 @@ pub(crate) fn posed_leaf_pairs(a: &Posed, b: &Posed, d: f64) -> Vec<(u32, u32)> 
     crate::octree::leaf_pairs(a.tree(), a.boxes(), b.tree(), b.boxes(), d)
 }
 
+/// A leaf's triangles, posed, with their spheres ([`Posed::leaf_tris`]).
+pub(crate) type LeafTris = [(u32, Tri, Sphere)];
+
+/// `pair` over every leaf pair of `leaves` on rayon's threads, given both leaves' posed
+/// triangles (buffers reused per thread) and a count and an output to add to: the counts' sum
+/// and the outputs concatenated, in no particular order (callers sort).
+pub(crate) fn over_leaf_pairs<T: Send>(
+    a: &Posed,
+    b: &Posed,
+    leaves: &[(u32, u32)],
+    pair: impl Fn(&LeafTris, &LeafTris, &mut u64, &mut Vec<T>) + Sync,
+) -> (u64, Vec<T>) {
+    let per_leaf: Vec<(u64, Vec<T>)> = leaves
+        .par_iter()
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(leaf_a, leaf_b), &(la, lb)| {
+                let (mut count, mut out) = (0, Vec::new());
+                a.leaf_tris(la, leaf_a);
+                b.leaf_tris(lb, leaf_b);
+                pair(leaf_a, leaf_b, &mut count, &mut out);
+                (count, out)
+            },
+        )
+        .collect();
+    let count = per_leaf.iter().map(|(n, _)| n).sum();
+    (count, per_leaf.into_iter().flat_map(|(_, o)| o).collect())
+}
+
 /// Both meshes' vertices and spheres as whole arrays, in parallel, when `needed` (a cull found
 /// leaf pairs, and most of them will be read); a query with nothing to test leaves them unmade.
 pub(crate) fn spheres_if(needed: bool, a: &Posed, b: &Posed) {
