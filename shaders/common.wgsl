@@ -173,10 +173,9 @@ fn seg_seg(p1: vec3<f32>, q1: vec3<f32>, p2: vec3<f32>, q2: vec3<f32>) -> f32 {
     return dot(x, x);
 }
 
-// Squared distance from p to the plane of t when p projects inside t, else INF (the edges
-// cover that case). Only called for well-shaped triangles.
-fn vertex_face(p: vec3<f32>, t: array<vec3<f32>, 3>) -> f32 {
-    let n = normalize(cross(t[1] - t[0], t[2] - t[0]));
+// Squared distance from p to the plane of t (unit normal n) when p projects inside t, else
+// INF (the edges cover that case). Only called for well-shaped triangles.
+fn vertex_face(p: vec3<f32>, t: array<vec3<f32>, 3>, n: vec3<f32>) -> f32 {
     let h = dot(p - t[0], n);
     let x = p - n * h;
     let c0 = dot(cross(t[1] - t[0], x - t[0]), n);
@@ -188,48 +187,45 @@ fn vertex_face(p: vec3<f32>, t: array<vec3<f32>, 3>) -> f32 {
     return INF;
 }
 
-// A sliver's face lies within its height of its edges; a well-shaped triangle has its smallest
-// height at least 1e-2 of its longest edge.
-fn height(t: array<vec3<f32>, 3>) -> f32 {
-    let l = max(max(length(t[1] - t[0]), length(t[2] - t[1])), length(t[0] - t[2]));
-    if (l == 0.0) {
-        return 0.0;
-    }
-    return length(cross(t[1] - t[0], t[2] - t[0])) / l;
-}
-
 fn longest(t: array<vec3<f32>, 3>) -> f32 {
     return max(max(length(t[1] - t[0]), length(t[2] - t[1])), length(t[0] - t[2]));
 }
 
+// The smallest squared distance from x's vertices to t's face, INF if none projects inside,
+// or, for a sliver t, INF and its height in the slack: a sliver's face lies within its height
+// of its edges; a well-shaped triangle has its smallest height at least 1e-2 of its longest
+// edge.
+struct FaceTerm {
+    best: f32,
+    slack: f32,
+}
+
+fn vertices_face(x: array<vec3<f32>, 3>, t: array<vec3<f32>, 3>) -> FaceTerm {
+    let l = longest(t);
+    let cr = cross(t[1] - t[0], t[2] - t[0]);
+    var h = 0.0;
+    if (l != 0.0) {
+        h = length(cr) / l;
+    }
+    if (!(h >= 1e-2 * l)) {
+        return FaceTerm(INF, h);
+    }
+    let n = normalize(cr);
+    return FaceTerm(min(min(vertex_face(x[0], t, n), vertex_face(x[1], t, n)), vertex_face(x[2], t, n)), 0.0);
+}
+
 // f32 distance of two disjoint triangles (seed 000 step 3): vertex-face and edge-edge. For a
 // sliver the vertex-face terms are dropped and its height subtracted, which keeps the value a
-// lower bound; otherwise it is within the band q.tol.w of the true distance.
+// lower bound; otherwise it is within the band q.tol.w of the true distance. Written out, not
+// looped: lavapipe kept the loops' dynamically indexed arrays in memory.
 fn tri_dist(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>) -> f32 {
-    var best = INF;
-    for (var i = 0u; i < 3u; i = i + 1u) {
-        for (var j = 0u; j < 3u; j = j + 1u) {
-            best = min(best, seg_seg(p[i], p[(i + 1u) % 3u], r[j], r[(j + 1u) % 3u]));
-        }
-    }
-    var slack = 0.0;
-    let hp = height(p);
-    let hr = height(r);
-    if (hr >= 1e-2 * longest(r)) {
-        for (var i = 0u; i < 3u; i = i + 1u) {
-            best = min(best, vertex_face(p[i], r));
-        }
-    } else {
-        slack = slack + hr;
-    }
-    if (hp >= 1e-2 * longest(p)) {
-        for (var i = 0u; i < 3u; i = i + 1u) {
-            best = min(best, vertex_face(r[i], p));
-        }
-    } else {
-        slack = slack + hp;
-    }
-    return max(sqrt(best) - slack, 0.0);
+    let e0 = min(min(seg_seg(p[0], p[1], r[0], r[1]), seg_seg(p[0], p[1], r[1], r[2])), seg_seg(p[0], p[1], r[2], r[0]));
+    let e1 = min(min(seg_seg(p[1], p[2], r[0], r[1]), seg_seg(p[1], p[2], r[1], r[2])), seg_seg(p[1], p[2], r[2], r[0]));
+    let e2 = min(min(seg_seg(p[2], p[0], r[0], r[1]), seg_seg(p[2], p[0], r[1], r[2])), seg_seg(p[2], p[0], r[2], r[0]));
+    let fr = vertices_face(p, r);
+    let fp = vertices_face(r, p);
+    let best = min(min(min(e0, e1), e2), min(fr.best, fp.best));
+    return max(sqrt(best) - (fr.slack + fp.slack), 0.0);
 }
 
 

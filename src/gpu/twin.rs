@@ -232,8 +232,7 @@ pub fn seg_seg(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f32 {
     x.dot(x)
 }
 
-fn vertex_face(p: Vec3, t: &[Vec3; 3]) -> f32 {
-    let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize();
+fn vertex_face(p: Vec3, t: &[Vec3; 3], n: Vec3) -> f32 {
     let h = (p - t[0]).dot(n);
     let x = p - n * h;
     let c0 = (t[1] - t[0]).cross(x - t[0]).dot(n);
@@ -253,13 +252,21 @@ fn longest(t: &[Vec3; 3]) -> f32 {
         .max((t[0] - t[2]).length())
 }
 
-fn height(t: &[Vec3; 3]) -> f32 {
+/// `common.wgsl::vertices_face`: the smallest squared distance from `x`'s vertices to `t`'s
+/// face and no slack, or for a sliver `t` INF and its height as the slack.
+fn vertices_face(x: &[Vec3; 3], t: &[Vec3; 3]) -> (f32, f32) {
     let l = longest(t);
-    if l == 0.0 {
-        0.0
-    } else {
-        (t[1] - t[0]).cross(t[2] - t[0]).length() / l
+    let cr = (t[1] - t[0]).cross(t[2] - t[0]);
+    let h = if l != 0.0 { cr.length() / l } else { 0.0 };
+    let well_shaped = h >= 1e-2 * l; // false for NaN too, as in WGSL
+    if !well_shaped {
+        return (INF, h);
     }
+    let n = cr.normalize();
+    let best = vertex_face(x[0], t, n)
+        .min(vertex_face(x[1], t, n))
+        .min(vertex_face(x[2], t, n));
+    (best, 0.0)
 }
 
 /// `common.wgsl::axis_bound`.
@@ -322,18 +329,9 @@ pub fn tri_dist(p: &[Vec3; 3], r: &[Vec3; 3]) -> f32 {
             best = best.min(seg_seg(p[i], p[(i + 1) % 3], r[j], r[(j + 1) % 3]));
         }
     }
-    let mut slack = 0.0;
-    for (x, y) in [(p, r), (r, p)] {
-        let hy = height(y);
-        if hy >= 1e-2 * longest(y) {
-            for &v in x.iter() {
-                best = best.min(vertex_face(v, y));
-            }
-        } else {
-            slack += hy;
-        }
-    }
-    (best.sqrt() - slack).max(0.0)
+    let (fr, sr) = vertices_face(p, r);
+    let (fp, sp) = vertices_face(r, p);
+    (best.min(fr).min(fp).sqrt() - (sr + sp)).max(0.0)
 }
 
 /// The triangle `i` of a mesh in the query's local frame.
