@@ -11,7 +11,8 @@
 @group(0) @binding(2) var<storage, read> nodes_b: array<OctreeNode>;
 @group(0) @binding(3) var<storage, read_write> leaf_pairs: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read_write> counters: Counters;
-@group(0) @binding(5) var<storage, read_write> args: DispatchArgs; // the next stage's indirect dispatch
+@group(0) @binding(5) var<storage, read_write> args: DispatchArgs; // cull_pairs' indirect dispatch
+@group(0) @binding(6) var<storage, read_write> args_far: DispatchArgs; // cull_pairs::far's
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -59,8 +60,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
 }
 
-// One thread: cull_pairs' indirect dispatch, LEAF_THREADS threads per leaf pair, in rows of at
-// most ROW workgroups (the 65535 per dimension every adapter allows).
+// One thread: the indirect dispatches of cull_pairs (LEAF_THREADS threads per leaf pair) and
+// of its far stage (one), in rows of at most ROW workgroups (the 65535 per dimension every
+// adapter allows).
 @compute @workgroup_size(1)
 fn finish() {
     // An overflowing round is split and run again: none of its later stages' work would count.
@@ -71,4 +73,8 @@ fn finish() {
     args.x = min(groups, ROW);
     args.y = (groups + ROW - 1u) / ROW;
     args.z = 1u;
+    let far_groups = (groups + LEAF_THREADS - 1u) / LEAF_THREADS; // one thread per leaf pair
+    args_far.x = min(far_groups, ROW);
+    args_far.y = (far_groups + ROW - 1u) / ROW;
+    args_far.z = 1u;
 }

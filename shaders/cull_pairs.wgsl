@@ -9,16 +9,13 @@
 @group(0) @binding(2) var<storage, read> tris_b: array<TriRecord>;
 @group(0) @binding(3) var<storage, read> index_a: array<u32>;
 @group(0) @binding(4) var<storage, read> index_b: array<u32>;
-@group(0) @binding(5) var<storage, read> leaf_pairs: array<vec4<u32>>;
+@group(0) @binding(5) var<storage, read_write> leaf_pairs: array<vec4<u32>>; // far empties settled pairs
 @group(0) @binding(6) var<storage, read_write> pairs: array<vec2<u32>>;
 @group(0) @binding(7) var<storage, read_write> counters: Counters;
 @group(0) @binding(8) var<storage, read_write> args: DispatchArgs; // the next stage's indirect dispatch
 
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
-// Each lane's share of its leaf pair's spans along B's first normal (see leaf_far).
-var<workgroup> wg_span_a: array<vec3<f32>, 64>;
-var<workgroup> wg_span_b: array<vec3<f32>, 64>;
 
 // Triangle i of A in B's record frame: its sphere centre c and reach R_i + d + pad, its
 // vertices and its plane, for the tests of its pairs.
@@ -61,42 +58,44 @@ fn passes(i: u32, j: u32, a: Near) -> bool {
 // A and B triangles along the normal of B's first triangle (any axis bounds the distance
 // from below), less the rounding of the projections (16 u of the largest distance from the
 // reference point) and the inputs' (in pad, with d). Where two surfaces face each other across
-// a gap, this settles most leaf pairs the boxes let through before their 64 sphere tests. The
-// lanes of a leaf pair each project a share of its triangles and meet in workgroup memory:
-// every lane calls this, in uniform control flow.
-fn leaf_far(pr: vec4<u32>, lane: u32, li: u32) -> bool {
-    var axis = vec3<f32>(0.0);
-    var origin = vec3<f32>(0.0);
-    if (pr.w > 0u) {
-        let first = index_b[pr.z];
-        axis = tris_b[first].normal.xyz;
-        origin = tris_b[first].v[0].xyz;
+// a gap, this settles most leaf pairs the boxes let through before their 64 sphere tests.
+fn leaf_far(pr: vec4<u32>) -> bool {
+    if (pr.w == 0u) {
+        return false;
     }
+    let first = index_b[pr.z];
+    let axis = tris_b[first].normal.xyz;
+    let origin = tris_b[first].v[0].xyz;
     var sa = EMPTY_SPAN;
     var sb = EMPTY_SPAN;
-    for (var s = lane; s < pr.y; s = s + LEAF_THREADS) {
+    for (var s = 0u; s < pr.y; s = s + 1u) {
         let i = index_a[pr.x + s];
         for (var k = 0u; k < 3u; k = k + 1u) {
             sa = span_with(sa, from_local(q.b, to_local(q.a, tris_a[i].v[k].xyz)) - origin, axis);
         }
     }
-    for (var s = lane; s < pr.w; s = s + LEAF_THREADS) {
+    for (var s = 0u; s < pr.w; s = s + 1u) {
         let j = index_b[pr.z + s];
         for (var k = 0u; k < 3u; k = k + 1u) {
             sb = span_with(sb, tris_b[j].v[k].xyz - origin, axis);
         }
     }
-    wg_span_a[li] = sa;
-    wg_span_b[li] = sb;
-    workgroupBarrier();
-    let first_lane = li - lane;
-    for (var k = 0u; k < LEAF_THREADS; k = k + 1u) {
-        let oa = wg_span_a[first_lane + k];
-        let ob = wg_span_b[first_lane + k];
-        sa = vec3<f32>(min(sa.x, oa.x), max(sa.y, oa.y), max(sa.z, oa.z));
-        sb = vec3<f32>(min(sb.x, ob.x), max(sb.y, ob.y), max(sb.z, ob.z));
-    }
     return dot(axis, axis) > 0.0 && span_gap(sa, sb) > q.tol.x + q.tol.y;
+}
+
+// Before main, one thread per leaf pair: a leaf pair leaf_far settles is emptied (no A
+// triangles), so that main's lanes skip it. A stage of its own rather than the eight lanes of
+// main sharing the projections: their barrier and exchange cost lavapipe more than the
+// projections themselves, and a settled pair no longer costs main its sphere tests' setup.
+@compute @workgroup_size(64)
+fn far(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let lp = thread_index(gid, nwg);
+    if (lp >= min(atomicLoad(&counters.leaf_pairs), q.capacity)) {
+        return;
+    }
+    if (leaf_far(leaf_pairs[lp])) {
+        leaf_pairs[lp].y = 0u;
+    }
 }
 
 // Count, reserve the workgroup's slots with one global atomic, then write: one global atomic
@@ -114,9 +113,6 @@ fn main(
     var pr = vec4<u32>(0u);
     if (lp < min(atomicLoad(&counters.leaf_pairs), q.capacity)) {
         pr = leaf_pairs[lp];
-    }
-    if (leaf_far(pr, t % LEAF_THREADS, li)) {
-        pr.y = 0u; // no pair of this leaf pair can be within d
     }
     let simple = pr.y <= LEAF_THREADS && pr.w <= 32u;
     var bits = 0u;

@@ -39,6 +39,7 @@ pub struct GpuBackend {
     narrow_layout: wgpu::BindGroupLayout,
     cull_leaves: wgpu::ComputePipeline,
     cull_leaves_finish: wgpu::ComputePipeline,
+    cull_far: wgpu::ComputePipeline,
     cull_pairs: wgpu::ComputePipeline,
     cull_pairs_finish: wgpu::ComputePipeline,
     nearest: wgpu::ComputePipeline,
@@ -56,8 +57,10 @@ pub struct GpuBackend {
     hits: wgpu::Buffer,
     dists: wgpu::Buffer,
     counters: wgpu::Buffer,
-    /// Indirect dispatch sizes of cull_pairs and narrow, each written by the stage before
-    /// (two buffers: a dispatch may not read the buffer its own bind group writes).
+    /// Indirect dispatch sizes of cull_pairs' far and main stages and of narrow, each written
+    /// by the stage before (apart: a dispatch may not read the buffer its own bind group
+    /// writes).
+    args_far: wgpu::Buffer,
     args_pairs: wgpu::Buffer,
     args_narrow: wgpu::Buffer,
     report: wgpu::Buffer,
@@ -145,6 +148,7 @@ impl GpuBackend {
                 entry(3, RW, 16),
                 entry(4, RW, c),
                 entry(5, RW, 12),
+                entry(6, RW, 12),
             ],
         );
         let pairs_layout = layout(
@@ -155,7 +159,7 @@ impl GpuBackend {
                 entry(2, RO, 192),
                 entry(3, RO, 4),
                 entry(4, RO, 4),
-                entry(5, RO, 16),
+                entry(5, RW, 16),
                 entry(6, RW, 8),
                 entry(7, RW, c),
                 entry(8, RW, 12),
@@ -196,6 +200,7 @@ impl GpuBackend {
         let cull_leaves = ctx.compute_pipeline("cull_leaves", &lv, "main", &leaves_layout)?;
         let cull_leaves_finish =
             ctx.compute_pipeline("cull_leaves", &lv, "finish", &leaves_layout)?;
+        let cull_far = ctx.compute_pipeline("cull_pairs", &pr, "far", &pairs_layout)?;
         let cull_pairs = ctx.compute_pipeline("cull_pairs", &pr, "main", &pairs_layout)?;
         let cull_pairs_finish = ctx.compute_pipeline("cull_pairs", &pr, "finish", &pairs_layout)?;
         let walkers = [("LEAF_WALKERS", leaf_walkers(&ctx) as f64)];
@@ -252,6 +257,7 @@ impl GpuBackend {
             hits: storage("hits", cap * 16, wgpu::BufferUsages::empty()),
             dists: storage("distances", cap * 4, wgpu::BufferUsages::empty()),
             counters: storage("counters", c, wgpu::BufferUsages::empty()),
+            args_far: storage("cull_pairs far dispatch", 12, wgpu::BufferUsages::INDIRECT),
             args_pairs: storage("cull_pairs dispatch", 12, wgpu::BufferUsages::INDIRECT),
             args_narrow: storage("narrow dispatch", 12, wgpu::BufferUsages::INDIRECT),
             leaves_layout,
@@ -260,6 +266,7 @@ impl GpuBackend {
             narrow_layout,
             cull_leaves,
             cull_leaves_finish,
+            cull_far,
             cull_pairs,
             cull_pairs_finish,
             nearest,
@@ -372,6 +379,7 @@ impl GpuBackend {
                         &self.leaf_pairs,
                         &self.counters,
                         &self.args_pairs,
+                        &self.args_far,
                     ],
                 );
                 let pairs_bg = bind(
@@ -408,6 +416,8 @@ impl GpuBackend {
                 pass.set_pipeline(&self.cull_leaves_finish);
                 pass.dispatch_workgroups(1, 1, 1);
                 pass.set_bind_group(0, &pairs_bg, &[]);
+                pass.set_pipeline(&self.cull_far);
+                pass.dispatch_workgroups_indirect(&self.args_far, 0);
                 pass.set_pipeline(&self.cull_pairs);
                 pass.dispatch_workgroups_indirect(&self.args_pairs, 0);
                 pass.set_pipeline(&self.cull_pairs_finish);
