@@ -46,6 +46,7 @@ struct Counters {
     hits: atomic<u32>,
     min_dist_bits: atomic<u32>,
     stack_overflow: atomic<u32>,      // never set while the octree depth limit holds
+    live_pairs: atomic<u32>,          // leaf pairs cull_pairs::far kept
 }
 
 struct DispatchArgs {

@@ -11,8 +11,7 @@
 @group(0) @binding(2) var<storage, read> nodes_b: array<OctreeNode>;
 @group(0) @binding(3) var<storage, read_write> leaf_pairs: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read_write> counters: Counters;
-@group(0) @binding(5) var<storage, read_write> args: DispatchArgs; // cull_pairs' indirect dispatch
-@group(0) @binding(6) var<storage, read_write> args_far: DispatchArgs; // cull_pairs::far's
+@group(0) @binding(5) var<storage, read_write> args: DispatchArgs; // cull_pairs::far's indirect dispatch
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -60,21 +59,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
 }
 
-// One thread: the indirect dispatches of cull_pairs (LEAF_THREADS threads per leaf pair) and
-// of its far stage (one), in rows of at most ROW workgroups (the 65535 per dimension every
-// adapter allows).
+// One thread: the indirect dispatch of cull_pairs::far, one thread per leaf pair, in rows of at
+// most ROW workgroups (the 65535 per dimension every adapter allows).
 @compute @workgroup_size(1)
 fn finish() {
     // An overflowing round is split and run again: none of its later stages' work would count.
-    var groups = (atomicLoad(&counters.leaf_pairs) * LEAF_THREADS + WG - 1u) / WG;
+    var groups = (atomicLoad(&counters.leaf_pairs) + WG - 1u) / WG;
     if (atomicLoad(&counters.leaf_pairs) > q.capacity) {
         groups = 0u;
     }
     args.x = min(groups, ROW);
     args.y = (groups + ROW - 1u) / ROW;
     args.z = 1u;
-    let far_groups = (groups + LEAF_THREADS - 1u) / LEAF_THREADS; // one thread per leaf pair
-    args_far.x = min(far_groups, ROW);
-    args_far.y = (far_groups + ROW - 1u) / ROW;
-    args_far.z = 1u;
 }

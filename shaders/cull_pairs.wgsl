@@ -1,4 +1,5 @@
-// Cull, second half: candidate pairs. LEAF_THREADS threads per leaf pair from cull_leaves.wgsl;
+// Cull, second half: candidate pairs. First far keeps the leaf pairs from cull_leaves.wgsl that
+// leaf_far cannot settle, then main takes LEAF_THREADS threads per kept leaf pair;
 // thread s takes the pair's A triangles s, s + LEAF_THREADS, ... and tests each against every
 // triangle of the B leaf by seed 000's step 1 with tolerance d, padded by the f32 error bound:
 // |C_j - C_i|^2 <= (R_i + R_j + d + pad)^2 (both centres in B's record frame).
@@ -9,10 +10,12 @@
 @group(0) @binding(2) var<storage, read> tris_b: array<TriRecord>;
 @group(0) @binding(3) var<storage, read> index_a: array<u32>;
 @group(0) @binding(4) var<storage, read> index_b: array<u32>;
-@group(0) @binding(5) var<storage, read_write> leaf_pairs: array<vec4<u32>>; // far empties settled pairs
+@group(0) @binding(5) var<storage, read> leaf_pairs: array<vec4<u32>>; // far's input
 @group(0) @binding(6) var<storage, read_write> pairs: array<vec2<u32>>;
 @group(0) @binding(7) var<storage, read_write> counters: Counters;
-@group(0) @binding(8) var<storage, read_write> args: DispatchArgs; // the next stage's indirect dispatch
+@group(0) @binding(8) var<storage, read_write> args: DispatchArgs; // narrow's indirect dispatch
+@group(0) @binding(9) var<storage, read_write> live_pairs: array<vec4<u32>>; // far's output, main's input
+@group(0) @binding(10) var<storage, read_write> args_main: DispatchArgs; // main's indirect dispatch
 
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
@@ -83,19 +86,48 @@ fn leaf_far(pr: vec4<u32>) -> bool {
     return dot(axis, axis) > 0.0 && span_gap(sa, sb) > q.tol.x + q.tol.y;
 }
 
-// Before main, one thread per leaf pair: a leaf pair leaf_far settles is emptied (no A
-// triangles), so that main's lanes skip it. A stage of its own rather than the eight lanes of
-// main sharing the projections: their barrier and exchange cost lavapipe more than the
-// projections themselves, and a settled pair no longer costs main its sphere tests' setup.
+var<workgroup> wg_live: atomic<u32>;
+var<workgroup> wg_live_base: u32;
+
+// Before main, one thread per leaf pair: the leaf pairs leaf_far cannot settle are copied to
+// live_pairs (slots reserved per workgroup, as in main), and only those get main's lanes. A
+// stage of its own rather than main's eight lanes sharing the projections: their barrier and
+// exchange cost lavapipe more than the projections themselves, and a settled leaf pair now
+// costs main nothing.
 @compute @workgroup_size(64)
-fn far(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn far(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) li: u32,
+) {
     let lp = thread_index(gid, nwg);
-    if (lp >= min(atomicLoad(&counters.leaf_pairs), q.capacity)) {
-        return;
+    var pr = vec4<u32>(0u);
+    var live = false;
+    if (lp < min(atomicLoad(&counters.leaf_pairs), q.capacity)) {
+        pr = leaf_pairs[lp];
+        live = !leaf_far(pr);
     }
-    if (leaf_far(leaf_pairs[lp])) {
-        leaf_pairs[lp].y = 0u;
+    var offset = 0u;
+    if (live) {
+        offset = atomicAdd(&wg_live, 1u);
     }
+    workgroupBarrier();
+    if (li == 0u) {
+        wg_live_base = atomicAdd(&counters.live_pairs, atomicLoad(&wg_live));
+    }
+    workgroupBarrier();
+    if (live) {
+        live_pairs[wg_live_base + offset] = pr; // at most one per leaf pair: within capacity
+    }
+}
+
+// One thread: main's indirect dispatch, LEAF_THREADS threads per live leaf pair, in rows.
+@compute @workgroup_size(1)
+fn far_finish() {
+    let groups = (atomicLoad(&counters.live_pairs) * LEAF_THREADS + WG - 1u) / WG;
+    args_main.x = min(groups, ROW);
+    args_main.y = (groups + ROW - 1u) / ROW;
+    args_main.z = 1u;
 }
 
 // Count, reserve the workgroup's slots with one global atomic, then write: one global atomic
@@ -111,8 +143,8 @@ fn main(
     let t = thread_index(gid, nwg);
     let lp = t / LEAF_THREADS;
     var pr = vec4<u32>(0u);
-    if (lp < min(atomicLoad(&counters.leaf_pairs), q.capacity)) {
-        pr = leaf_pairs[lp];
+    if (lp < atomicLoad(&counters.live_pairs)) {
+        pr = live_pairs[lp];
     }
     let simple = pr.y <= LEAF_THREADS && pr.w <= 32u;
     var bits = 0u;

@@ -112,7 +112,8 @@ fn gpu_structs_match_wgsl() {
             candidates,
             hits,
             min_dist_bits,
-            stack_overflow
+            stack_overflow,
+            live_pairs
         )
     );
     let (size, members) = wgsl_layout(shaders::COMMON, "DispatchArgs");

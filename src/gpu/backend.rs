@@ -34,12 +34,14 @@ pub struct GpuBackend {
     /// answer is the same. On by default; the tests of the GPU stages turn it off.
     pub settle_on_cpu: bool,
     leaves_layout: wgpu::BindGroupLayout,
+    far_layout: wgpu::BindGroupLayout,
     pairs_layout: wgpu::BindGroupLayout,
     nearest_layout: wgpu::BindGroupLayout,
     narrow_layout: wgpu::BindGroupLayout,
     cull_leaves: wgpu::ComputePipeline,
     cull_leaves_finish: wgpu::ComputePipeline,
     cull_far: wgpu::ComputePipeline,
+    cull_far_finish: wgpu::ComputePipeline,
     cull_pairs: wgpu::ComputePipeline,
     cull_pairs_finish: wgpu::ComputePipeline,
     nearest: wgpu::ComputePipeline,
@@ -57,6 +59,8 @@ pub struct GpuBackend {
     hits: wgpu::Buffer,
     dists: wgpu::Buffer,
     counters: wgpu::Buffer,
+    /// The leaf pairs `cull_pairs::far` keeps, `cull_pairs::main`'s input.
+    live_pairs: wgpu::Buffer,
     /// Indirect dispatch sizes of cull_pairs' far and main stages and of narrow, each written
     /// by the stage before (apart: a dispatch may not read the buffer its own bind group
     /// writes).
@@ -148,7 +152,20 @@ impl GpuBackend {
                 entry(3, RW, 16),
                 entry(4, RW, c),
                 entry(5, RW, 12),
-                entry(6, RW, 12),
+            ],
+        );
+        let far_layout = layout(
+            "cull_pairs far",
+            &[
+                entry(0, UNIFORM, q),
+                entry(1, RO, 192),
+                entry(2, RO, 192),
+                entry(3, RO, 4),
+                entry(4, RO, 4),
+                entry(5, RO, 16),
+                entry(7, RW, c),
+                entry(9, RW, 16),
+                entry(10, RW, 12),
             ],
         );
         let pairs_layout = layout(
@@ -159,10 +176,10 @@ impl GpuBackend {
                 entry(2, RO, 192),
                 entry(3, RO, 4),
                 entry(4, RO, 4),
-                entry(5, RW, 16),
                 entry(6, RW, 8),
                 entry(7, RW, c),
                 entry(8, RW, 12),
+                entry(9, RW, 16),
             ],
         );
         let nearest_layout = layout(
@@ -200,7 +217,8 @@ impl GpuBackend {
         let cull_leaves = ctx.compute_pipeline("cull_leaves", &lv, "main", &leaves_layout)?;
         let cull_leaves_finish =
             ctx.compute_pipeline("cull_leaves", &lv, "finish", &leaves_layout)?;
-        let cull_far = ctx.compute_pipeline("cull_pairs", &pr, "far", &pairs_layout)?;
+        let cull_far = ctx.compute_pipeline("cull_pairs", &pr, "far", &far_layout)?;
+        let cull_far_finish = ctx.compute_pipeline("cull_pairs", &pr, "far_finish", &far_layout)?;
         let cull_pairs = ctx.compute_pipeline("cull_pairs", &pr, "main", &pairs_layout)?;
         let cull_pairs_finish = ctx.compute_pipeline("cull_pairs", &pr, "finish", &pairs_layout)?;
         let walkers = [("LEAF_WALKERS", leaf_walkers(&ctx) as f64)];
@@ -253,6 +271,7 @@ impl GpuBackend {
                 mapped_at_creation: false,
             }),
             leaf_pairs: storage("leaf pairs", cap * 16, wgpu::BufferUsages::empty()),
+            live_pairs: storage("live leaf pairs", cap * 16, wgpu::BufferUsages::empty()),
             pairs: storage("candidate pairs", cap * 8, wgpu::BufferUsages::empty()),
             hits: storage("hits", cap * 16, wgpu::BufferUsages::empty()),
             dists: storage("distances", cap * 4, wgpu::BufferUsages::empty()),
@@ -261,12 +280,14 @@ impl GpuBackend {
             args_pairs: storage("cull_pairs dispatch", 12, wgpu::BufferUsages::INDIRECT),
             args_narrow: storage("narrow dispatch", 12, wgpu::BufferUsages::INDIRECT),
             leaves_layout,
+            far_layout,
             pairs_layout,
             nearest_layout,
             narrow_layout,
             cull_leaves,
             cull_leaves_finish,
             cull_far,
+            cull_far_finish,
             cull_pairs,
             cull_pairs_finish,
             nearest,
@@ -316,15 +337,15 @@ impl GpuBackend {
             hits: 0,
             min_dist_bits: f32::INFINITY.to_bits(),
             stack_overflow: 0,
+            live_pairs: 0,
         };
         ctx.queue
             .write_buffer(&self.counters, 0, bytemuck::bytes_of(&init));
-        let bind = |layout: &wgpu::BindGroupLayout, bufs: &[&wgpu::Buffer]| {
+        let bind_at = |layout: &wgpu::BindGroupLayout, bufs: &[(u32, &wgpu::Buffer)]| {
             let entries: Vec<wgpu::BindGroupEntry> = bufs
                 .iter()
-                .enumerate()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: i as u32,
+                .map(|&(binding, b)| wgpu::BindGroupEntry {
+                    binding,
                     resource: b.as_entire_binding(),
                 })
                 .collect();
@@ -333,6 +354,11 @@ impl GpuBackend {
                 layout,
                 entries: &entries,
             })
+        };
+        // Bindings 0, 1, 2, ... in order.
+        let bind = |layout: &wgpu::BindGroupLayout, bufs: &[&wgpu::Buffer]| {
+            let numbered: Vec<(u32, &wgpu::Buffer)> = (0..).zip(bufs.iter().copied()).collect();
+            bind_at(layout, &numbered)
         };
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
@@ -378,22 +404,35 @@ impl GpuBackend {
                         &b.nodes,
                         &self.leaf_pairs,
                         &self.counters,
-                        &self.args_pairs,
                         &self.args_far,
                     ],
                 );
-                let pairs_bg = bind(
+                let far_bg = bind_at(
+                    &self.far_layout,
+                    &[
+                        (0, &self.uniform),
+                        (1, &a.tris),
+                        (2, &b.tris),
+                        (3, &a.index),
+                        (4, &b.index),
+                        (5, &self.leaf_pairs),
+                        (7, &self.counters),
+                        (9, &self.live_pairs),
+                        (10, &self.args_pairs),
+                    ],
+                );
+                let pairs_bg = bind_at(
                     &self.pairs_layout,
                     &[
-                        &self.uniform,
-                        &a.tris,
-                        &b.tris,
-                        &a.index,
-                        &b.index,
-                        &self.leaf_pairs,
-                        &self.pairs,
-                        &self.counters,
-                        &self.args_narrow,
+                        (0, &self.uniform),
+                        (1, &a.tris),
+                        (2, &b.tris),
+                        (3, &a.index),
+                        (4, &b.index),
+                        (6, &self.pairs),
+                        (7, &self.counters),
+                        (8, &self.args_narrow),
+                        (9, &self.live_pairs),
                     ],
                 );
                 let narrow_bg = bind(
@@ -415,9 +454,12 @@ impl GpuBackend {
                 dispatch(&mut pass, a.node_count);
                 pass.set_pipeline(&self.cull_leaves_finish);
                 pass.dispatch_workgroups(1, 1, 1);
-                pass.set_bind_group(0, &pairs_bg, &[]);
+                pass.set_bind_group(0, &far_bg, &[]);
                 pass.set_pipeline(&self.cull_far);
                 pass.dispatch_workgroups_indirect(&self.args_far, 0);
+                pass.set_pipeline(&self.cull_far_finish);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_bind_group(0, &pairs_bg, &[]);
                 pass.set_pipeline(&self.cull_pairs);
                 pass.dispatch_workgroups_indirect(&self.args_pairs, 0);
                 pass.set_pipeline(&self.cull_pairs_finish);

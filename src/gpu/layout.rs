@@ -70,6 +70,8 @@ pub struct Counters {
     /// Set if a traversal stack overflowed (impossible within the octree's depth limit; a
     /// non-zero value is reported as an error, never ignored).
     pub stack_overflow: u32,
+    /// Leaf pairs `cull_pairs::far` kept for `cull_pairs::main` (at most `leaf_pairs`).
+    pub live_pairs: u32,
 }
 
 /// Indirect dispatch arguments written by the GPU for the narrow phase.
