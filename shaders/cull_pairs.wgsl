@@ -8,8 +8,6 @@
 @group(0) @binding(0) var<uniform> q: Query;
 @group(0) @binding(1) var<storage, read> tris_a: array<TriRecord>;
 @group(0) @binding(2) var<storage, read> tris_b: array<TriRecord>;
-@group(0) @binding(3) var<storage, read> index_a: array<u32>;
-@group(0) @binding(4) var<storage, read> index_b: array<u32>;
 @group(0) @binding(5) var<storage, read> leaf_pairs: array<vec4<u32>>; // far's input
 @group(0) @binding(6) var<storage, read_write> pairs: array<vec2<u32>>;
 @group(0) @binding(7) var<storage, read_write> counters: Counters;
@@ -66,19 +64,19 @@ fn leaf_far(pr: vec4<u32>) -> bool {
     if (pr.w == 0u) {
         return false;
     }
-    let first = index_b[pr.z];
+    let first = pr.z;
     let axis = tris_b[first].normal.xyz;
     let origin = tris_b[first].v[0].xyz;
     var sa = EMPTY_SPAN;
     var sb = EMPTY_SPAN;
     for (var s = 0u; s < pr.y; s = s + 1u) {
-        let i = index_a[pr.x + s];
+        let i = pr.x + s;
         for (var k = 0u; k < 3u; k = k + 1u) {
             sa = span_with(sa, from_local(q.b, to_local(q.a, tris_a[i].v[k].xyz)) - origin, axis);
         }
     }
     for (var s = 0u; s < pr.w; s = s + 1u) {
-        let j = index_b[pr.z + s];
+        let j = pr.z + s;
         for (var k = 0u; k < 3u; k = k + 1u) {
             sb = span_with(sb, tris_b[j].v[k].xyz - origin, axis);
         }
@@ -150,10 +148,10 @@ fn main(
     var bits = 0u;
     var n = 0u;
     for (var s = t % LEAF_THREADS; s < pr.y; s = s + LEAF_THREADS) {
-        let i = index_a[pr.x + s];
+        let i = pr.x + s;
         let a = near_of(i);
         for (var k = 0u; k < pr.w; k = k + 1u) {
-            if (passes(i, index_b[pr.z + k], a)) {
+            if (passes(i, pr.z + k, a)) {
                 n = n + 1u;
                 bits = bits | (1u << (k & 31u));
             }
@@ -168,11 +166,11 @@ fn main(
     var slot = wg_base + offset;
     if (simple) {
         if (n > 0u) {
-            let i = index_a[pr.x + t % LEAF_THREADS];
+            let i = pr.x + t % LEAF_THREADS;
             for (var k = 0u; k < pr.w; k = k + 1u) {
                 if ((bits & (1u << k)) != 0u) {
                     if (slot < q.capacity) {
-                        pairs[slot] = vec2<u32>(i, index_b[pr.z + k]);
+                        pairs[slot] = vec2<u32>(i, pr.z + k);
                     }
                     slot = slot + 1u;
                 }
@@ -181,10 +179,10 @@ fn main(
         return;
     }
     for (var s = t % LEAF_THREADS; s < pr.y; s = s + LEAF_THREADS) {
-        let i = index_a[pr.x + s];
+        let i = pr.x + s;
         let a = near_of(i);
         for (var k = 0u; k < pr.w; k = k + 1u) {
-            let j = index_b[pr.z + k];
+            let j = pr.z + k;
             if (passes(i, j, a)) {
                 if (slot < q.capacity) {
                     pairs[slot] = vec2<u32>(i, j);

@@ -25,8 +25,6 @@
 @group(0) @binding(2) var<storage, read> tris_b: array<TriRecord>;
 @group(0) @binding(3) var<storage, read> nodes_a: array<OctreeNode>;
 @group(0) @binding(4) var<storage, read> nodes_b: array<OctreeNode>;
-@group(0) @binding(5) var<storage, read> index_a: array<u32>;
-@group(0) @binding(6) var<storage, read> index_b: array<u32>;
 @group(0) @binding(7) var<storage, read_write> counters: Counters;
 @group(0) @binding(8) var<storage, read_write> hits: array<Hit>;
 
@@ -56,13 +54,13 @@ fn search(t: u32, emit_pairs: bool) {
     // bounds all its pairs from below, less the rounding of the projections (16 u of the
     // largest distance from the reference point). Where the surfaces face each other across a
     // gap, most leaves of B within the boxes' reach are settled by it before their pairs.
-    let first = tris_a[index_a[lo]];
+    let first = tris_a[lo];
     let axis = vec3<f32>(dot(q.a[0].xyz, first.normal.xyz), dot(q.a[1].xyz, first.normal.xyz), dot(q.a[2].xyz, first.normal.xyz));
     let origin = to_local(q.a, first.v[0].xyz);
     var span_a = EMPTY_SPAN;
     for (var pos = lo + t % LEAF_WALKERS; pos < hi; pos = pos + LEAF_WALKERS) {
         for (var m = 0u; m < 3u; m = m + 1u) {
-            span_a = span_with(span_a, to_local(q.a, tris_a[index_a[pos]].v[m].xyz) - origin, axis);
+            span_a = span_with(span_a, to_local(q.a, tris_a[pos].v[m].xyz) - origin, axis);
         }
     }
     let use_axis = dot(axis, axis) > 0.0 && span_a.x <= span_a.y;
@@ -135,7 +133,7 @@ fn search(t: u32, emit_pairs: bool) {
             var span_b = EMPTY_SPAN;
             for (var k = node.tri_start; k < node.tri_start + node.tri_count; k = k + 1u) {
                 for (var m = 0u; m < 3u; m = m + 1u) {
-                    span_b = span_with(span_b, to_local(q.b, tris_b[index_b[k]].v[m].xyz) - origin, axis);
+                    span_b = span_with(span_b, to_local(q.b, tris_b[k].v[m].xyz) - origin, axis);
                 }
             }
             if (span_gap(span_a, span_b) > best + slack) {
@@ -143,7 +141,7 @@ fn search(t: u32, emit_pairs: bool) {
             }
         }
         for (var pos = lo + t % LEAF_WALKERS; pos < hi; pos = pos + LEAF_WALKERS) {
-            let i = index_a[pos];
+            let i = pos;
             let sa = tris_a[i].sphere;
             let c = from_local(q.b, to_local(q.a, sa.xyz));
             let r = sa.w;
@@ -153,7 +151,7 @@ fn search(t: u32, emit_pairs: bool) {
             let p = array<vec3<f32>, 3>(to_local(q.a, tris_a[i].v[0].xyz), to_local(q.a, tris_a[i].v[1].xyz), to_local(q.a, tris_a[i].v[2].xyz));
             let pl = plane_of(p);
             for (var k = node.tri_start; k < node.tri_start + node.tri_count; k = k + 1u) {
-                let j = index_b[k];
+                let j = k;
                 let sj = tris_b[j].sphere;
                 if (length(sj.xyz - c) - r - sj.w > best + slack) {
                     continue;

@@ -2,9 +2,11 @@
 //! mesh's record frame (its own coordinates less a centre `c`), and reused by every query and
 //! pose. Coordinates relative to `c` keep f32 precise for parts modelled far from the origin.
 //!
-//! Records are stored in octree order, so that a leaf's triangles are one contiguous run
-//! whatever order the file lists them in (the stages read them leaf by leaf); each part's `ids`
-//! gives the mesh's own numbers back.
+//! Records are stored in their part's octree order, so that a leaf's triangles are one
+//! contiguous run whatever order the file lists them in (the stages read them leaf by leaf) and
+//! a node's `tri_start .. tri_start + tri_count` are its records' positions: the part's
+//! `tri_index` is the identity and is not uploaded. Each part's `ids` gives the mesh's own
+//! numbers back.
 //!
 //! A mesh whose records would not fit one storage binding is split into parts: runs of its
 //! triangles in octree order (so each part is spatially compact), each with an octree of its
@@ -24,7 +26,8 @@ pub struct HostPart {
     /// Global index of each of the part's triangles.
     pub ids: Vec<u32>,
     pub records: Vec<TriRecord>,
-    /// The part's octree, nodes in the record frame; `tri_index` holds local indices.
+    /// The part's octree, nodes in the record frame; `tri_index` is the identity (records are in
+    /// its order).
     pub octree: Octree,
     pub nodes: Vec<OctreeNode>,
     /// Welded (global) vertex indices, three per triangle: self-intersection tells neighbours
@@ -65,21 +68,25 @@ impl HostArrays {
     }
 }
 
+/// The part of `m` over the triangles `ids`, records in the order of the part's octree: the
+/// mesh's own (`whole`, when `ids` is its order) or one built over `ids`.
 fn part(m: &Mesh, ids: Vec<u32>, whole: Option<&Octree>, center: DVec3) -> HostPart {
-    let octree = match whole {
-        // The whole mesh in one part: its own octree, records in its order (ids = tri_index).
-        Some(t) => Octree {
-            nodes: t.nodes.clone(),
-            tri_index: (0..ids.len() as u32).collect(),
-        },
+    let nodes = match whole {
+        Some(t) => t.nodes.clone(),
         None => {
             let sub = Mesh {
                 source: m.source.clone(),
                 vertices: m.vertices.clone(),
                 triangles: ids.iter().map(|&i| m.triangles[i as usize]).collect(),
             };
-            Octree::build(&sub)
+            let t = Octree::build(&sub);
+            let ids: Vec<u32> = t.tri_index.iter().map(|&k| ids[k as usize]).collect();
+            return part(m, ids, Some(&t), center);
         }
+    };
+    let octree = Octree {
+        nodes,
+        tri_index: (0..ids.len() as u32).collect(),
     };
     let records = ids
         .par_iter()
@@ -117,7 +124,6 @@ pub struct GpuPart {
     pub node_count: u32,
     pub tris: wgpu::Buffer,
     pub nodes: wgpu::Buffer,
-    pub index: wgpu::Buffer,
     pub vidx: wgpu::Buffer,
 }
 
@@ -173,10 +179,6 @@ impl GpuMesh {
                     node_count: p.nodes.len() as u32,
                     tris: buf("tri records", bytemuck::cast_slice(&p.records))?,
                     nodes: buf("octree nodes", bytemuck::cast_slice(&p.nodes))?,
-                    index: buf(
-                        "octree triangle index",
-                        bytemuck::cast_slice(&p.octree.tri_index),
-                    )?,
                     vidx: buf("vertex indices", bytemuck::cast_slice(&p.vidx))?,
                     ids: p.ids,
                     bounds: p.bounds,

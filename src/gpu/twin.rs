@@ -34,7 +34,9 @@ fn to_b_frame(q: &Query, p: Vec3) -> Vec3 {
 
 /// `cull_leaves.wgsl` then `cull_pairs.wgsl` for A's triangles at positions
 /// `q.chunk_start .. q.chunk_end` of A's octree order (the GPU's order of the pairs is not
-/// defined: compare as sets).
+/// defined: compare as sets). The shaders take a position as the record's index: uploaded
+/// parts store their records in octree order, so their `tri_index` (`index_a`, `index_b`
+/// here) is the identity.
 #[allow(clippy::too_many_arguments)]
 pub fn cull(
     q: &Query,
