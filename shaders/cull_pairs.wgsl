@@ -64,9 +64,8 @@ fn leaf_far(pr: vec4<u32>) -> bool {
     if (pr.w == 0u) {
         return false;
     }
-    let first = pr.z;
-    let axis = tris_b[first].normal.xyz;
-    let origin = tris_b[first].v[0].xyz;
+    let axis = tris_b[pr.z].normal.xyz;
+    let origin = tris_b[pr.z].v[0].xyz;
     var sa = EMPTY_SPAN;
     var sb = EMPTY_SPAN;
     for (var s = 0u; s < pr.y; s = s + 1u) {
@@ -181,8 +180,7 @@ fn main(
     for (var s = t % LEAF_THREADS; s < pr.y; s = s + LEAF_THREADS) {
         let i = pr.x + s;
         let a = near_of(i);
-        for (var k = 0u; k < pr.w; k = k + 1u) {
-            let j = pr.z + k;
+        for (var j = pr.z; j < pr.z + pr.w; j = j + 1u) {
             if (passes(i, j, a)) {
                 if (slot < q.capacity) {
                     pairs[slot] = vec2<u32>(i, j);

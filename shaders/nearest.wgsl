@@ -140,8 +140,7 @@ fn search(t: u32, emit_pairs: bool) {
                 continue;
             }
         }
-        for (var pos = lo + t % LEAF_WALKERS; pos < hi; pos = pos + LEAF_WALKERS) {
-            let i = pos;
+        for (var i = lo + t % LEAF_WALKERS; i < hi; i = i + LEAF_WALKERS) {
             let sa = tris_a[i].sphere;
             let c = from_local(q.b, to_local(q.a, sa.xyz));
             let r = sa.w;
@@ -150,8 +149,7 @@ fn search(t: u32, emit_pairs: bool) {
             }
             let p = array<vec3<f32>, 3>(to_local(q.a, tris_a[i].v[0].xyz), to_local(q.a, tris_a[i].v[1].xyz), to_local(q.a, tris_a[i].v[2].xyz));
             let pl = plane_of(p);
-            for (var k = node.tri_start; k < node.tri_start + node.tri_count; k = k + 1u) {
-                let j = k;
+            for (var j = node.tri_start; j < node.tri_start + node.tri_count; j = j + 1u) {
                 let sj = tris_b[j].sphere;
                 if (length(sj.xyz - c) - r - sj.w > best + slack) {
                     continue;
