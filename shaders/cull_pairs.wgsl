@@ -17,6 +17,7 @@
 
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
+var<workgroup> wg_tested: atomic<u32>;
 
 // Triangle i of A in B's record frame: its sphere centre c and reach R_i + d + pad, its
 // vertices and its plane, for the tests of its pairs.
@@ -130,7 +131,9 @@ fn far_finish() {
 // Count, reserve the workgroup's slots with one global atomic, then write: one global atomic
 // per candidate made every thread queue on one address. In the usual case (one A triangle per
 // thread, at most 32 of B) the first pass keeps its answers as bits; otherwise the second
-// pass repeats the tests.
+// pass repeats the tests. Once the round's candidates overflow its capacity, its narrow stage
+// will not run and it will be split: later leaf pairs are skipped, and counted as untested, so
+// that the split can be sized from those tested (Counters::tested_pairs).
 @compute @workgroup_size(64)
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -140,8 +143,11 @@ fn main(
     let t = thread_index(gid, nwg);
     let lp = t / LEAF_THREADS;
     var pr = vec4<u32>(0u);
-    if (lp < atomicLoad(&counters.live_pairs)) {
+    if (lp < atomicLoad(&counters.live_pairs) && atomicLoad(&counters.candidates) <= q.capacity) {
         pr = live_pairs[lp];
+        if (t % LEAF_THREADS == 0u) {
+            atomicAdd(&wg_tested, 1u);
+        }
     }
     let simple = pr.y <= LEAF_THREADS && pr.w <= 32u;
     var bits = 0u;
@@ -160,6 +166,7 @@ fn main(
     workgroupBarrier();
     if (li == 0u) {
         wg_base = atomicAdd(&counters.candidates, atomicLoad(&wg_count));
+        atomicAdd(&counters.tested_pairs, atomicLoad(&wg_tested));
     }
     workgroupBarrier();
     var slot = wg_base + offset;

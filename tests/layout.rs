@@ -113,7 +113,8 @@ fn gpu_structs_match_wgsl() {
             hits,
             min_dist_bits,
             stack_overflow,
-            live_pairs
+            live_pairs,
+            tested_pairs
         )
     );
     let (size, members) = wgsl_layout(shaders::COMMON, "DispatchArgs");

@@ -332,6 +332,7 @@ impl GpuBackend {
             min_dist_bits: f32::INFINITY.to_bits(),
             stack_overflow: 0,
             live_pairs: 0,
+            tested_pairs: 0,
         };
         ctx.queue
             .write_buffer(&self.counters, 0, bytemuck::bytes_of(&init));
@@ -560,13 +561,20 @@ impl GpuBackend {
                     hits.extend(h);
                 }
                 (c, None) if end - start > 1 => {
-                    // Into as many chunks as the counts say, and one more for their unevenness.
-                    let need = [c.leaf_pairs, c.candidates, c.hits]
+                    // Into as many chunks as the counts say, and more for their unevenness:
+                    // splitting finer costs a round's fixed cost, and an overflowing round its
+                    // whole cull. The candidates of the leaf pairs the cull skipped once it had
+                    // overflowed are estimated from those it tested.
+                    let candidates = match c.tested_pairs {
+                        0 => c.candidates as u64,
+                        t => c.candidates as u64 * c.live_pairs.max(t) as u64 / t as u64,
+                    };
+                    let need = [c.leaf_pairs as u64, candidates, c.hits as u64]
                         .iter()
-                        .map(|&n| n.div_ceil(self.capacity))
+                        .map(|&n| n.div_ceil(self.capacity as u64))
                         .max()
-                        .unwrap_or(1);
-                    let k = (need + 1).clamp(2, end - start);
+                        .unwrap_or(1) as u32;
+                    let k = (need + need / 2 + 1).clamp(2, end - start);
                     let bounds: Vec<u32> = (0..=k)
                         .map(|x| start + ((end - start) as u64 * x as u64 / k as u64) as u32)
                         .collect();

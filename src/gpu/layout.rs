@@ -72,6 +72,9 @@ pub struct Counters {
     pub stack_overflow: u32,
     /// Leaf pairs `cull_pairs::far` kept for `cull_pairs::main` (at most `leaf_pairs`).
     pub live_pairs: u32,
+    /// Of those, the ones `cull_pairs::main` tested: once a round's candidates overflow, the
+    /// rest are skipped, and the split is sized from the candidates per tested leaf pair.
+    pub tested_pairs: u32,
 }
 
 /// Indirect dispatch arguments written by the GPU for the narrow phase.
