@@ -573,8 +573,8 @@ impl GpuBackend {
                         .iter()
                         .map(|&n| n.div_ceil(self.capacity as u64))
                         .max()
-                        .unwrap_or(1) as u32;
-                    let k = (need + need / 2 + 1).clamp(2, end - start);
+                        .unwrap_or(1);
+                    let k = (need + need / 2 + 1).clamp(2, (end - start) as u64) as u32;
                     let bounds: Vec<u32> = (0..=k)
                         .map(|x| start + ((end - start) as u64 * x as u64 / k as u64) as u32)
                         .collect();
