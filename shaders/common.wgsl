@@ -70,6 +70,11 @@ fn thread_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return gid.x + gid.y * nwg.x * WG;
 }
 
+// An indirect dispatch of `groups` workgroups in such rows (what thread_index numbers).
+fn in_rows(groups: u32) -> DispatchArgs {
+    return DispatchArgs(min(groups, ROW), (groups + ROW - 1u) / ROW, 1u);
+}
+
 // Traversal stack: deep enough for the octree's depth limit (24) times seven siblings waiting.
 const STACK: u32 = 192u;
 

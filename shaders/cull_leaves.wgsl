@@ -68,7 +68,5 @@ fn finish() {
     if (atomicLoad(&counters.leaf_pairs) > q.capacity) {
         groups = 0u;
     }
-    args.x = min(groups, ROW);
-    args.y = (groups + ROW - 1u) / ROW;
-    args.z = 1u;
+    args = in_rows(groups);
 }

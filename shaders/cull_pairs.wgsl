@@ -122,10 +122,7 @@ fn far(
 // One thread: main's indirect dispatch, LEAF_THREADS threads per live leaf pair, in rows.
 @compute @workgroup_size(1)
 fn far_finish() {
-    let groups = (atomicLoad(&counters.live_pairs) * LEAF_THREADS + WG - 1u) / WG;
-    args_main.x = min(groups, ROW);
-    args_main.y = (groups + ROW - 1u) / ROW;
-    args_main.z = 1u;
+    args_main = in_rows((atomicLoad(&counters.live_pairs) * LEAF_THREADS + WG - 1u) / WG);
 }
 
 // Count, reserve the workgroup's slots with one global atomic, then write: one global atomic

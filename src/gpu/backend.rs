@@ -592,6 +592,6 @@ impl GpuBackend {
     }
 }
 
-/// The indirect dispatches read three `u32`s each, written by `cull_leaves::finish` and
-/// `cull_pairs::finish`.
+/// The indirect dispatches read three `u32`s each, written by `cull_leaves::finish`,
+/// `cull_pairs::far_finish` and `cull_pairs::finish`.
 const _: () = assert!(std::mem::size_of::<DispatchArgs>() == 12);

@@ -77,7 +77,8 @@ pub struct Counters {
     pub tested_pairs: u32,
 }
 
-/// Indirect dispatch arguments written by the GPU for the narrow phase.
+/// Indirect dispatch arguments written by the GPU for the next stage (`cull_pairs::far`,
+/// `cull_pairs::main`, the narrow phase).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 pub struct DispatchArgs {
