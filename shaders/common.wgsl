@@ -47,7 +47,7 @@ struct Counters {
     min_dist_bits: atomic<u32>,
     stack_overflow: atomic<u32>,      // never set while the octree depth limit holds
     live_pairs: atomic<u32>,          // leaf pairs cull_pairs::far kept
-    tested_pairs: atomic<u32>,        // of those, the ones cull_pairs::main tested
+    deferred: atomic<u32>,            // of those, the ones cull_pairs::main left for the next pass
 }
 
 struct DispatchArgs {

@@ -17,7 +17,8 @@
 
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
-var<workgroup> wg_tested: atomic<u32>;
+var<workgroup> wg_pairs: atomic<u32>;
+var<workgroup> wg_skipped: atomic<u32>;
 
 // Triangle i of A in B's record frame: its sphere centre c and reach R_i + d + pad, its
 // vertices and its plane, for the tests of its pairs.
@@ -125,12 +126,19 @@ fn far_finish() {
     args_main = in_rows((atomicLoad(&counters.live_pairs) * LEAF_THREADS + WG - 1u) / WG);
 }
 
+// A workgroup's reservation that did not fit: its leaf pairs wait for the next pass.
+const DEFERRED: u32 = 0xffffffffu;
+
 // Count, reserve the workgroup's slots with one global atomic, then write: one global atomic
 // per candidate made every thread queue on one address. In the usual case (one A triangle per
 // thread, at most 32 of B) the first pass keeps its answers as bits; otherwise the second
-// pass repeats the tests. Once the round's candidates overflow its capacity, its narrow stage
-// will not run and it will be split: later leaf pairs are skipped, and counted as untested, so
-// that the split can be sized from those tested (Counters::tested_pairs).
+// pass repeats the tests.
+// A pass never holds more candidates than its capacity, and never part of a leaf pair's: a
+// workgroup reserves its slots only if all of them fit (compare and swap), and marks its leaf
+// pairs done (y = 0) when it does. One that does not fit defers its leaf pairs to the next
+// pass, which runs main and narrow again over the same live pairs (GpuBackend::rounds); once
+// one has, the later workgroups of the pass defer without testing. An overflowing round keeps
+// what it found instead of being culled again in smaller chunks.
 @compute @workgroup_size(64)
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -140,11 +148,15 @@ fn main(
     let t = thread_index(gid, nwg);
     let lp = t / LEAF_THREADS;
     var pr = vec4<u32>(0u);
-    if (lp < atomicLoad(&counters.live_pairs) && atomicLoad(&counters.candidates) <= q.capacity) {
+    if (lp < atomicLoad(&counters.live_pairs)) {
         pr = live_pairs[lp];
-        if (t % LEAF_THREADS == 0u) {
-            atomicAdd(&wg_tested, 1u);
+        if (pr.y != 0u && t % LEAF_THREADS == 0u) {
+            atomicAdd(&wg_pairs, 1u);
         }
+    }
+    if (pr.y != 0u && atomicLoad(&counters.deferred) != 0u) {
+        atomicStore(&wg_skipped, 1u);
+        pr.y = 0u;
     }
     let simple = pr.y <= LEAF_THREADS && pr.w <= 32u;
     var bits = 0u;
@@ -162,19 +174,41 @@ fn main(
     let offset = atomicAdd(&wg_count, n);
     workgroupBarrier();
     if (li == 0u) {
-        wg_base = atomicAdd(&counters.candidates, atomicLoad(&wg_count));
-        atomicAdd(&counters.tested_pairs, atomicLoad(&wg_tested));
+        let total = atomicLoad(&wg_count);
+        var base = DEFERRED;
+        if (atomicLoad(&wg_skipped) == 0u) {
+            var old = atomicLoad(&counters.candidates);
+            loop {
+                if (total > q.capacity - old) {
+                    break;
+                }
+                let r = atomicCompareExchangeWeak(&counters.candidates, old, old + total);
+                if (r.exchanged) {
+                    base = old;
+                    break;
+                }
+                old = r.old_value;
+            }
+        }
+        if (base == DEFERRED) {
+            atomicAdd(&counters.deferred, atomicLoad(&wg_pairs));
+        }
+        wg_base = base;
     }
     workgroupBarrier();
+    if (wg_base == DEFERRED) {
+        return;
+    }
+    if (pr.y != 0u && t % LEAF_THREADS == 0u) {
+        live_pairs[lp].y = 0u; // done: later passes of this round skip it
+    }
     var slot = wg_base + offset;
     if (simple) {
         if (n > 0u) {
             let i = pr.x + t % LEAF_THREADS;
             for (var k = 0u; k < pr.w; k = k + 1u) {
                 if ((bits & (1u << k)) != 0u) {
-                    if (slot < q.capacity) {
-                        pairs[slot] = vec2<u32>(i, pr.z + k);
-                    }
+                    pairs[slot] = vec2<u32>(i, pr.z + k);
                     slot = slot + 1u;
                 }
             }
@@ -186,9 +220,7 @@ fn main(
         let a = near_of(i);
         for (var j = pr.z; j < pr.z + pr.w; j = j + 1u) {
             if (passes(i, j, a)) {
-                if (slot < q.capacity) {
-                    pairs[slot] = vec2<u32>(i, j);
-                }
+                pairs[slot] = vec2<u32>(i, j);
                 slot = slot + 1u;
             }
         }
@@ -198,11 +230,7 @@ fn main(
 // One thread: the narrow phase's indirect dispatch size, so that no readback separates them.
 @compute @workgroup_size(1)
 fn finish() {
-    var n = atomicLoad(&counters.candidates);
-    if (n > q.capacity) {
-        n = 0u; // split and run again: narrowing this round's pairs would be wasted
-    }
-    args.x = (n + WG - 1u) / WG;
+    args.x = (atomicLoad(&counters.candidates) + WG - 1u) / WG;
     args.y = 1u;
     args.z = 1u;
 }

@@ -6,9 +6,11 @@ mod common;
 
 use common::{case_path, load_cases, pose};
 use glam::DVec3;
-use meshclash::gpu::GpuBackend;
+use meshclash::gpu::layout::{MODE_CLEARANCE, MODE_DISTANCE};
+use meshclash::gpu::query::frame;
+use meshclash::gpu::{GpuBackend, GpuMesh, Narrow};
 use meshclash::mesh::{generate, Mesh, Pose};
-use meshclash::query::{self, CheckOptions, CheckReport, PreparedMesh};
+use meshclash::query::{self, CheckOptions, CheckReport, Posed, PreparedMesh};
 
 /// The backend with every query on the GPU stages: distances the CPU would settle in a few
 /// microseconds included.
@@ -228,6 +230,60 @@ fn candidate_lists_larger_than_a_round_still_give_the_full_answer() {
         query::self_intersections(&t).pairs,
         b.self_intersections(&t, &g).unwrap().pairs
     );
+}
+
+#[test]
+fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
+    // The tori's tubes are 0.4 apart everywhere along the linked ring, so 0.45 gives many
+    // candidates. At 1200 per pass, chunks' first passes defer leaf pairs that a later pass
+    // tests (besides chunks split for their leaf pairs): the hits must be those of one pass
+    // with room for all, none twice and none missing; so must the candidate count and the
+    // smallest f32 distance.
+    let name = "rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes";
+    let (Some(small), Some(big)) = (backend(name, Some(1200)), backend(name, None)) else {
+        return;
+    };
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 40, 14));
+    let (gs, gb) = (small.upload(&t).unwrap(), big.upload(&t).unwrap());
+    let far = Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(1.0, 0.03, 0.02));
+    let (pa, pb) = (Posed::new(&t, Pose::IDENTITY), Posed::new(&t, far));
+    for (d, mode, narrow) in [
+        (0.45, MODE_CLEARANCE, Narrow::Main),
+        (0.45, MODE_DISTANCE, Narrow::Distance),
+    ] {
+        let run = |b: &GpuBackend, g: &GpuMesh| {
+            let mut f = frame(&pa, g, &pb, g, d, mode).unwrap();
+            f.query.capacity = b.capacity;
+            let r0 = b.stats().0;
+            let (mut hits, n, min) = b
+                .rounds(&g.parts[0], &g.parts[0], &f.query, narrow)
+                .unwrap();
+            hits.sort_unstable();
+            (hits, n, min.to_bits(), b.stats().0 - r0)
+        };
+        let (want, got) = (run(&big, &gb), run(&small, &gs));
+        // A later pass takes up where the last left off: about 15 passes here, where starting
+        // the chunks over (what a pass that tests nothing leads to) takes about 45.
+        let least = want.1.div_ceil(1200);
+        assert!(
+            got.3 <= 2 * least + 1,
+            "mode {mode}: {} passes for {} candidates",
+            got.3,
+            want.1
+        );
+        assert!(
+            want.1 > 10 * 1200,
+            "mode {mode}: the test must need many passes"
+        );
+        assert_eq!(want.1, got.1, "mode {mode}: candidates");
+        assert_eq!(want.2, got.2, "mode {mode}: smallest f32 distance");
+        assert!(
+            want.0 == got.0,
+            "mode {mode}: {} hits, want {}",
+            got.0.len(),
+            want.0.len()
+        );
+    }
 }
 
 #[test]

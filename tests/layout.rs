@@ -114,7 +114,7 @@ fn gpu_structs_match_wgsl() {
             min_dist_bits,
             stack_overflow,
             live_pairs,
-            tested_pairs
+            deferred
         )
     );
     let (size, members) = wgsl_layout(shaders::COMMON, "DispatchArgs");

@@ -297,9 +297,9 @@ impl GpuBackend {
     }
 
     /// One round over A's triangles `query.chunk_start .. chunk_end` (positions in A's octree
-    /// order, so that a chunk is a run of leaves):
-    /// the counters, and the hits when the narrow stage writes any. `Ok(None)` when the candidates overflowed the capacity
-    /// (the caller splits the chunk).
+    /// order, so that a chunk is a run of leaves): the counters, and the hits when the narrow
+    /// stage writes any. `Ok(None)` when one pass did not hold the round (the caller splits
+    /// the chunk, or runs further passes).
     pub fn round(
         &self,
         a: &GpuPart,
@@ -307,32 +307,36 @@ impl GpuBackend {
         query: &Query,
         narrow: Narrow,
     ) -> Result<Option<(Counters, Vec<Hit>)>> {
-        Ok(match self.round_counted(a, b, query, narrow)? {
-            (c, Some(hits)) => Some((c, hits)),
-            (_, None) => None,
+        Ok(match self.pass(a, b, query, narrow, None)? {
+            (c, Some(hits)) if c.deferred == 0 => Some((c, hits)),
+            _ => None,
         })
     }
 
-    /// [`Self::round`], with the counters also when the round overflowed (they keep counting
-    /// past the capacity, so they say how finely to split).
-    fn round_counted(
+    /// One pass of a round: with `after` (the counters of the round's last pass), only the
+    /// leaf pairs that pass deferred are tested (`cull_pairs::main`) and narrowed again; the
+    /// leaf walk and the span test are not repeated. The counters, and the hits unless the
+    /// leaf pairs overflowed the capacity (they keep counting past it, so they say how finely
+    /// to split).
+    fn pass(
         &self,
         a: &GpuPart,
         b: &GpuPart,
         query: &Query,
         narrow: Narrow,
+        after: Option<&Counters>,
     ) -> Result<(Counters, Option<Vec<Hit>>)> {
         let ctx = &self.ctx;
         ctx.queue
             .write_buffer(&self.uniform, 0, bytemuck::bytes_of(query));
         let init = Counters {
-            leaf_pairs: 0,
+            leaf_pairs: after.map_or(0, |c| c.leaf_pairs),
             candidates: 0,
             hits: 0,
             min_dist_bits: f32::INFINITY.to_bits(),
             stack_overflow: 0,
-            live_pairs: 0,
-            tested_pairs: 0,
+            live_pairs: after.map_or(0, |c| c.live_pairs),
+            deferred: 0,
         };
         ctx.queue
             .write_buffer(&self.counters, 0, bytemuck::bytes_of(&init));
@@ -438,16 +442,20 @@ impl GpuBackend {
                         &b.vidx,
                     ],
                 );
-                pass.set_bind_group(0, &leaves_bg, &[]);
-                pass.set_pipeline(&self.cull_leaves);
-                dispatch(&mut pass, a.node_count);
-                pass.set_pipeline(&self.cull_leaves_finish);
-                pass.dispatch_workgroups(1, 1, 1);
-                pass.set_bind_group(0, &far_bg, &[]);
-                pass.set_pipeline(&self.cull_far);
-                pass.dispatch_workgroups_indirect(&self.args_far, 0);
-                pass.set_pipeline(&self.cull_far_finish);
-                pass.dispatch_workgroups(1, 1, 1);
+                // A later pass finds the live pairs, and main's dispatch, where the first left
+                // them.
+                if after.is_none() {
+                    pass.set_bind_group(0, &leaves_bg, &[]);
+                    pass.set_pipeline(&self.cull_leaves);
+                    dispatch(&mut pass, a.node_count);
+                    pass.set_pipeline(&self.cull_leaves_finish);
+                    pass.dispatch_workgroups(1, 1, 1);
+                    pass.set_bind_group(0, &far_bg, &[]);
+                    pass.set_pipeline(&self.cull_far);
+                    pass.dispatch_workgroups_indirect(&self.args_far, 0);
+                    pass.set_pipeline(&self.cull_far_finish);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
                 pass.set_bind_group(0, &pairs_bg, &[]);
                 pass.set_pipeline(&self.cull_pairs);
                 pass.dispatch_workgroups_indirect(&self.args_pairs, 0);
@@ -501,6 +509,8 @@ impl GpuBackend {
         if c.stack_overflow != 0 {
             return Err(Error::Gpu("octree traversal stack overflowed".into()));
         }
+        // Candidates and hits stay within the capacity (main reserves only what fits, narrow
+        // writes at most one hit per candidate); checked all the same.
         if c.candidates > self.capacity || c.leaf_pairs > self.capacity || c.hits > self.capacity {
             return Ok((c, None));
         }
@@ -548,44 +558,51 @@ impl GpuBackend {
     ) -> Result<(Vec<Hit>, u64, f32)> {
         let mut todo = vec![(0u32, a.triangles)];
         let (mut hits, mut candidates, mut min_dist) = (Vec::new(), 0u64, f32::INFINITY);
-        while let Some((start, end)) = todo.pop() {
+        'chunks: while let Some((start, end)) = todo.pop() {
             let q = Query {
                 chunk_start: start,
                 chunk_end: end,
                 ..*query
             };
-            match self.round_counted(a, b, &q, narrow)? {
-                (c, Some(h)) => {
-                    candidates += c.candidates as u64;
-                    min_dist = min_dist.min(f32::from_bits(c.min_dist_bits));
-                    hits.extend(h);
-                }
-                (c, None) if end - start > 1 => {
-                    // Into as many chunks as the counts say, and more for their unevenness:
-                    // splitting finer costs a round's fixed cost, and an overflowing round its
-                    // whole cull. The candidates of the leaf pairs the cull skipped once it had
-                    // overflowed are estimated from those it tested.
-                    let candidates = match c.tested_pairs {
-                        0 => c.candidates as u64,
-                        t => c.candidates as u64 * c.live_pairs.max(t) as u64 / t as u64,
-                    };
-                    let need = [c.leaf_pairs as u64, candidates, c.hits as u64]
-                        .iter()
-                        .map(|&n| n.div_ceil(self.capacity as u64))
-                        .max()
-                        .unwrap_or(1);
-                    let k = (need + need / 2 + 1).clamp(2, (end - start) as u64) as u32;
-                    let bounds: Vec<u32> = (0..=k)
-                        .map(|x| start + ((end - start) as u64 * x as u64 / k as u64) as u32)
-                        .collect();
-                    todo.extend(bounds.windows(2).rev().map(|w| (w[0], w[1])));
-                }
-                (_, None) => {
+            let (kept, counted) = (hits.len(), candidates);
+            let mut after = None;
+            loop {
+                let (c, h) = self.pass(a, b, &q, narrow, after.as_ref())?;
+                let waiting = after.map_or(c.live_pairs, |p: Counters| p.deferred);
+                // Split when the leaf pairs overflowed, or when a pass tested nothing (a
+                // workgroup's candidates alone exceed the capacity): the chunk starts over in
+                // smaller ones, without what its earlier passes found.
+                let need = match h {
+                    Some(h) if c.deferred < waiting || c.deferred == 0 => {
+                        candidates += c.candidates as u64;
+                        min_dist = min_dist.min(f32::from_bits(c.min_dist_bits));
+                        hits.extend(h);
+                        if c.deferred == 0 {
+                            continue 'chunks;
+                        }
+                        after = Some(c);
+                        continue;
+                    }
+                    Some(_) => 1,
+                    // As many chunks as the leaf pairs need, and more for their unevenness:
+                    // splitting finer costs a round's fixed cost, overflowing again its leaf
+                    // walk.
+                    None => (c.leaf_pairs as u64).div_ceil(self.capacity as u64),
+                };
+                if end - start < 2 {
                     return Err(Error::Gpu(format!(
-                        "one triangle alone has more candidate pairs than a round holds ({}); raise the capacity",
+                        "the candidate pairs of one triangle do not fit in a round ({} pairs); raise the capacity",
                         self.capacity
-                    )))
+                    )));
                 }
+                hits.truncate(kept);
+                candidates = counted;
+                let k = (need + need / 2 + 1).clamp(2, (end - start) as u64) as u32;
+                let bounds: Vec<u32> = (0..=k)
+                    .map(|x| start + ((end - start) as u64 * x as u64 / k as u64) as u32)
+                    .collect();
+                todo.extend(bounds.windows(2).rev().map(|w| (w[0], w[1])));
+                continue 'chunks;
             }
         }
         Ok((hits, candidates, min_dist))

@@ -61,7 +61,7 @@ pub struct Counters {
     /// Leaf pairs the first half of the cull found (may exceed the capacity: then the round is
     /// split).
     pub leaf_pairs: u32,
-    /// Candidate pairs the cull found (may exceed the capacity: then the round is split).
+    /// Candidate pairs the cull kept (at most the capacity: what does not fit is deferred).
     pub candidates: u32,
     /// Hits written by the narrow phase.
     pub hits: u32,
@@ -72,9 +72,9 @@ pub struct Counters {
     pub stack_overflow: u32,
     /// Leaf pairs `cull_pairs::far` kept for `cull_pairs::main` (at most `leaf_pairs`).
     pub live_pairs: u32,
-    /// Of those, the ones `cull_pairs::main` tested: once a round's candidates overflow, the
-    /// rest are skipped, and the split is sized from the candidates per tested leaf pair.
-    pub tested_pairs: u32,
+    /// Of those, the ones `cull_pairs::main` left for the round's next pass: the candidates of
+    /// a workgroup's leaf pairs are kept only if they all fit in the pass's capacity.
+    pub deferred: u32,
 }
 
 /// Indirect dispatch arguments written by the GPU for the next stage (`cull_pairs::far`,
