@@ -287,6 +287,46 @@ fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
 }
 
 #[test]
+fn one_backend_shared_by_threads_answers_each_as_if_alone() {
+    // The backend's round buffers and counters are shared by every query it runs: queries from
+    // several threads must take turns, not mix their rounds.
+    let Some(b) = backend(
+        "one_backend_shared_by_threads_answers_each_as_if_alone",
+        None,
+    ) else {
+        return;
+    };
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 40, 14));
+    let g = b.upload(&t).unwrap();
+    let opts = CheckOptions {
+        clearance: Some(0.45),
+    };
+    let poses: Vec<Pose> = (0..4)
+        .map(|k| {
+            Pose::from_euler_degrees(
+                [90.0, 7.0 * k as f64, 3.0],
+                DVec3::new(1.0 + 0.1 * k as f64, 0.03, 0.02),
+            )
+        })
+        .collect();
+    let cpu: Vec<CheckReport> = poses
+        .iter()
+        .map(|&p| query::check(&t, Pose::IDENTITY, &t, p, &opts))
+        .collect();
+    std::thread::scope(|s| {
+        for (k, (&p, want)) in poses.iter().zip(&cpu).enumerate() {
+            let (b, t, g, opts) = (&b, &t, &g, &opts);
+            s.spawn(move || {
+                for _ in 0..3 {
+                    let got = b.check(t, g, Pose::IDENTITY, t, g, p, opts).unwrap();
+                    assert_same(&format!("thread {k}"), want, &got);
+                }
+            });
+        }
+    });
+}
+
+#[test]
 fn generated_scenes_far_from_the_origin_are_answered_identically() {
     let Some(b) = backend(
         "generated_scenes_far_from_the_origin_are_answered_identically",

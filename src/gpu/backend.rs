@@ -6,6 +6,7 @@ use super::mesh::GpuPart;
 use super::GpuContext;
 use crate::error::{Error, Result};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// What one round reads back in its one wait: the counters, the pass's two timestamps, and the
 /// first hits, so that a round with few hits needs no second readback.
@@ -74,6 +75,9 @@ pub struct GpuBackend {
     /// Rounds run and the GPU's own nanoseconds in them, since the backend was made.
     rounds_run: AtomicU64,
     gpu_ns: AtomicU64,
+    /// Held through each query's rounds: they share the buffers above, and a round's later
+    /// passes read what its first left there.
+    turn: Mutex<()>,
 }
 
 fn entry(binding: u32, ty: wgpu::BufferBindingType, min: u64) -> wgpu::BindGroupLayoutEntry {
@@ -257,6 +261,7 @@ impl GpuBackend {
             hits_staging: ctx.staging_buffer(cap * std::mem::size_of::<Hit>() as u64),
             timer,
             rounds_run: AtomicU64::new(0),
+            turn: Mutex::new(()),
             gpu_ns: AtomicU64::new(0),
             uniform: d.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("query"),
@@ -307,6 +312,7 @@ impl GpuBackend {
         query: &Query,
         narrow: Narrow,
     ) -> Result<Option<(Counters, Vec<Hit>)>> {
+        let _turn = self.take_turn();
         Ok(match self.pass(a, b, query, narrow, None)? {
             (c, Some(hits)) if c.deferred == 0 => Some((c, hits)),
             _ => None,
@@ -525,6 +531,12 @@ impl GpuBackend {
         Ok((c, Some(hits)))
     }
 
+    /// A panic in another query's turn left nothing to undo: every pass starts from fresh
+    /// counters, and every round from its first pass.
+    fn take_turn(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.turn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Rounds run and the GPU's own milliseconds in them (timestamp queries; 0 where the
     /// adapter has none), since the backend was made: callers take differences.
     pub fn stats(&self) -> (u64, f64) {
@@ -547,8 +559,9 @@ impl GpuBackend {
             .read_buffer(&self.pairs, n.min(self.capacity) as usize)
     }
 
-    /// Run rounds over all of A's triangles, splitting any chunk whose candidates overflow.
-    /// Returns the hits of every round and the total candidate count and smallest f32 distance.
+    /// Run rounds over all of A's triangles, each in as many passes as its candidates need (a
+    /// chunk whose leaf pairs overflow is split). Returns the hits of every round and the total
+    /// candidate count and smallest f32 distance.
     pub fn rounds(
         &self,
         a: &GpuPart,
@@ -556,6 +569,7 @@ impl GpuBackend {
         query: &Query,
         narrow: Narrow,
     ) -> Result<(Vec<Hit>, u64, f32)> {
+        let _turn = self.take_turn();
         let mut todo = vec![(0u32, a.triangles)];
         let (mut hits, mut candidates, mut min_dist) = (Vec::new(), 0u64, f32::INFINITY);
         'chunks: while let Some((start, end)) = todo.pop() {
