@@ -48,6 +48,7 @@ struct Counters {
     stack_overflow: atomic<u32>,      // never set while the octree depth limit holds
     live_pairs: atomic<u32>,          // leaf pairs cull_pairs::far kept
     deferred: atomic<u32>,            // of those, the ones cull_pairs::main left for the next pass
+    deferred_leaves: atomic<u32>,     // walks of cull_leaves left for the next pass
 }
 
 struct DispatchArgs {

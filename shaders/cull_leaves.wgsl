@@ -4,6 +4,10 @@
 // of B whose box comes within d + pad of its own (A's box carried into B's record frame as the
 // box of the rotated box). One traversal per leaf of A instead of one per triangle: eight
 // times fewer walks, the same conservative answer (a triangle lies in its leaf's box).
+// A round's leaf pairs may not fit in one pass's list: a walk that finds its list full records
+// how many B leaves it had listed (progress), and the round's next pass walks again from there
+// (GpuBackend::rounds); the walk's order is the same every time. Once the list is full, later
+// walks wait for the next pass without starting.
 // CPU twin: gpu::twin::cull (with cull_pairs.wgsl).
 
 @group(0) @binding(0) var<uniform> q: Query;
@@ -12,6 +16,10 @@
 @group(0) @binding(3) var<storage, read_write> leaf_pairs: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read_write> counters: Counters;
 @group(0) @binding(5) var<storage, read_write> args: DispatchArgs; // cull_pairs::far's indirect dispatch
+// Per node of A: B leaves its walk listed in the round's earlier passes, or DONE.
+@group(0) @binding(6) var<storage, read_write> progress: array<u32>;
+
+const DONE: u32 = 0xffffffffu;
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -26,11 +34,20 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (lo >= hi) {
         return;
     }
+    let listed = progress[n];
+    if (listed == DONE) {
+        return;
+    }
+    if (atomicLoad(&counters.leaf_pairs) >= q.capacity) {
+        atomicAdd(&counters.deferred_leaves, 1u);
+        return;
+    }
     let bx = box_into_b(q.a, q.b, leaf);
     let reach = q.tol.x + q.tol.y;
     var stack: array<u32, STACK>;
     var top = 1u;
     stack[0] = 0u;
+    var found = 0u;
     loop {
         if (top == 0u) {
             break;
@@ -52,21 +69,24 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             }
             continue;
         }
-        let slot = atomicAdd(&counters.leaf_pairs, 1u);
-        if (slot < q.capacity) {
+        if (found >= listed) {
+            let slot = atomicAdd(&counters.leaf_pairs, 1u);
+            if (slot >= q.capacity) {
+                progress[n] = found;
+                atomicAdd(&counters.deferred_leaves, 1u);
+                return;
+            }
             leaf_pairs[slot] = vec4<u32>(lo, hi - lo, node.tri_start, node.tri_count);
         }
+        found = found + 1u;
     }
+    progress[n] = DONE;
 }
 
-// One thread: the indirect dispatch of cull_pairs::far, one thread per leaf pair, in rows of at
-// most ROW workgroups (the 65535 per dimension every adapter allows).
+// One thread: the indirect dispatch of cull_pairs::far, one thread per listed leaf pair (the
+// counter runs past the capacity by the walks that found the list full), in rows of at most ROW
+// workgroups (the 65535 per dimension every adapter allows).
 @compute @workgroup_size(1)
 fn finish() {
-    // An overflowing round is split and run again: none of its later stages' work would count.
-    var groups = (atomicLoad(&counters.leaf_pairs) + WG - 1u) / WG;
-    if (atomicLoad(&counters.leaf_pairs) > q.capacity) {
-        groups = 0u;
-    }
-    args = in_rows(groups);
+    args = in_rows((min(atomicLoad(&counters.leaf_pairs), q.capacity) + WG - 1u) / WG);
 }

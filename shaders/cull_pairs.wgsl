@@ -13,10 +13,12 @@
 @group(0) @binding(7) var<storage, read_write> counters: Counters;
 @group(0) @binding(8) var<storage, read_write> args: DispatchArgs; // narrow's indirect dispatch
 @group(0) @binding(9) var<storage, read_write> live_pairs: array<vec4<u32>>; // far's output, main's input
+@group(0) @binding(11) var<storage, read_write> deferred_pairs: array<vec4<u32>>; // main's output: for the next pass
 @group(0) @binding(10) var<storage, read_write> args_main: DispatchArgs; // main's indirect dispatch
 
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
+var<workgroup> wg_deferred_base: u32;
 var<workgroup> wg_pairs: atomic<u32>;
 var<workgroup> wg_skipped: atomic<u32>;
 
@@ -134,11 +136,10 @@ const DEFERRED: u32 = 0xffffffffu;
 // thread, at most 32 of B) the first pass keeps its answers as bits; otherwise the second
 // pass repeats the tests.
 // A pass never holds more candidates than its capacity, and never part of a leaf pair's: a
-// workgroup reserves its slots only if all of them fit (compare and swap), and marks its leaf
-// pairs done (y = 0) when it does. One that does not fit defers its leaf pairs to the next
-// pass, which runs main and narrow again over the same live pairs (GpuBackend::rounds); once
-// one has, the later workgroups of the pass defer without testing. An overflowing round keeps
-// what it found instead of being culled again in smaller chunks.
+// workgroup reserves its slots only if all of them fit (compare and swap). One that does not
+// fit copies its leaf pairs to deferred_pairs, the next pass's live pairs: that pass runs main
+// and narrow again on them alone (GpuBackend::rounds). Once one workgroup has deferred, the
+// later ones of the pass defer without testing. An overflowing pass keeps what it found.
 @compute @workgroup_size(64)
 fn main(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -147,14 +148,18 @@ fn main(
 ) {
     let t = thread_index(gid, nwg);
     let lp = t / LEAF_THREADS;
+    let first_lane = t % LEAF_THREADS == 0u;
     var pr = vec4<u32>(0u);
-    if (lp < atomicLoad(&counters.live_pairs)) {
+    var listed = 0u;
+    let has_pair = lp < atomicLoad(&counters.live_pairs);
+    if (has_pair) {
         pr = live_pairs[lp];
-        if (pr.y != 0u && t % LEAF_THREADS == 0u) {
-            atomicAdd(&wg_pairs, 1u);
+        if (first_lane) {
+            listed = atomicAdd(&wg_pairs, 1u);
         }
     }
-    if (pr.y != 0u && atomicLoad(&counters.deferred) != 0u) {
+    let whole = pr;
+    if (has_pair && atomicLoad(&counters.deferred) != 0u) {
         atomicStore(&wg_skipped, 1u);
         pr.y = 0u;
     }
@@ -191,16 +196,16 @@ fn main(
             }
         }
         if (base == DEFERRED) {
-            atomicAdd(&counters.deferred, atomicLoad(&wg_pairs));
+            wg_deferred_base = atomicAdd(&counters.deferred, atomicLoad(&wg_pairs));
         }
         wg_base = base;
     }
     workgroupBarrier();
     if (wg_base == DEFERRED) {
+        if (has_pair && first_lane) {
+            deferred_pairs[wg_deferred_base + listed] = whole; // at most the live pairs: within capacity
+        }
         return;
-    }
-    if (pr.y != 0u && t % LEAF_THREADS == 0u) {
-        live_pairs[lp].y = 0u; // done: later passes of this round skip it
     }
     var slot = wg_base + offset;
     if (simple) {
@@ -227,9 +232,11 @@ fn main(
     }
 }
 
-// One thread: the narrow phase's indirect dispatch size, so that no readback separates them.
+// One thread: the narrow phase's indirect dispatch size, so that no readback separates them;
+// and main's for the next pass, over the leaf pairs this one deferred.
 @compute @workgroup_size(1)
 fn finish() {
+    args_main = in_rows((atomicLoad(&counters.deferred) * LEAF_THREADS + WG - 1u) / WG);
     args.x = (atomicLoad(&counters.candidates) + WG - 1u) / WG;
     args.y = 1u;
     args.z = 1u;

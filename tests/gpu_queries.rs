@@ -205,8 +205,8 @@ fn self_intersection_is_answered_identically() {
 
 #[test]
 fn candidate_lists_larger_than_a_round_still_give_the_full_answer() {
-    // Rounds of 1200 candidate pairs against tens of thousands: many rounds, chunks split on
-    // overflow. (One triangle never has more candidates than B has triangles: 1120 here.)
+    // Passes of 1200 candidate pairs against tens of thousands: many passes. (One triangle
+    // never has more candidates than B has triangles: 1120 here.)
     let Some(b) = backend(
         "candidate_lists_larger_than_a_round_still_give_the_full_answer",
         Some(1200),
@@ -235,10 +235,10 @@ fn candidate_lists_larger_than_a_round_still_give_the_full_answer() {
 #[test]
 fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
     // The tori's tubes are 0.4 apart everywhere along the linked ring, so 0.45 gives many
-    // candidates. At 1200 per pass, chunks' first passes defer leaf pairs that a later pass
-    // tests (besides chunks split for their leaf pairs): the hits must be those of one pass
-    // with room for all, none twice and none missing; so must the candidate count and the
-    // smallest f32 distance.
+    // candidates. At 1200 per pass, both the leaf walks (5 000 leaf pairs) and the
+    // per-triangle cull defer work to later passes: the hits must be those of one pass with
+    // room for all, none twice and none missing; so must the candidate count and the smallest
+    // f32 distance.
     let name = "rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes";
     let (Some(small), Some(big)) = (backend(name, Some(1200)), backend(name, None)) else {
         return;
@@ -262,8 +262,8 @@ fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
             (hits, n, min.to_bits(), b.stats().0 - r0)
         };
         let (want, got) = (run(&big, &gb), run(&small, &gs));
-        // A later pass takes up where the last left off: about 15 passes here, where starting
-        // the chunks over (what a pass that tests nothing leads to) takes about 45.
+        // Each pass takes up where the last left off and fills most of its capacity: 13 passes
+        // here for 11 capacities' worth of candidates.
         let least = want.1.div_ceil(1200);
         assert!(
             got.3 <= 2 * least + 1,

@@ -114,7 +114,8 @@ fn gpu_structs_match_wgsl() {
             min_dist_bits,
             stack_overflow,
             live_pairs,
-            deferred
+            deferred,
+            deferred_leaves
         )
     );
     let (size, members) = wgsl_layout(shaders::COMMON, "DispatchArgs");

@@ -37,6 +37,7 @@ pub struct GpuBackend {
     leaves_layout: wgpu::BindGroupLayout,
     far_layout: wgpu::BindGroupLayout,
     pairs_layout: wgpu::BindGroupLayout,
+    pairs_finish_layout: wgpu::BindGroupLayout,
     nearest_layout: wgpu::BindGroupLayout,
     narrow_layout: wgpu::BindGroupLayout,
     cull_leaves: wgpu::ComputePipeline,
@@ -77,7 +78,43 @@ pub struct GpuBackend {
     gpu_ns: AtomicU64,
     /// Held through each query's rounds: they share the buffers above, and a round's later
     /// passes read what its first left there.
-    turn: Mutex<()>,
+    turn: Mutex<Scratch>,
+}
+
+/// Round state that grows with the parts queried, taken with the turn.
+#[derive(Default)]
+struct Scratch {
+    /// Per node of A, how far its leaf walk got in the round's earlier passes
+    /// (`cull_leaves.wgsl`).
+    progress: Option<wgpu::Buffer>,
+}
+
+impl Scratch {
+    fn progress(&mut self, ctx: &GpuContext, nodes: u32) -> &wgpu::Buffer {
+        let size = 4 * nodes.max(1) as u64;
+        if self.progress.as_ref().is_none_or(|b| b.size() < size) {
+            self.progress = Some(ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("leaf walk progress"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        self.progress.as_ref().expect("made above")
+    }
+}
+
+/// What one pass of a round runs.
+#[derive(Clone, Copy, Debug)]
+enum Pass {
+    /// The round's first: every stage, each leaf walk from its start.
+    First,
+    /// The leaf walks the last pass deferred, from where they stopped; then every later stage.
+    Walks,
+    /// Only the `waiting` leaf pairs the last pass's per-triangle cull deferred, then the
+    /// narrow stage. Main writes its deferrals to the list it does not read: `in_leaf_list`
+    /// when they are in the leaf-pair buffer.
+    Pairs { waiting: u32, in_leaf_list: bool },
 }
 
 fn entry(binding: u32, ty: wgpu::BufferBindingType, min: u64) -> wgpu::BindGroupLayoutEntry {
@@ -156,6 +193,7 @@ impl GpuBackend {
                 entry(3, RW, 16),
                 entry(4, RW, c),
                 entry(5, RW, 12),
+                entry(6, RW, 4),
             ],
         );
         let far_layout = layout(
@@ -180,7 +218,14 @@ impl GpuBackend {
                 entry(7, RW, c),
                 entry(8, RW, 12),
                 entry(9, RW, 16),
+                entry(11, RW, 16),
             ],
+        );
+        // Apart from main's: it writes main's next indirect dispatch, which main's own
+        // dispatch may not hold as storage.
+        let pairs_finish_layout = layout(
+            "cull_pairs finish",
+            &[entry(7, RW, c), entry(8, RW, 12), entry(10, RW, 12)],
         );
         let nearest_layout = layout(
             "nearest",
@@ -218,7 +263,8 @@ impl GpuBackend {
         let cull_far = ctx.compute_pipeline("cull_pairs", &pr, "far", &far_layout)?;
         let cull_far_finish = ctx.compute_pipeline("cull_pairs", &pr, "far_finish", &far_layout)?;
         let cull_pairs = ctx.compute_pipeline("cull_pairs", &pr, "main", &pairs_layout)?;
-        let cull_pairs_finish = ctx.compute_pipeline("cull_pairs", &pr, "finish", &pairs_layout)?;
+        let cull_pairs_finish =
+            ctx.compute_pipeline("cull_pairs", &pr, "finish", &pairs_finish_layout)?;
         let walkers = [("LEAF_WALKERS", leaf_walkers(&ctx) as f64)];
         let nearest =
             ctx.compute_pipeline_with("nearest", &ne, "main", &nearest_layout, &walkers)?;
@@ -261,7 +307,7 @@ impl GpuBackend {
             hits_staging: ctx.staging_buffer(cap * std::mem::size_of::<Hit>() as u64),
             timer,
             rounds_run: AtomicU64::new(0),
-            turn: Mutex::new(()),
+            turn: Mutex::new(Scratch::default()),
             gpu_ns: AtomicU64::new(0),
             uniform: d.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("query"),
@@ -281,6 +327,7 @@ impl GpuBackend {
             leaves_layout,
             far_layout,
             pairs_layout,
+            pairs_finish_layout,
             nearest_layout,
             narrow_layout,
             cull_leaves,
@@ -302,9 +349,9 @@ impl GpuBackend {
     }
 
     /// One round over A's triangles `query.chunk_start .. chunk_end` (positions in A's octree
-    /// order, so that a chunk is a run of leaves): the counters, and the hits when the narrow
-    /// stage writes any. `Ok(None)` when one pass did not hold the round (the caller splits
-    /// the chunk, or runs further passes).
+    /// order, so that a chunk is a run of leaves), in one pass: the counters, and the hits the
+    /// narrow stage wrote. `Ok(None)` when the pass deferred work to another (which
+    /// [`Self::rounds`] runs).
     pub fn round(
         &self,
         a: &GpuPart,
@@ -312,37 +359,43 @@ impl GpuBackend {
         query: &Query,
         narrow: Narrow,
     ) -> Result<Option<(Counters, Vec<Hit>)>> {
-        let _turn = self.take_turn();
-        Ok(match self.pass(a, b, query, narrow, None)? {
-            (c, Some(hits)) if c.deferred == 0 => Some((c, hits)),
-            _ => None,
-        })
+        let mut scratch = self.take_turn();
+        let (c, hits) = self.pass(&mut scratch, a, b, query, narrow, Pass::First)?;
+        Ok((c.deferred == 0 && c.deferred_leaves == 0).then_some((c, hits)))
     }
 
-    /// One pass of a round: with `after` (the counters of the round's last pass), only the
-    /// leaf pairs that pass deferred are tested (`cull_pairs::main`) and narrowed again; the
-    /// leaf walk and the span test are not repeated. The counters, and the hits unless the
-    /// leaf pairs overflowed the capacity (they keep counting past it, so they say how finely
-    /// to split).
+    /// One pass of a round: the counters, and the hits the narrow stage wrote.
     fn pass(
         &self,
+        scratch: &mut Scratch,
         a: &GpuPart,
         b: &GpuPart,
         query: &Query,
         narrow: Narrow,
-        after: Option<&Counters>,
-    ) -> Result<(Counters, Option<Vec<Hit>>)> {
+        kind: Pass,
+    ) -> Result<(Counters, Vec<Hit>)> {
         let ctx = &self.ctx;
+        // Main's live pairs: far's list in a pass that walks, the last pass's deferrals
+        // otherwise; its deferrals go to the other list.
+        let (walks, live, main_in, main_out) = match kind {
+            Pass::Pairs {
+                waiting,
+                in_leaf_list: true,
+            } => (false, waiting, &self.leaf_pairs, &self.live_pairs),
+            Pass::Pairs { waiting, .. } => (false, waiting, &self.live_pairs, &self.leaf_pairs),
+            _ => (true, 0, &self.live_pairs, &self.leaf_pairs),
+        };
         ctx.queue
             .write_buffer(&self.uniform, 0, bytemuck::bytes_of(query));
         let init = Counters {
-            leaf_pairs: after.map_or(0, |c| c.leaf_pairs),
+            leaf_pairs: 0,
             candidates: 0,
             hits: 0,
             min_dist_bits: f32::INFINITY.to_bits(),
             stack_overflow: 0,
-            live_pairs: after.map_or(0, |c| c.live_pairs),
+            live_pairs: live,
             deferred: 0,
+            deferred_leaves: 0,
         };
         ctx.queue
             .write_buffer(&self.counters, 0, bytemuck::bytes_of(&init));
@@ -365,8 +418,12 @@ impl GpuBackend {
             let numbered: Vec<(u32, &wgpu::Buffer)> = (0..).zip(bufs.iter().copied()).collect();
             bind_at(layout, &numbered)
         };
+        let progress = scratch.progress(ctx, a.node_count);
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
+        if matches!(kind, Pass::First) {
+            enc.clear_buffer(progress, 0, None);
+        }
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("round"),
@@ -408,6 +465,7 @@ impl GpuBackend {
                         &self.leaf_pairs,
                         &self.counters,
                         &self.args_far,
+                        progress,
                     ],
                 );
                 let far_bg = bind_at(
@@ -431,7 +489,16 @@ impl GpuBackend {
                         (6, &self.pairs),
                         (7, &self.counters),
                         (8, &self.args_narrow),
-                        (9, &self.live_pairs),
+                        (9, main_in),
+                        (11, main_out),
+                    ],
+                );
+                let pairs_finish_bg = bind_at(
+                    &self.pairs_finish_layout,
+                    &[
+                        (7, &self.counters),
+                        (8, &self.args_narrow),
+                        (10, &self.args_pairs),
                     ],
                 );
                 let narrow_bg = bind(
@@ -450,7 +517,7 @@ impl GpuBackend {
                 );
                 // A later pass finds the live pairs, and main's dispatch, where the first left
                 // them.
-                if after.is_none() {
+                if walks {
                     pass.set_bind_group(0, &leaves_bg, &[]);
                     pass.set_pipeline(&self.cull_leaves);
                     dispatch(&mut pass, a.node_count);
@@ -465,6 +532,7 @@ impl GpuBackend {
                 pass.set_bind_group(0, &pairs_bg, &[]);
                 pass.set_pipeline(&self.cull_pairs);
                 pass.dispatch_workgroups_indirect(&self.args_pairs, 0);
+                pass.set_bind_group(0, &pairs_finish_bg, &[]);
                 pass.set_pipeline(&self.cull_pairs_finish);
                 pass.dispatch_workgroups(1, 1, 1);
                 pass.set_bind_group(0, &narrow_bg, &[]);
@@ -515,10 +583,12 @@ impl GpuBackend {
         if c.stack_overflow != 0 {
             return Err(Error::Gpu("octree traversal stack overflowed".into()));
         }
-        // Candidates and hits stay within the capacity (main reserves only what fits, narrow
-        // writes at most one hit per candidate); checked all the same.
-        if c.candidates > self.capacity || c.leaf_pairs > self.capacity || c.hits > self.capacity {
-            return Ok((c, None));
+        // Main reserves only what fits, and narrow writes at most one hit per candidate.
+        if c.candidates > self.capacity || c.hits > self.capacity {
+            return Err(Error::Gpu(format!(
+                "a pass overflowed its capacity ({} candidates, {} hits, capacity {})",
+                c.candidates, c.hits, self.capacity
+            )));
         }
         let n = c.hits.min(self.capacity) as u64;
         let hits = if n <= prefix {
@@ -528,12 +598,12 @@ impl GpuBackend {
             let enc = ctx.device.create_command_encoder(&Default::default());
             ctx.read_via(enc, &self.hits, n as usize, Some(&self.hits_staging))?
         };
-        Ok((c, Some(hits)))
+        Ok((c, hits))
     }
 
     /// A panic in another query's turn left nothing to undo: every pass starts from fresh
     /// counters, and every round from its first pass.
-    fn take_turn(&self) -> std::sync::MutexGuard<'_, ()> {
+    fn take_turn(&self) -> std::sync::MutexGuard<'_, Scratch> {
         self.turn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -559,9 +629,9 @@ impl GpuBackend {
             .read_buffer(&self.pairs, n.min(self.capacity) as usize)
     }
 
-    /// Run rounds over all of A's triangles, each in as many passes as its candidates need (a
-    /// chunk whose leaf pairs overflow is split). Returns the hits of every round and the total
-    /// candidate count and smallest f32 distance.
+    /// Run a round over all of A's triangles, in as many passes as its leaf pairs and
+    /// candidates need. Returns the hits of every pass and the total candidate count and
+    /// smallest f32 distance.
     pub fn rounds(
         &self,
         a: &GpuPart,
@@ -569,55 +639,71 @@ impl GpuBackend {
         query: &Query,
         narrow: Narrow,
     ) -> Result<(Vec<Hit>, u64, f32)> {
-        let _turn = self.take_turn();
+        let mut scratch = self.take_turn();
         let mut todo = vec![(0u32, a.triangles)];
         let (mut hits, mut candidates, mut min_dist) = (Vec::new(), 0u64, f32::INFINITY);
-        'chunks: while let Some((start, end)) = todo.pop() {
+        while let Some((start, end)) = todo.pop() {
             let q = Query {
                 chunk_start: start,
                 chunk_end: end,
                 ..*query
             };
             let (kept, counted) = (hits.len(), candidates);
-            let mut after = None;
-            loop {
-                let (c, h) = self.pass(a, b, &q, narrow, after.as_ref())?;
-                let waiting = after.map_or(c.live_pairs, |p: Counters| p.deferred);
-                // Split when the leaf pairs overflowed, or when a pass tested nothing (a
-                // workgroup's candidates alone exceed the capacity): the chunk starts over in
-                // smaller ones, without what its earlier passes found.
-                let need = match h {
-                    Some(h) if c.deferred < waiting || c.deferred == 0 => {
-                        candidates += c.candidates as u64;
-                        min_dist = min_dist.min(f32::from_bits(c.min_dist_bits));
-                        hits.extend(h);
-                        if c.deferred == 0 {
-                            continue 'chunks;
-                        }
-                        after = Some(c);
-                        continue;
+            let (mut kind, mut walks_left, mut listed) = (Pass::First, false, 0u64);
+            let stuck = loop {
+                let (c, h) = self.pass(&mut scratch, a, b, &q, narrow, kind)?;
+                candidates += c.candidates as u64;
+                min_dist = min_dist.min(f32::from_bits(c.min_dist_bits));
+                hits.extend(h);
+                if let Pass::Pairs { waiting, .. } = kind {
+                    if c.deferred >= waiting {
+                        break true;
                     }
-                    Some(_) => 1,
-                    // As many chunks as the leaf pairs need, and more for their unevenness:
-                    // splitting finer costs a round's fixed cost, overflowing again its leaf
-                    // walk.
-                    None => (c.leaf_pairs as u64).div_ceil(self.capacity as u64),
-                };
-                if end - start < 2 {
-                    return Err(Error::Gpu(format!(
-                        "the candidate pairs of one triangle do not fit in a round ({} pairs); raise the capacity",
-                        self.capacity
-                    )));
+                } else {
+                    if c.leaf_pairs == 0 && c.deferred_leaves > 0 {
+                        break true;
+                    }
+                    walks_left = c.deferred_leaves > 0;
+                    // No leaf pair is listed twice: more than all of them means the passes
+                    // are not converging (never seen; an error rather than a hang).
+                    listed += c.leaf_pairs.min(self.capacity) as u64;
+                    if listed > a.node_count as u64 * b.node_count as u64 {
+                        return Err(Error::Gpu("the leaf walks' passes did not converge".into()));
+                    }
                 }
-                hits.truncate(kept);
-                candidates = counted;
-                let k = (need + need / 2 + 1).clamp(2, (end - start) as u64) as u32;
-                let bounds: Vec<u32> = (0..=k)
-                    .map(|x| start + ((end - start) as u64 * x as u64 / k as u64) as u32)
-                    .collect();
-                todo.extend(bounds.windows(2).rev().map(|w| (w[0], w[1])));
-                continue 'chunks;
+                kind = if c.deferred > 0 {
+                    let in_leaf_list = !matches!(
+                        kind,
+                        Pass::Pairs {
+                            in_leaf_list: true,
+                            ..
+                        }
+                    );
+                    Pass::Pairs {
+                        waiting: c.deferred,
+                        in_leaf_list,
+                    }
+                } else if walks_left {
+                    Pass::Walks
+                } else {
+                    break false;
+                };
+            };
+            if !stuck {
+                continue;
             }
+            // A pass that listed or tested nothing: one workgroup's candidates alone exceed
+            // the capacity. The chunk starts over in halves, without what it found so far.
+            if end - start < 2 {
+                return Err(Error::Gpu(format!(
+                    "the candidate pairs of one triangle do not fit in a round ({} pairs); raise the capacity",
+                    self.capacity
+                )));
+            }
+            hits.truncate(kept);
+            candidates = counted;
+            let mid = start + (end - start) / 2;
+            todo.extend([(mid, end), (start, mid)]);
         }
         Ok((hits, candidates, min_dist))
     }

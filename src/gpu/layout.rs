@@ -58,8 +58,8 @@ pub const DISJOINT: u32 = 3;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Pod, Zeroable)]
 pub struct Counters {
-    /// Leaf pairs the first half of the cull found (may exceed the capacity: then the round is
-    /// split).
+    /// Leaf pairs the first half of the cull listed (past the capacity by the walks that found
+    /// the list full: the first `capacity` are listed).
     pub leaf_pairs: u32,
     /// Candidate pairs the cull kept (at most the capacity: what does not fit is deferred).
     pub candidates: u32,
@@ -75,6 +75,9 @@ pub struct Counters {
     /// Of those, the ones `cull_pairs::main` left for the round's next pass: the candidates of
     /// a workgroup's leaf pairs are kept only if they all fit in the pass's capacity.
     pub deferred: u32,
+    /// Walks of `cull_leaves` (nodes of A) that found the leaf-pair list full, or did not start
+    /// because it was: the round's next pass takes them up.
+    pub deferred_leaves: u32,
 }
 
 /// Indirect dispatch arguments written by the GPU for the next stage (`cull_pairs::far`,
