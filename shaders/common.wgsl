@@ -19,8 +19,8 @@ struct OctreeNode {
     child_count: u32,
     tri_start: u32,
     tri_count: u32,
-    pad0: u32,
-    pad1: u32,
+    escape: u32,                      // next node of a depth-first walk after this subtree
+    pad: u32,
 }
 
 struct Query {

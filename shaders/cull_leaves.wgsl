@@ -1,6 +1,7 @@
 // Cull, first half: leaf pairs. One thread per node of A; each leaf of A holding triangles of
 // this round's chunk (positions chunk_start .. chunk_end of A's octree order) walks B's
-// flattened octree with an explicit stack, testing boxes against boxes, and appends every leaf
+// flattened octree depth first (by the nodes' escapes, without a stack: lavapipe keeps a stack
+// array in memory, lane by lane), testing boxes against boxes, and appends every leaf
 // of B whose box comes within d + pad of its own (A's box carried into B's record frame as the
 // box of the rotated box). One traversal per leaf of A instead of one per triangle: eight
 // times fewer walks, the same conservative answer (a triangle lies in its leaf's box).
@@ -44,31 +45,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let bx = box_into_b(q.a, q.b, leaf);
     let reach = q.tol.x + q.tol.y;
-    var stack: array<u32, STACK>;
-    var top = 1u;
-    stack[0] = 0u;
+    // Depth first without a stack: a node's escape is where the walk goes once its subtree is
+    // done or pruned.
+    var at = 0u;
     var found = 0u;
     loop {
-        if (top == 0u) {
+        if (at == NO_CHILD) {
             break;
         }
-        top = top - 1u;
-        let node = nodes_b[stack[top]];
+        let node = nodes_b[at];
         let g = box_box_gap(node, bx);
         if (dot(g, g) > reach * reach) {
+            at = node.escape;
             continue;
         }
         if (node.first_child != NO_CHILD) {
-            for (var k = 0u; k < node.child_count; k = k + 1u) {
-                if (top < STACK) {
-                    stack[top] = node.first_child + k;
-                    top = top + 1u;
-                } else {
-                    atomicStore(&counters.stack_overflow, 1u);
-                }
-            }
+            at = node.first_child;
             continue;
         }
+        at = node.escape;
         if (found >= listed) {
             let slot = atomicAdd(&counters.leaf_pairs, 1u);
             if (slot >= q.capacity) {

@@ -73,9 +73,9 @@ fn gpu_structs_match_wgsl() {
     use meshclash::octree::OctreeNode;
     let (size, members) = wgsl_layout(shaders::COMMON, "OctreeNode");
     assert_eq!(size as usize, std::mem::size_of::<OctreeNode>());
-    // Rust names the padding `_pad: [u32; 2]`; WGSL has pad0, pad1.
+    // Rust names the padding `_pad`; WGSL `pad`.
     assert_eq!(
-        members.iter().map(|m| m.1).collect::<Vec<_>>()[..6],
+        members.iter().map(|m| m.1).collect::<Vec<_>>()[..7],
         rust_offsets!(
             OctreeNode,
             min,
@@ -83,14 +83,15 @@ fn gpu_structs_match_wgsl() {
             max,
             child_count,
             tri_start,
-            tri_count
+            tri_count,
+            escape
         )
         .iter()
         .map(|m| m.1)
         .collect::<Vec<_>>()[..]
     );
     assert_eq!(
-        members[6].1 as usize,
+        members[7].1 as usize,
         std::mem::offset_of!(OctreeNode, _pad)
     );
     let (size, members) = wgsl_layout(shaders::COMMON, "Query");

@@ -38,7 +38,10 @@ pub struct OctreeNode {
     /// too: a node's range covers its whole subtree).
     pub tri_start: u32,
     pub tri_count: u32,
-    pub _pad: [u32; 2],
+    /// The node a depth-first walk visits after this one's subtree (its next sibling, or its
+    /// parent's escape): [`NO_CHILD`] past the last. The GPU walks without a stack with it.
+    pub escape: u32,
+    pub _pad: u32,
 }
 
 impl OctreeNode {
@@ -89,7 +92,8 @@ fn build_subtree(
         child_count: 0,
         tri_start: start as u32,
         tri_count: tris.len() as u32,
-        _pad: [0; 2],
+        escape: NO_CHILD,
+        _pad: 0,
     };
     if tris.len() <= LEAF_SIZE || depth >= MAX_DEPTH || cbox.min == cbox.max {
         return vec![root];
@@ -205,7 +209,18 @@ impl Octree {
             })
             .unzip();
         let mut tri_index: Vec<u32> = (0..n as u32).collect();
-        let nodes = build_subtree(&boxes, &centroids, &mut tri_index, 0, 0);
+        let mut nodes = build_subtree(&boxes, &centroids, &mut tri_index, 0, 0);
+        // Parents come before their children, so their escapes are set first.
+        for n in 0..nodes.len() {
+            let (escape, first) = (nodes[n].escape, nodes[n].first_child as usize);
+            for c in nodes[n].children() {
+                nodes[c].escape = if c + 1 < first + nodes[n].child_count as usize {
+                    c as u32 + 1
+                } else {
+                    escape
+                };
+            }
+        }
         Octree { nodes, tri_index }
     }
 
@@ -266,5 +281,21 @@ impl Octree {
             seen.iter().all(|&s| s == 1),
             "a triangle is not in exactly one leaf"
         );
+        // Escapes: in the depth-first order of the children, a node's escape is the node that
+        // follows its whole subtree.
+        fn preorder(t: &Octree, i: usize, out: &mut Vec<(usize, usize)>) {
+            let at = out.len();
+            out.push((i, 0));
+            for c in t.nodes[i].children() {
+                preorder(t, c, out);
+            }
+            out[at].1 = out.len() - at; // the subtree's size
+        }
+        let mut order = Vec::with_capacity(self.nodes.len());
+        preorder(self, 0, &mut order);
+        for (at, &(i, size)) in order.iter().enumerate() {
+            let after = order.get(at + size).map_or(NO_CHILD, |&(j, _)| j as u32);
+            assert_eq!(self.nodes[i].escape, after, "node {i}: escape");
+        }
     }
 }
