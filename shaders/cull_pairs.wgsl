@@ -13,8 +13,8 @@
 @group(0) @binding(7) var<storage, read_write> counters: Counters;
 @group(0) @binding(8) var<storage, read_write> args: DispatchArgs; // narrow's indirect dispatch
 @group(0) @binding(9) var<storage, read_write> live_pairs: array<vec4<u32>>; // far's output, main's input
-@group(0) @binding(11) var<storage, read_write> deferred_pairs: array<vec4<u32>>; // main's output: for the next pass
 @group(0) @binding(10) var<storage, read_write> args_main: DispatchArgs; // main's indirect dispatch
+@group(0) @binding(11) var<storage, read_write> deferred_pairs: array<vec4<u32>>; // main's output: for the next pass
 
 var<workgroup> wg_count: atomic<u32>;
 var<workgroup> wg_base: u32;
@@ -131,8 +131,8 @@ fn far_finish() {
 // A workgroup's reservation that did not fit: its leaf pairs wait for the next pass.
 const DEFERRED: u32 = 0xffffffffu;
 
-// Count, reserve the workgroup's slots with one global atomic, then write: one global atomic
-// per candidate made every thread queue on one address. In the usual case (one A triangle per
+// Count, reserve the workgroup's slots with one global compare and swap, then write: one global
+// atomic per candidate made every thread queue on one address. In the usual case (one A triangle per
 // thread, at most 32 of B) the first pass keeps its answers as bits; otherwise the second
 // pass repeats the tests.
 // A pass never holds more candidates than its capacity, and never part of a leaf pair's: a
@@ -150,12 +150,12 @@ fn main(
     let lp = t / LEAF_THREADS;
     let first_lane = t % LEAF_THREADS == 0u;
     var pr = vec4<u32>(0u);
-    var listed = 0u;
+    var nth = 0u; // this leaf pair's place among the workgroup's
     let has_pair = lp < atomicLoad(&counters.live_pairs);
     if (has_pair) {
         pr = live_pairs[lp];
         if (first_lane) {
-            listed = atomicAdd(&wg_pairs, 1u);
+            nth = atomicAdd(&wg_pairs, 1u);
         }
     }
     let whole = pr;
@@ -203,7 +203,7 @@ fn main(
     workgroupBarrier();
     if (wg_base == DEFERRED) {
         if (has_pair && first_lane) {
-            deferred_pairs[wg_deferred_base + listed] = whole; // at most the live pairs: within capacity
+            deferred_pairs[wg_deferred_base + nth] = whole; // at most the live pairs: within capacity
         }
         return;
     }

@@ -51,7 +51,7 @@ pub struct GpuBackend {
     narrow_main: wgpu::ComputePipeline,
     narrow_distance: wgpu::ComputePipeline,
     narrow_band: wgpu::ComputePipeline,
-    /// Candidate pairs one round can hold; more are processed in further rounds.
+    /// Candidate pairs one pass can hold; more are processed in further passes.
     pub capacity: u32,
     /// Most triangles of one part of a resident mesh (one storage binding's worth).
     pub part_limit: usize,
@@ -155,7 +155,7 @@ fn leaf_walkers(ctx: &GpuContext) -> u32 {
     }
 }
 
-/// The most candidates one round holds: the indirect dispatch's workgroup count must stay within
+/// The most candidates one pass holds: the indirect dispatch's workgroup count must stay within
 /// the 65535 every adapter allows, and the pair list within one storage binding.
 fn max_capacity(ctx: &GpuContext) -> u32 {
     let by_dispatch =
@@ -171,8 +171,8 @@ impl GpuBackend {
         Self::with_capacity(ctx, cap)
     }
 
-    /// With rounds of at most `capacity` candidate pairs (tests use a tiny one to force many
-    /// rounds).
+    /// With passes of at most `capacity` candidate pairs (tests use a tiny one to force many
+    /// passes).
     pub fn with_capacity(ctx: GpuContext, capacity: u32) -> Result<GpuBackend> {
         let capacity = capacity.clamp(1, max_capacity(&ctx));
         let d = &ctx.device;
