@@ -287,6 +287,39 @@ fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
 }
 
 #[test]
+fn a_nearest_search_with_more_ties_than_a_pass_holds_still_answers() {
+    // Two parallel flat grids 1 apart: every pair of triangles whose shadows meet is exactly 1
+    // apart, so the nearest stage emits all of them (about 13 per triangle) for the f64
+    // recomputation: thousands, against passes of 256.
+    let name = "a_nearest_search_with_more_ties_than_a_pass_holds_still_answers";
+    let Some(b) = backend(name, Some(256)) else {
+        return;
+    };
+    let n = 24u32;
+    let vertices = (0..=n)
+        .flat_map(|y| (0..=n).map(move |x| [x as f32 * 0.1, y as f32 * 0.1, 0.0]))
+        .collect();
+    let at = |x: u32, y: u32| y * (n + 1) + x;
+    let triangles = (0..n)
+        .flat_map(|y| (0..n).map(move |x| (x, y)))
+        .flat_map(|(x, y)| {
+            [
+                [at(x, y), at(x + 1, y), at(x + 1, y + 1)],
+                [at(x, y), at(x + 1, y + 1), at(x, y + 1)],
+            ]
+        })
+        .collect();
+    let grid = PreparedMesh::new(Mesh {
+        source: "grid".into(),
+        vertices,
+        triangles,
+    });
+    let up = Pose::translation(DVec3::new(0.0, 0.0, 1.0));
+    let report = both(&b, name, &grid, Pose::IDENTITY, &grid, up, None);
+    assert_eq!(report.distance.distance, 1.0);
+}
+
+#[test]
 fn one_backend_shared_by_threads_answers_each_as_if_alone() {
     // The backend's round buffers and counters are shared by every query it runs: queries from
     // several threads must take turns, not mix their rounds.

@@ -583,12 +583,16 @@ impl GpuBackend {
         if c.stack_overflow != 0 {
             return Err(Error::Gpu("octree traversal stack overflowed".into()));
         }
-        // Main reserves only what fits, and narrow writes at most one hit per candidate.
-        if c.candidates > self.capacity || c.hits > self.capacity {
+        // Main reserves only what fits, and narrow writes at most one hit per candidate; the
+        // nearest stage's hits may overflow (the caller splits the round then).
+        if c.candidates > self.capacity {
             return Err(Error::Gpu(format!(
-                "a pass overflowed its capacity ({} candidates, {} hits, capacity {})",
-                c.candidates, c.hits, self.capacity
+                "a pass overflowed its capacity ({} candidates, capacity {})",
+                c.candidates, self.capacity
             )));
+        }
+        if c.hits > self.capacity {
+            return Ok((c, Vec::new()));
         }
         let n = c.hits.min(self.capacity) as u64;
         let hits = if n <= prefix {
@@ -650,18 +654,22 @@ impl GpuBackend {
             };
             let (kept, counted) = (hits.len(), candidates);
             let (mut kind, mut walks_left, mut listed) = (Pass::First, false, 0u64);
-            let stuck = loop {
+            // None when the round is done; else into how many chunks to split it.
+            let split = loop {
                 let (c, h) = self.pass(&mut scratch, a, b, &q, narrow, kind)?;
+                if c.hits > self.capacity {
+                    break Some((c.hits as u64).div_ceil(self.capacity as u64));
+                }
                 candidates += c.candidates as u64;
                 min_dist = min_dist.min(f32::from_bits(c.min_dist_bits));
                 hits.extend(h);
                 if let Pass::Pairs { waiting, .. } = kind {
                     if c.deferred >= waiting {
-                        break true;
+                        break Some(1);
                     }
                 } else {
                     if c.leaf_pairs == 0 && c.deferred_leaves > 0 {
-                        break true;
+                        break Some(1);
                     }
                     walks_left = c.deferred_leaves > 0;
                     // No leaf pair is listed twice: more than all of them means the passes
@@ -686,24 +694,29 @@ impl GpuBackend {
                 } else if walks_left {
                     Pass::Walks
                 } else {
-                    break false;
+                    break None;
                 };
             };
-            if !stuck {
+            // A pass that listed or tested nothing (one workgroup's candidates alone exceed
+            // the capacity), or the nearest stage's hits overflowed: the chunk starts over in
+            // smaller ones, without what it found so far; as many as the hits need, with half
+            // again for unevenness.
+            let Some(need) = split else {
                 continue;
-            }
-            // A pass that listed or tested nothing: one workgroup's candidates alone exceed
-            // the capacity. The chunk starts over in halves, without what it found so far.
+            };
             if end - start < 2 {
                 return Err(Error::Gpu(format!(
-                    "the candidate pairs of one triangle do not fit in a round ({} pairs); raise the capacity",
+                    "the pairs of one triangle do not fit in a pass ({} pairs); raise the capacity",
                     self.capacity
                 )));
             }
             hits.truncate(kept);
             candidates = counted;
-            let mid = start + (end - start) / 2;
-            todo.extend([(mid, end), (start, mid)]);
+            let k = (need + need / 2 + 1).clamp(2, (end - start) as u64) as u32;
+            let bounds: Vec<u32> = (0..=k)
+                .map(|x| start + ((end - start) as u64 * x as u64 / k as u64) as u32)
+                .collect();
+            todo.extend(bounds.windows(2).rev().map(|w| (w[0], w[1])));
         }
         Ok((hits, candidates, min_dist))
     }
