@@ -350,8 +350,8 @@ impl GpuBackend {
 
     /// One round over A's triangles `query.chunk_start .. chunk_end` (positions in A's octree
     /// order, so that a chunk is a run of leaves), in one pass: the counters, and the hits the
-    /// narrow stage wrote. `Ok(None)` when the pass deferred work to another (which
-    /// [`Self::rounds`] runs).
+    /// narrow stage wrote. `Ok(None)` when the pass deferred work to another, or its hits
+    /// overflowed (what [`Self::rounds`] handles).
     pub fn round(
         &self,
         a: &GpuPart,
@@ -361,7 +361,8 @@ impl GpuBackend {
     ) -> Result<Option<(Counters, Vec<Hit>)>> {
         let mut scratch = self.take_turn();
         let (c, hits) = self.pass(&mut scratch, a, b, query, narrow, Pass::First)?;
-        Ok((c.deferred == 0 && c.deferred_leaves == 0).then_some((c, hits)))
+        let whole = c.deferred == 0 && c.deferred_leaves == 0 && c.hits <= self.capacity;
+        Ok(whole.then_some((c, hits)))
     }
 
     /// One pass of a round: the counters, and the hits the narrow stage wrote.
