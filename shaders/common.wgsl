@@ -46,7 +46,7 @@ struct Counters {
     hits: atomic<u32>,
     min_dist_bits: atomic<u32>,
     stack_overflow: atomic<u32>,      // never set while the octree depth limit holds
-    live_pairs: atomic<u32>,          // leaf pairs cull_pairs::far kept
+    live_pairs: atomic<u32>,          // leaf pairs main takes: far's, or the last pass's deferred
     deferred: atomic<u32>,            // of those, the ones cull_pairs::main left for the next pass
     deferred_leaves: atomic<u32>,     // walks of cull_leaves left for the next pass
 }

@@ -70,7 +70,8 @@ pub struct Counters {
     /// Set if a traversal stack overflowed (impossible within the octree's depth limit; a
     /// non-zero value is reported as an error, never ignored).
     pub stack_overflow: u32,
-    /// Leaf pairs `cull_pairs::far` kept for `cull_pairs::main` (at most `leaf_pairs`).
+    /// Leaf pairs `cull_pairs::main` takes in this pass: those `cull_pairs::far` kept, or
+    /// (in a pass that does not walk) those the last pass deferred.
     pub live_pairs: u32,
     /// Of those, the ones `cull_pairs::main` left for the round's next pass: the candidates of
     /// a workgroup's leaf pairs are kept only if they all fit in the pass's capacity.
