@@ -122,10 +122,15 @@ fn far(
     }
 }
 
-// One thread: main's indirect dispatch, LEAF_THREADS threads per live leaf pair, in rows.
+// Main's indirect dispatch over `n` leaf pairs: LEAF_THREADS threads each, in rows.
+fn main_dispatch(n: u32) -> DispatchArgs {
+    return in_rows((n * LEAF_THREADS + WG - 1u) / WG);
+}
+
+// One thread: main's dispatch over the leaf pairs far kept.
 @compute @workgroup_size(1)
 fn far_finish() {
-    args_main = in_rows((atomicLoad(&counters.live_pairs) * LEAF_THREADS + WG - 1u) / WG);
+    args_main = main_dispatch(atomicLoad(&counters.live_pairs));
 }
 
 // A workgroup's reservation that did not fit: its leaf pairs wait for the next pass.
@@ -236,7 +241,7 @@ fn main(
 // and main's for the next pass, over the leaf pairs this one deferred.
 @compute @workgroup_size(1)
 fn finish() {
-    args_main = in_rows((atomicLoad(&counters.deferred) * LEAF_THREADS + WG - 1u) / WG);
+    args_main = main_dispatch(atomicLoad(&counters.deferred));
     args.x = (atomicLoad(&counters.candidates) + WG - 1u) / WG;
     args.y = 1u;
     args.z = 1u;

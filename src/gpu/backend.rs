@@ -419,12 +419,16 @@ impl GpuBackend {
             let numbered: Vec<(u32, &wgpu::Buffer)> = (0..).zip(bufs.iter().copied()).collect();
             bind_at(layout, &numbered)
         };
-        let progress = scratch.progress(ctx, a.node_count);
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        if matches!(kind, Pass::First) {
-            enc.clear_buffer(progress, 0, None);
-        }
+        // The leaf walks' progress, from nothing in a round's first pass.
+        let progress = (walks && narrow != Narrow::Nearest).then(|| {
+            let buf = scratch.progress(ctx, a.node_count);
+            if matches!(kind, Pass::First) {
+                enc.clear_buffer(buf, 0, None);
+            }
+            buf
+        });
         {
             let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("round"),
@@ -457,30 +461,6 @@ impl GpuBackend {
                 pass.set_pipeline(&self.nearest);
                 dispatch(&mut pass, threads);
             } else {
-                let leaves_bg = bind(
-                    &self.leaves_layout,
-                    &[
-                        &self.uniform,
-                        &a.nodes,
-                        &b.nodes,
-                        &self.leaf_pairs,
-                        &self.counters,
-                        &self.args_far,
-                        progress,
-                    ],
-                );
-                let far_bg = bind_at(
-                    &self.far_layout,
-                    &[
-                        (0, &self.uniform),
-                        (1, &a.tris),
-                        (2, &b.tris),
-                        (5, &self.leaf_pairs),
-                        (7, &self.counters),
-                        (9, &self.live_pairs),
-                        (10, &self.args_pairs),
-                    ],
-                );
                 let pairs_bg = bind_at(
                     &self.pairs_layout,
                     &[
@@ -516,9 +496,33 @@ impl GpuBackend {
                         &b.vidx,
                     ],
                 );
-                // A later pass finds the live pairs, and main's dispatch, where the first left
-                // them.
-                if walks {
+                // A pass that does not walk finds its live pairs, and main's dispatch, where the
+                // last pass's main left them.
+                if let Some(progress) = progress {
+                    let leaves_bg = bind(
+                        &self.leaves_layout,
+                        &[
+                            &self.uniform,
+                            &a.nodes,
+                            &b.nodes,
+                            &self.leaf_pairs,
+                            &self.counters,
+                            &self.args_far,
+                            progress,
+                        ],
+                    );
+                    let far_bg = bind_at(
+                        &self.far_layout,
+                        &[
+                            (0, &self.uniform),
+                            (1, &a.tris),
+                            (2, &b.tris),
+                            (5, &self.leaf_pairs),
+                            (7, &self.counters),
+                            (9, &self.live_pairs),
+                            (10, &self.args_pairs),
+                        ],
+                    );
                     pass.set_bind_group(0, &leaves_bg, &[]);
                     pass.set_pipeline(&self.cull_leaves);
                     dispatch(&mut pass, a.node_count);
