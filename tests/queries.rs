@@ -115,11 +115,10 @@ fn clearance_equals_brute_force() {
     for (name, a, pa, b, pb) in scenes() {
         let (x, y) = (Posed::new(&a, pa), Posed::new(&b, pb));
         for d in [0.02, 0.1] {
-            let got: Vec<(u32, u32)> = query::clearance(&x, &y, d)
-                .pairs
-                .iter()
-                .map(|p| (p.a, p.b))
-                .collect();
+            let r = query::clearance(&x, &y, d);
+            let got: Vec<(u32, u32)> = r.pairs.iter().map(|p| (p.a, p.b)).collect();
+            // Every pair reported was tested (counted) first.
+            assert!(r.candidates >= got.len() as u64, "{name} clearance {d}");
             let (na, nb) = (a.mesh.triangles.len() as u32, b.mesh.triangles.len() as u32);
             let want: Vec<(u32, u32)> = (0..na)
                 .flat_map(|i| (0..nb).map(move |j| (i, j)))
@@ -223,9 +222,8 @@ fn answers_do_not_depend_on_the_thread_count() {
                 },
             );
             let pairs: Vec<(u32, u32)> = r.intersect.pairs.iter().map(|p| (p.a, p.b)).collect();
-            let clear: Vec<(u32, u32, u64)> = r
-                .clearance
-                .unwrap()
+            let clearance = r.clearance.unwrap();
+            let clear: Vec<(u32, u32, u64)> = clearance
                 .pairs
                 .iter()
                 .map(|p| (p.a, p.b, p.distance.to_bits()))
@@ -233,6 +231,8 @@ fn answers_do_not_depend_on_the_thread_count() {
             (
                 pairs,
                 clear,
+                // The counts too: every job's share is summed.
+                (r.intersect.candidates, clearance.candidates),
                 r.distance.distance.to_bits(),
                 r.distance.triangle_a,
                 r.distance.triangle_b,

@@ -4,7 +4,7 @@
 //! vertex meets anywhere else too, and for duplicate faces. Zero-area triangles are left out and
 //! counted. Everything is decided with exact predicates on the mesh's own coordinates.
 
-use super::{Posed, Timings};
+use super::{par_outputs, Posed, Timings};
 use crate::geom::predicates::{
     self, direction_enters_triangle, orient2d, orient3d, project, segment_triangle,
 };
@@ -67,46 +67,38 @@ pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
     let t = Instant::now();
     let leaves = self_leaf_pairs(posed.tree(), posed.boxes(), 0.0);
     let tris = &m.mesh.triangles;
-    let per_leaf: Vec<(u64, Vec<SelfPair>)> = leaves
-        .par_iter()
-        .map_init(
-            || (Vec::new(), Vec::new()),
-            |(tp, tq), &(p, q)| {
-                let mut tested = 0u64;
-                let mut out = Vec::new();
-                let (lp, lq) = (posed.node_tris(p), posed.node_tris(q));
-                // Each triangle meets every one of the other leaf: fetched once here.
-                tp.clear();
-                tp.extend(lp.iter().map(|&i| posed.tri(i)));
-                tq.clear();
-                tq.extend(lq.iter().map(|&j| posed.tri(j)));
-                for (k, &i) in lp.iter().enumerate() {
-                    let first = if p == q { k + 1 } else { 0 };
-                    for (l, &j) in lq.iter().enumerate().skip(first) {
-                        if m.zero_area[i as usize] || m.zero_area[j as usize] {
-                            continue;
-                        }
-                        if !spheres_within(&sph[i as usize], &sph[j as usize], 0.0) {
-                            continue;
-                        }
-                        tested += 1;
-                        // Each pair once, as (smaller, larger).
-                        let ((a, ta), (b, tb)) = if i < j {
-                            ((i, &tp[k]), (j, &tq[l]))
-                        } else {
-                            ((j, &tq[l]), (i, &tp[k]))
-                        };
-                        if let Some(kind) = pair_kind(tris[a as usize], tris[b as usize], ta, tb) {
-                            out.push(SelfPair { a, b, kind });
-                        }
+    let (candidates, mut pairs) = par_outputs(
+        &leaves,
+        |&(p, q), (tp, tq): &mut (Vec<Tri>, Vec<Tri>), tested, out| {
+            let (lp, lq) = (posed.node_tris(p), posed.node_tris(q));
+            // Each triangle meets every one of the other leaf: fetched once here.
+            tp.clear();
+            tp.extend(lp.iter().map(|&i| posed.tri(i)));
+            tq.clear();
+            tq.extend(lq.iter().map(|&j| posed.tri(j)));
+            for (k, &i) in lp.iter().enumerate() {
+                let first = if p == q { k + 1 } else { 0 };
+                for (l, &j) in lq.iter().enumerate().skip(first) {
+                    if m.zero_area[i as usize] || m.zero_area[j as usize] {
+                        continue;
+                    }
+                    if !spheres_within(&sph[i as usize], &sph[j as usize], 0.0) {
+                        continue;
+                    }
+                    *tested += 1;
+                    // Each pair once, as (smaller, larger).
+                    let ((a, ta), (b, tb)) = if i < j {
+                        ((i, &tp[k]), (j, &tq[l]))
+                    } else {
+                        ((j, &tq[l]), (i, &tp[k]))
+                    };
+                    if let Some(kind) = pair_kind(tris[a as usize], tris[b as usize], ta, tb) {
+                        out.push(SelfPair { a, b, kind });
                     }
                 }
-                (tested, out)
-            },
-        )
-        .collect();
-    let candidates = per_leaf.iter().map(|(n, _)| n).sum();
-    let mut pairs: Vec<SelfPair> = per_leaf.into_iter().flat_map(|(_, p)| p).collect();
+            }
+        },
+    );
     pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
     timings.add("self_intersect", t);
     SelfReport {
