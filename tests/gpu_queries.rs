@@ -317,6 +317,15 @@ fn a_nearest_search_with_more_ties_than_a_pass_holds_still_answers() {
     let up = Pose::translation(DVec3::new(0.0, 0.0, 1.0));
     let report = both(&b, name, &grid, Pose::IDENTITY, &grid, up, None);
     assert_eq!(report.distance.distance, 1.0);
+    // A clearance of exactly that distance: no pair is closer than it. The f32 filter keeps
+    // every pair (each is within its error bound of d), so the f64 distances must drop them all.
+    let at = both(&b, name, &grid, Pose::IDENTITY, &grid, up, Some(1.0));
+    assert!(at.clearance.unwrap().pairs.is_empty());
+    // Just above it, the same pairs are all in, each at exactly 1.
+    let above = both(&b, name, &grid, Pose::IDENTITY, &grid, up, Some(1.0 + 1e-9));
+    let pairs = above.clearance.unwrap().pairs;
+    assert!(pairs.len() > 13 * 1000, "{} pairs", pairs.len());
+    assert!(pairs.iter().all(|p| p.distance == 1.0 && !p.intersects));
 }
 
 #[test]
