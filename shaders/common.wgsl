@@ -315,3 +315,35 @@ fn plane_bound(p: array<vec3<f32>, 3>, pl: Plane, t: array<vec3<f32>, 3>) -> f32
     let span = max(sqrt(max(max(dot(d0, d0), dot(d1, d1)), dot(d2, d2))), pl.l);
     return g - pl.w - 16.0 * 5.9604645e-8 * span;
 }
+
+// A lower bound on the distance between p and t from an orthonormal frame: n, and u0..u2 in
+// the plane normal to n. Any displacement v has |v|^2 >= (v.n)^2 + (v.u)^2 for unit u normal to
+// n, so the gap along n and the largest gap along the u_k add as a hypotenuse. With n a
+// triangle's normal and the u_k its edges' normals within its plane, a pair side by side across
+// a thin gap (which the gap along n alone leaves to the narrow stage) is bounded by nearly its
+// distance. dp: p[1] - p[0], p[2] - p[0]; dt: t's vertices less p[0]; span: the largest of
+// their lengths. Each gap is less the rounding of its projections (16 u of the span, as
+// axis_bound); the frame is orthonormal to within a few u, which 1 - 1e-5 covers many times.
+fn frame_bound(dp: array<vec3<f32>, 2>, dt: array<vec3<f32>, 3>, span: f32, n: vec3<f32>, u: array<vec3<f32>, 3>) -> f32 {
+    let m = 16.0 * 5.9604645e-8 * span;
+    let gn = max(gap_on(dp, dt, n) - m, 0.0);
+    let gu = max(max(max(gap_on(dp, dt, u[0]), gap_on(dp, dt, u[1])), gap_on(dp, dt, u[2])) - m, 0.0);
+    return sqrt(gn * gn + gu * gu) * (1.0 - 1e-5);
+}
+
+// The gap between the projections of p (p[0] at 0, then dp) and t (dt) on u, either way along
+// it; not positive when they overlap.
+fn gap_on(dp: array<vec3<f32>, 2>, dt: array<vec3<f32>, 3>, u: vec3<f32>) -> f32 {
+    let xp = vec3<f32>(0.0, dot(dp[0], u), dot(dp[1], u));
+    let xt = vec3<f32>(dot(dt[0], u), dot(dt[1], u), dot(dt[2], u));
+    return max(min(min(xt.x, xt.y), xt.z) - max(max(xp.x, xp.y), xp.z), min(min(xp.x, xp.y), xp.z) - max(max(xt.x, xt.y), xt.z));
+}
+
+// v / |v|, or 0 where v has no direction (a zero-area triangle's normal).
+fn unit_or_zero(v: vec3<f32>) -> vec3<f32> {
+    let l = length(v);
+    if (l > 0.0) {
+        return v / l;
+    }
+    return vec3<f32>(0.0);
+}

@@ -23,12 +23,16 @@ var<workgroup> wg_pairs: atomic<u32>;
 var<workgroup> wg_skipped: atomic<u32>;
 
 // Triangle i of A in B's record frame: its sphere centre c and reach R_i + d + pad, its
-// vertices and its plane, for the tests of its pairs.
+// vertices and its plane, its edges from p[0] (dp) and their length (span), and its edges'
+// normals within its plane (en), for the tests of its pairs.
 struct Near {
     c: vec3<f32>,
     reach: f32,
     p: array<vec3<f32>, 3>,
     pl: Plane,
+    dp: array<vec3<f32>, 2>,
+    span: f32,
+    en: array<vec3<f32>, 3>,
 }
 
 fn near_of(i: u32) -> Near {
@@ -38,13 +42,24 @@ fn near_of(i: u32) -> Near {
         from_local(q.b, to_local(q.a, tris_a[i].v[2].xyz)),
     );
     let s = tris_a[i].sphere;
-    return Near(from_local(q.b, to_local(q.a, s.xyz)), s.w + q.tol.x + q.tol.y, p, plane_of(p));
+    let pl = plane_of(p);
+    let dp = array<vec3<f32>, 2>(p[1] - p[0], p[2] - p[0]);
+    let en = array<vec3<f32>, 3>(
+        unit_or_zero(cross(p[1] - p[0], pl.n)),
+        unit_or_zero(cross(p[2] - p[1], pl.n)),
+        unit_or_zero(cross(p[0] - p[2], pl.n)),
+    );
+    let span = sqrt(max(dot(dp[0], dp[0]), dot(dp[1], dp[1])));
+    return Near(from_local(q.b, to_local(q.a, s.xyz)), s.w + q.tol.x + q.tol.y, p, pl, dp, span, en);
 }
 
-// Whether pair (i, j) passes: |C_j - c|^2 <= (reach + R_j)^2, and neither the plane nor the
-// axis bound (common.wgsl) puts it certainly farther apart than d (the inputs' error is in
-// pad). The bounds leave the narrow stage only the pairs it may have to report: where two
-// surfaces face each other across a gap, a fraction of those the spheres let through.
+// Whether pair (i, j) passes: |C_j - c|^2 <= (reach + R_j)^2, and none of the plane, axis
+// and frame bounds (common.wgsl) puts it certainly farther apart than d (the inputs' error is
+// in pad). The bounds leave the narrow stage only the pairs it may have to report: where two
+// surfaces face each other across a gap, a fraction of those the spheres let through. The
+// frame bound, from A's triangle's plane and its edges' normals within it, settles most pairs
+// side by side across the gap. B's frame too settled more (inside: 11 % fewer candidates, not
+// 1 %) but cost more than it saved on lavapipe. A bound that is NaN settles nothing.
 fn passes(i: u32, j: u32, a: Near) -> bool {
     if (q.mode == 3u && j <= i) {
         return false; // self: each unordered pair once
@@ -56,7 +71,13 @@ fn passes(i: u32, j: u32, a: Near) -> bool {
         return false;
     }
     let t = array<vec3<f32>, 3>(tris_b[j].v[0].xyz, tris_b[j].v[1].xyz, tris_b[j].v[2].xyz);
-    return max(plane_bound(a.p, a.pl, t), axis_bound(a.p, t)) <= q.tol.x + q.tol.y;
+    let reach = q.tol.x + q.tol.y;
+    if (max(plane_bound(a.p, a.pl, t), axis_bound(a.p, t)) > reach) {
+        return false;
+    }
+    let dt = array<vec3<f32>, 3>(t[0] - a.p[0], t[1] - a.p[0], t[2] - a.p[0]);
+    let span = max(a.span, sqrt(max(max(dot(dt[0], dt[0]), dot(dt[1], dt[1])), dot(dt[2], dt[2]))));
+    return !(frame_bound(a.dp, dt, span, a.pl.n, a.en) > reach);
 }
 
 // Whether the leaf pair pr is certainly farther apart than d: the gap between the spans of its

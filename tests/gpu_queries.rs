@@ -217,7 +217,7 @@ fn candidate_lists_larger_than_a_round_still_give_the_full_answer() {
     let t = PreparedMesh::new(generate::torus(1.0, 0.3, 40, 14));
     let g = b.upload(&t).unwrap();
     let opts = CheckOptions {
-        clearance: Some(0.45),
+        clearance: Some(0.5),
     };
     let far = Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(1.0, 0.03, 0.02));
     let r = b.check(&t, &g, Pose::IDENTITY, &t, &g, far, &opts).unwrap();
@@ -234,8 +234,8 @@ fn candidate_lists_larger_than_a_round_still_give_the_full_answer() {
 
 #[test]
 fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
-    // The tori's tubes are 0.4 apart everywhere along the linked ring, so 0.45 gives many
-    // candidates. At 1200 per pass, both the leaf walks (5 000 leaf pairs) and the
+    // The tori's tubes are 0.4 apart everywhere along the linked ring, so 0.5 gives many
+    // candidates. At 1200 per pass, both the leaf walks (over 5 000 leaf pairs) and the
     // per-triangle cull defer work to later passes: the hits must be those of one pass with
     // room for all, none twice and none missing; so must the candidate count and the smallest
     // f32 distance.
@@ -248,8 +248,8 @@ fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
     let far = Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(1.0, 0.03, 0.02));
     let (pa, pb) = (Posed::new(&t, Pose::IDENTITY), Posed::new(&t, far));
     for (d, mode, narrow) in [
-        (0.45, MODE_CLEARANCE, Narrow::Main),
-        (0.45, MODE_DISTANCE, Narrow::Distance),
+        (0.5, MODE_CLEARANCE, Narrow::Main),
+        (0.5, MODE_DISTANCE, Narrow::Distance),
     ] {
         let run = |b: &GpuBackend, g: &GpuMesh| {
             let mut f = frame(&pa, g, &pb, g, d, mode).unwrap();
@@ -262,8 +262,8 @@ fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
             (hits, n, min.to_bits(), b.stats().0 - r0)
         };
         let (want, got) = (run(&big, &gb), run(&small, &gs));
-        // Each pass takes up where the last left off and fills most of its capacity: 13 passes
-        // here for 11 capacities' worth of candidates.
+        // Each pass takes up where the last left off and fills most of its capacity: 22 passes
+        // here for 19 capacities' worth of candidates.
         let least = want.1.div_ceil(1200);
         assert!(
             got.3 <= 2 * least + 1,

@@ -2,6 +2,7 @@
 //! oracle computed another way: exact orientation predicates for the booleans, sampling or the
 //! defining equations for points and distances. Case count: `PROPTEST_CASES`.
 
+use glam::Vec3;
 use meshclash::geom::closest::*;
 use meshclash::geom::dynamic::interval_halving;
 use meshclash::geom::overlap::*;
@@ -255,8 +256,8 @@ proptest! {
         }
     }
 
-    /// The GPU stages' f32 lower bounds (through their twins: `common.wgsl::plane_bound` and
-    /// `axis_bound`) never exceed the f64 distance of the same f32 triangles, 5 km and 1e6
+    /// The GPU stages' f32 lower bounds (through their twins: `common.wgsl::plane_bound`,
+    /// `axis_bound` and `frame_bound`) never exceed the f64 distance of the same f32 triangles, 5 km and 1e6
     /// from the origin too, slivers included.
     #[test]
     fn f32_distance_bounds_never_exceed_the_distance(
@@ -275,12 +276,16 @@ proptest! {
         let f = |t: Tri, shift: DVec3| t.map(|p| (p + base + shift).as_vec3());
         let (p, r) = (f(t1, DVec3::ZERO), f(t2.map(|q| q * 0.5), DVec3::new(0.0, 0.0, lift)));
         let exact = tritri::distance(&p.map(|v| v.as_dvec3()), &r.map(|v| v.as_dvec3())).distance;
-        for bound in [twin::plane_bound(&p, r), twin::axis_bound(&p, &r)] {
+        for bound in [
+            twin::plane_bound(&p, r),
+            twin::axis_bound(&p, &r),
+            twin::frame_bound(&p, &r),
+        ] {
             prop_assert!((bound as f64) <= exact, "f32 bound {bound} over the distance {exact}");
         }
         // Facing, near the origin (where the GPU's local frame puts the parts): the triangle
         // and its copy lifted by g along its normal, the line joining their vertex sums along
-        // that normal too: both bounds are the gap, less rounding.
+        // that normal too: all three bounds are the gap, less rounding.
         // The slack is the f32 triangle's own thickness about the plane computed from it plus
         // 16 u of its span: about u |E1| |E2| span / |E1 x E2| + 16 u span, below 1e-4 for
         // |E1 x E2| > 1e-2 and coordinates within 2 (a skinnier triangle's normal is rounded
@@ -291,10 +296,43 @@ proptest! {
             let (p, r) = (f(t1, -base), f(t1, n.normalize() * g - base));
             let exact =
                 tritri::distance(&p.map(|v| v.as_dvec3()), &r.map(|v| v.as_dvec3())).distance;
-            for bound in [twin::plane_bound(&p, r), twin::axis_bound(&p, &r)] {
+            for bound in [
+            twin::plane_bound(&p, r),
+            twin::axis_bound(&p, &r),
+            twin::frame_bound(&p, &r),
+        ] {
                 let bound = bound as f64;
                 prop_assert!(bound <= exact && bound >= exact - 1e-4, "{bound} vs {exact}");
             }
         }
     }
+}
+
+/// Side by side across a gap, where the plane and axis bounds fall short: the triangle
+/// (0,0,0), (1,0,0), (0.3,0.8,0) and its copy moved 1 along -y and lifted 0.15. Their nearest
+/// points are the copy's apex (0.3,-0.2,0.15) and (0.3,0,0) on the first edge, 0.2 apart within
+/// the plane and 0.15 across it: distance 0.25. The frame bound (the gap along the first edge's
+/// normal within the plane, -y, and along the normal, as a hypotenuse) finds it to within
+/// rounding; the plane bound sees only the 0.15 across, the axis bound about 0.22.
+#[test]
+fn frame_bound_of_triangles_side_by_side_is_their_distance() {
+    use meshclash::gpu::twin;
+    let p = [
+        Vec3::new(0.0, 0.0, 0.0),
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::new(0.3, 0.8, 0.0),
+    ];
+    let r = p.map(|v| v + Vec3::new(0.0, -1.0, 0.15));
+    let exact = tritri::distance(&p.map(|v| v.as_dvec3()), &r.map(|v| v.as_dvec3())).distance;
+    assert!((exact - 0.25).abs() < 1e-6, "{exact}");
+    let frame = twin::frame_bound(&p, &r) as f64;
+    assert!(
+        frame <= exact && frame >= exact - 1e-5,
+        "{frame} vs {exact}"
+    );
+    let (plane, axis) = (
+        twin::plane_bound(&p, r) as f64,
+        twin::axis_bound(&p, &r) as f64,
+    );
+    assert!(plane < 0.151 && axis < 0.23, "plane {plane}, axis {axis}");
 }

@@ -103,7 +103,9 @@ pub fn cull(
                         continue;
                     }
                     let t = tris_b[j as usize].v.map(v3);
-                    if plane_bound(&p, t).max(axis_bound(&p, &t)) <= q.tol[0] + q.tol[1] {
+                    if !(plane_bound(&p, t).max(axis_bound(&p, &t)) > reach
+                        || frame_bound(&p, &t) > reach)
+                    {
                         out.push([i, j]);
                     }
                 }
@@ -321,6 +323,56 @@ pub fn plane_bound(p: &[Vec3; 3], t: [Vec3; 3]) -> f32 {
         .sqrt()
         .max(longest(p));
     g - w - 16.0 * 5.960_464_5e-8 * span
+}
+
+/// `common.wgsl::frame_bound` in A's frame, as `cull_pairs.wgsl::near_of` makes it: `p`'s
+/// unit normal (`plane_of`: 0 without area) and its edges' normals within its plane.
+pub fn frame_bound(p: &[Vec3; 3], t: &[Vec3; 3]) -> f32 {
+    let cr = (p[1] - p[0]).cross(p[2] - p[0]);
+    let len = cr.length();
+    let n = if len > 0.0 { cr / len } else { Vec3::ZERO };
+    let dp = [p[1] - p[0], p[2] - p[0]];
+    let en = [
+        unit_or_zero((p[1] - p[0]).cross(n)),
+        unit_or_zero((p[2] - p[1]).cross(n)),
+        unit_or_zero((p[0] - p[2]).cross(n)),
+    ];
+    let span_p = dp[0].dot(dp[0]).max(dp[1].dot(dp[1])).sqrt();
+    let dt = t.map(|v| v - p[0]);
+    let span = span_p.max(
+        dt[0]
+            .dot(dt[0])
+            .max(dt[1].dot(dt[1]))
+            .max(dt[2].dot(dt[2]))
+            .sqrt(),
+    );
+    let m = 16.0 * U * span;
+    let gn = (gap_on(&dp, &dt, n) - m).max(0.0);
+    let gu = (gap_on(&dp, &dt, en[0])
+        .max(gap_on(&dp, &dt, en[1]))
+        .max(gap_on(&dp, &dt, en[2]))
+        - m)
+        .max(0.0);
+    (gn * gn + gu * gu).sqrt() * (1.0 - 1e-5)
+}
+
+/// `common.wgsl::gap_on`.
+fn gap_on(dp: &[Vec3; 2], dt: &[Vec3; 3], u: Vec3) -> f32 {
+    let xp = [0.0, dp[0].dot(u), dp[1].dot(u)];
+    let xt = dt.map(|x| x.dot(u));
+    let (lo_p, hi_p) = (xp[0].min(xp[1]).min(xp[2]), xp[0].max(xp[1]).max(xp[2]));
+    let (lo_t, hi_t) = (xt[0].min(xt[1]).min(xt[2]), xt[0].max(xt[1]).max(xt[2]));
+    (lo_t - hi_p).max(lo_p - hi_t)
+}
+
+/// `common.wgsl::unit_or_zero`.
+fn unit_or_zero(v: Vec3) -> Vec3 {
+    let l = v.length();
+    if l > 0.0 {
+        v / l
+    } else {
+        Vec3::ZERO
+    }
 }
 
 /// `narrow.wgsl::tri_dist`.
