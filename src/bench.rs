@@ -146,49 +146,54 @@ pub fn stages(t: &Timings) -> Vec<(String, f64)> {
     out
 }
 
-/// The table `meshclash bench` prints.
-pub fn table(n: usize, gpu: Option<&GpuBackend>) -> Result<String> {
-    use std::fmt::Write;
-    let mut s = String::new();
-    let t = Instant::now();
-    let scenes = scenes(n);
-    let _ = writeln!(
-        s,
-        "{} triangles per mesh; meshes built with octrees in {:.0} ms; GPU: {}",
-        scenes[0].a.mesh.triangles.len(),
-        ms(t),
+/// The first line of `meshclash bench`'s table: the meshes' size, the time they took to build
+/// (with their octrees), and the adapter.
+pub fn header(scenes: &[Scene], build_ms: f64, gpu: Option<&GpuBackend>) -> String {
+    format!(
+        "{} triangles per mesh; meshes built with octrees in {:.0} ms; GPU: {}\n{:<12} {:<4} {:>10} {:>10}  {:<6} stages (ms)\n",
+        scenes.first().map_or(0, |s| s.a.mesh.triangles.len()),
+        build_ms,
         gpu.map_or("none".to_string(), |g| format!(
             "{} ({})",
             g.ctx.info.name, g.ctx.info.backend
-        ))
-    );
-    let _ = writeln!(
-        s,
-        "{:<12} {:<4} {:>10} {:>10}  {:<6} stages (ms)",
-        "scene", "on", "total ms", "upload ms", "agree"
-    );
-    for sc in &scenes {
-        let runs = run(sc, gpu)?;
-        let agree = runs
+        )),
+        "scene",
+        "on",
+        "total ms",
+        "upload ms",
+        "agree"
+    )
+}
+
+/// Whether every backend's answers equal the first's (the CPU's).
+pub fn agree(runs: &[Run]) -> bool {
+    runs.iter()
+        .all(|r| same_answers(&runs[0].report, &r.report))
+}
+
+/// One scene's rows of `meshclash bench`'s table: each backend's times and stages, the answer,
+/// and the GPU/CPU speed-up.
+pub fn rows(scene: &Scene, runs: &[Run]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let agree = agree(runs);
+    for r in runs {
+        let st: Vec<String> = stages(&r.report.timings)
             .iter()
-            .all(|r| same_answers(&runs[0].report, &r.report));
-        for r in &runs {
-            let st: Vec<String> = stages(&r.report.timings)
-                .iter()
-                .map(|(k, v)| format!("{k} {v:.1}"))
-                .collect();
-            let _ = writeln!(
-                s,
-                "{:<12} {:<4} {:>10.1} {:>10.1}  {:<6} {}",
-                sc.name,
-                r.backend,
-                r.total_ms,
-                r.upload_ms,
-                if agree { "yes" } else { "NO" },
-                st.join(", ")
-            );
-        }
-        let r = &runs[0].report;
+            .map(|(k, v)| format!("{k} {v:.1}"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "{:<12} {:<4} {:>10.1} {:>10.1}  {:<6} {}",
+            scene.name,
+            r.backend,
+            r.total_ms,
+            r.upload_ms,
+            if agree { "yes" } else { "NO" },
+            st.join(", ")
+        );
+    }
+    if let Some(r) = runs.first().map(|r| &r.report) {
         let _ = writeln!(
             s,
             "{:<12} answer: {} intersecting pairs, containment {:?}, distance {:.6}, {} pairs within clearance {}",
@@ -197,17 +202,58 @@ pub fn table(n: usize, gpu: Option<&GpuBackend>) -> Result<String> {
             r.containment,
             r.distance.distance,
             r.clearance.as_ref().map_or(0, |c| c.pairs.len()),
-            sc.clearance
+            scene.clearance
         );
-        if runs.len() == 2 {
-            let _ = writeln!(
-                s,
-                "{:<12} gpu/cpu speed-up: {:.2}x ({} GPU rounds)",
-                "",
-                runs[0].total_ms / runs[1].total_ms,
-                runs[1].rounds
-            );
-        }
     }
-    Ok(s)
+    if let [cpu, gpu] = runs {
+        let _ = writeln!(
+            s,
+            "{:<12} gpu/cpu speed-up: {:.2}x ({} GPU rounds)",
+            "",
+            cpu.total_ms / gpu.total_ms,
+            gpu.rounds
+        );
+    }
+    s
+}
+
+/// One scene as JSON (`meshclash bench --json` prints one per line): the answer, whether the
+/// backends agree, and each backend's times and stages in milliseconds.
+pub fn json(scene: &Scene, runs: &[Run]) -> serde_json::Value {
+    use serde_json::json;
+    let same = agree(runs);
+    let answer = runs.first().map(|r| {
+        let r = &r.report;
+        json!({
+            "intersecting_pairs": r.intersect.pairs.len(),
+            "containment": r.containment.map(|c| c.as_str()),
+            "distance": r.distance.distance,
+            "clearance_pairs": r.clearance.as_ref().map_or(0, |c| c.pairs.len()),
+        })
+    });
+    let per_backend: Vec<serde_json::Value> = runs
+        .iter()
+        .map(|r| {
+            let stages: serde_json::Map<String, serde_json::Value> = stages(&r.report.timings)
+                .into_iter()
+                .map(|(k, v)| (k, json!(v)))
+                .collect();
+            json!({
+                "backend": r.backend,
+                "total_ms": r.total_ms,
+                "upload_ms": r.upload_ms,
+                "gpu_rounds": r.rounds,
+                "stages_ms": stages,
+            })
+        })
+        .collect();
+    json!({
+        "scene": scene.name,
+        "triangles_a": scene.a.mesh.triangles.len(),
+        "triangles_b": scene.b.mesh.triangles.len(),
+        "clearance": scene.clearance,
+        "agree": same,
+        "answer": answer,
+        "runs": per_backend,
+    })
 }

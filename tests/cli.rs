@@ -380,6 +380,48 @@ fn bench_prints_every_scene_and_checks_the_answers_agree() {
 }
 
 #[test]
+fn bench_agreement_notices_a_difference_in_the_last_bit() {
+    use meshclash::bench;
+    let sc = &bench::scenes(2000)[1];
+    let mut runs = bench::run(sc, None).unwrap();
+    runs.extend(bench::run(sc, None).unwrap());
+    assert!(bench::agree(&runs));
+    let d = &mut runs[1].report.distance.distance;
+    *d = d.next_up();
+    assert!(!bench::agree(&runs));
+    assert!(bench::rows(sc, &runs).contains(" NO "));
+    assert_eq!(bench::json(sc, &runs)["agree"], false);
+}
+
+#[test]
+fn bench_json_gives_one_line_per_scene_with_the_scenes_known_answers() {
+    let (code, out, err) = meshclash(&["bench", "--triangles", "2000", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names: Vec<&str> = lines.iter().map(|v| v["scene"].as_str().unwrap()).collect();
+    assert_eq!(names, ["overlapping", "near miss", "far apart", "inside"]);
+    for v in &lines {
+        assert_eq!(v["agree"], true, "{v}");
+        assert_eq!(v["runs"][0]["backend"], "cpu", "{v}");
+        assert!(v["runs"][0]["stages_ms"]["clearance"].as_f64().unwrap() >= 0.0);
+    }
+    // What the scenes are built to be (bench::scenes): linked tori cut each other; a sphere of
+    // radius 1 lies inside one of 1.01 and a torus of outer radius 1.3 inside one of 2, neither
+    // touching; tori 10 apart along x, each 1.3 from its centre along it, are 7.4 apart (up to
+    // the f32 storage of their vertices).
+    let a = |k: usize| &lines[k]["answer"];
+    assert!(a(0)["intersecting_pairs"].as_u64().unwrap() > 0);
+    assert_eq!(a(1)["intersecting_pairs"], 0);
+    assert_eq!(a(1)["containment"], "a_in_b");
+    assert!((a(2)["distance"].as_f64().unwrap() - 7.4).abs() < 1e-6);
+    assert_eq!(a(2)["containment"], serde_json::Value::Null);
+    assert_eq!(a(3)["containment"], "a_in_b");
+}
+
+#[test]
 fn check_quick_answers_the_solid_question_on_every_peer_case() {
     for case in common::load_cases() {
         let name = case["name"].as_str().unwrap();

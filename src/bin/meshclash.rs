@@ -86,6 +86,9 @@ enum Command {
         triangles: usize,
         #[arg(long, value_enum, default_value_t = Backend::Auto)]
         backend: Backend,
+        /// One JSON object per scene, one per line, each printed as its scene finishes.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -422,7 +425,11 @@ fn run(cli: Cli) -> Result<(), Error> {
             Ok(())
         }
         Command::Demo { triangles } => demo(triangles),
-        Command::Bench { triangles, backend } => {
+        Command::Bench {
+            triangles,
+            backend,
+            json,
+        } => {
             if triangles < 100 {
                 return Err(Error::Argument(format!(
                     "--triangles must be at least 100, got {triangles}"
@@ -433,9 +440,53 @@ fn run(cli: Cli) -> Result<(), Error> {
                 Engine::Gpu(g) => Some(g.as_ref()),
                 Engine::Cpu => None,
             };
-            print!("{}", meshclash::bench::table(triangles, gpu)?);
-            Ok(())
+            bench(triangles, gpu, json)
         }
+    }
+}
+
+/// `meshclash bench`: each scene's rows (or JSON line) as soon as it is done, a minute or more
+/// apart at a million triangles. Backends that disagree are our bug: an error (exit 1) once
+/// every scene has run, naming them. A reader that stops reading (`| head`) ends the run.
+fn bench(triangles: usize, gpu: Option<&GpuBackend>, json: bool) -> Result<(), Error> {
+    use meshclash::bench;
+    use std::io::Write;
+    let emit = |text: &str| {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes()).and_then(|()| out.flush())
+    };
+    progress(&format!(
+        "bench: building the scenes' meshes ({triangles} triangles each)"
+    ));
+    let t = Instant::now();
+    let scenes = bench::scenes(triangles);
+    let build_ms = t.elapsed().as_secs_f64() * 1e3;
+    if !json && emit(&bench::header(&scenes, build_ms, gpu)).is_err() {
+        return Ok(());
+    }
+    let mut disagree = Vec::new();
+    for sc in &scenes {
+        progress(&format!("bench: {} ...", sc.name));
+        let runs = bench::run(sc, gpu)?;
+        if !bench::agree(&runs) {
+            disagree.push(sc.name);
+        }
+        let text = if json {
+            format!("{}\n", bench::json(sc, &runs))
+        } else {
+            bench::rows(sc, &runs)
+        };
+        if emit(&text).is_err() {
+            return Ok(());
+        }
+    }
+    if disagree.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Gpu(format!(
+            "the GPU's answers differ from the CPU's on: {}",
+            disagree.join(", ")
+        )))
     }
 }
 
