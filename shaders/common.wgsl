@@ -256,10 +256,6 @@ fn plane_of(p: array<vec3<f32>, 3>) -> Plane {
     return Plane(n, max(abs(dot(p[1] - p[0], n)), abs(dot(p[2] - p[0], n))), longest(p));
 }
 
-// A lower bound on the distance between the f32 triangles p and t: t's nearest vertex height
-// over p's plane when all three lie on one side, less p's thickness and the rounding of the
-// dot products (16 u of the span, the largest distance from p[0] to a vertex of either);
-// 0 or less otherwise. Callers add the input error bound.
 // A lower bound on the distance between the f32 triangles p and t: the gap between their spans
 // along the line joining their vertex sums (any axis bounds the distance from below; this one
 // separates triangles side by side, which no plane does), less the rounding of the projections
@@ -271,17 +267,10 @@ fn axis_bound(p: array<vec3<f32>, 3>, t: array<vec3<f32>, 3>) -> f32 {
     if (!(len > 0.0)) {
         return 0.0;
     }
-    let u = ax / len;
-    let d1 = p[1] - p[0];
-    let d2 = p[2] - p[0];
-    let e0 = t[0] - p[0];
-    let e1 = t[1] - p[0];
-    let e2 = t[2] - p[0];
-    let xp = vec3<f32>(0.0, dot(d1, u), dot(d2, u));
-    let xt = vec3<f32>(dot(e0, u), dot(e1, u), dot(e2, u));
-    let gap = max(min(min(xt.x, xt.y), xt.z) - max(max(xp.x, xp.y), xp.z), min(min(xp.x, xp.y), xp.z) - max(max(xt.x, xt.y), xt.z));
-    let span = sqrt(max(max(max(dot(d1, d1), dot(d2, d2)), max(dot(e0, e0), dot(e1, e1))), dot(e2, e2)));
-    return gap - 16.0 * 5.9604645e-8 * span;
+    let dp = array<vec3<f32>, 2>(p[1] - p[0], p[2] - p[0]);
+    let dt = array<vec3<f32>, 3>(t[0] - p[0], t[1] - p[0], t[2] - p[0]);
+    let span = sqrt(max(max(max(dot(dp[0], dp[0]), dot(dp[1], dp[1])), max(dot(dt[0], dt[0]), dot(dt[1], dt[1]))), dot(dt[2], dt[2])));
+    return gap_on(dp, dt, ax / len) - 16.0 * 5.9604645e-8 * span;
 }
 
 // Spans along an axis, for the gap bounds of sets of triangles: s = (lowest projection, highest
@@ -301,6 +290,10 @@ fn span_gap(a: vec3<f32>, b: vec3<f32>) -> f32 {
     return max(b.x - a.y, a.x - b.y) - 16.0 * 5.9604645e-8 * max(a.z, b.z);
 }
 
+// A lower bound on the distance between the f32 triangles p and t: t's nearest vertex height
+// over p's plane when all three lie on one side, less p's thickness and the rounding of the
+// dot products (16 u of the span, the largest distance from p[0] to a vertex of either);
+// 0 or less otherwise. Callers add the input error bound.
 fn plane_bound(p: array<vec3<f32>, 3>, pl: Plane, t: array<vec3<f32>, 3>) -> f32 {
     let d0 = t[0] - p[0];
     let d1 = t[1] - p[0];

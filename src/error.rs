@@ -50,6 +50,8 @@ pub enum Error {
     NoAdapter(String),
     #[error("GPU error: {0}")]
     Gpu(String),
+    #[error("cannot write the output: {0}")]
+    Output(#[source] std::io::Error),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -379,6 +379,24 @@ fn bench_prints_every_scene_and_checks_the_answers_agree() {
     assert_eq!(code, 2);
 }
 
+/// A full disk is an error (exit 2, one line), not a panic and not a silent success.
+#[cfg(target_os = "linux")]
+#[test]
+fn bench_into_a_full_disk_says_so() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_meshclash"))
+        .args(["bench", "--triangles", "200", "--backend", "cpu"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot write the output"), "{err}");
+}
+
 #[test]
 fn bench_agreement_notices_a_difference_in_the_last_bit() {
     use meshclash::bench;

@@ -447,13 +447,19 @@ fn run(cli: Cli) -> Result<(), Error> {
 
 /// `meshclash bench`: each scene's rows (or JSON line) as soon as it is done, a minute or more
 /// apart at a million triangles. Backends that disagree are our bug: an error (exit 1) once
-/// every scene has run, naming them. A reader that stops reading (`| head`) ends the run.
+/// every scene has run, naming them. A reader that stops reading (`| head`) ends the run
+/// quietly; any other failure to write is an error.
 fn bench(triangles: usize, gpu: Option<&GpuBackend>, json: bool) -> Result<(), Error> {
     use meshclash::bench;
-    use std::io::Write;
-    let emit = |text: &str| {
+    use std::io::{ErrorKind, Write};
+    // Ok(false): the reader has gone.
+    let emit = |text: &str| -> Result<bool, Error> {
         let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == ErrorKind::BrokenPipe => Ok(false),
+            Err(e) => Err(Error::Output(e)),
+        }
     };
     progress(&format!(
         "bench: building the scenes' meshes ({triangles} triangles each)"
@@ -461,7 +467,7 @@ fn bench(triangles: usize, gpu: Option<&GpuBackend>, json: bool) -> Result<(), E
     let t = Instant::now();
     let scenes = bench::scenes(triangles);
     let build_ms = t.elapsed().as_secs_f64() * 1e3;
-    if !json && emit(&bench::header(&scenes, build_ms, gpu)).is_err() {
+    if !json && !emit(&bench::header(&scenes, build_ms, gpu))? {
         return Ok(());
     }
     let mut disagree = Vec::new();
@@ -476,7 +482,7 @@ fn bench(triangles: usize, gpu: Option<&GpuBackend>, json: bool) -> Result<(), E
         } else {
             bench::rows(sc, &runs)
         };
-        if emit(&text).is_err() {
+        if !emit(&text)? {
             return Ok(());
         }
     }

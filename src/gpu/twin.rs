@@ -280,21 +280,15 @@ pub fn axis_bound(p: &[Vec3; 3], t: &[Vec3; 3]) -> f32 {
     if len.is_nan() || len <= 0.0 {
         return 0.0;
     }
-    let u = ax / len;
-    let (d1, d2) = (p[1] - p[0], p[2] - p[0]);
-    let e = t.map(|v| v - p[0]);
-    let xp = [0.0, d1.dot(u), d2.dot(u)];
-    let xt = e.map(|x| x.dot(u));
-    let (lo_p, hi_p) = (xp[0].min(xp[1]).min(xp[2]), xp[0].max(xp[1]).max(xp[2]));
-    let (lo_t, hi_t) = (xt[0].min(xt[1]).min(xt[2]), xt[0].max(xt[1]).max(xt[2]));
-    let gap = (lo_t - hi_p).max(lo_p - hi_t);
-    let span = d1
-        .dot(d1)
-        .max(d2.dot(d2))
-        .max(e[0].dot(e[0]).max(e[1].dot(e[1])))
-        .max(e[2].dot(e[2]))
+    let dp = [p[1] - p[0], p[2] - p[0]];
+    let dt = t.map(|v| v - p[0]);
+    let span = dp[0]
+        .dot(dp[0])
+        .max(dp[1].dot(dp[1]))
+        .max(dt[0].dot(dt[0]).max(dt[1].dot(dt[1])))
+        .max(dt[2].dot(dt[2]))
         .sqrt();
-    gap - 16.0 * U * span
+    gap_on(&dp, &dt, ax / len) - 16.0 * U * span
 }
 
 /// `common.wgsl::plane_bound(p, plane_of(p), t)`.
