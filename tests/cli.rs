@@ -379,6 +379,30 @@ fn bench_prints_every_scene_and_checks_the_answers_agree() {
     assert_eq!(code, 2);
 }
 
+/// A reader that stops early (`| head`): the 370 kB of pairs overflow the pipe, and the command
+/// ends by SIGPIPE as cat or grep would, not with a panic.
+#[cfg(unix)]
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let t = case_path("meshes/teapot.stl");
+    let t = t.to_str().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_meshclash"))
+        .args(["check", t, t, "--pairs", "--backend", "cpu"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The reader is gone: stdout was dropped with the statement above.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.signal(), Some(13), "{:?}: {err}", out.status);
+}
+
 /// A full disk is an error (exit 2, one line), not a panic and not a silent success.
 #[cfg(target_os = "linux")]
 #[test]

@@ -162,6 +162,15 @@ fn parse_pose(
 }
 
 fn main() -> ExitCode {
+    // Rust starts programs with SIGPIPE ignored, so printing into a pipe whose reader has gone
+    // (`meshclash check a b --pairs | head`) made println! panic. A command-line tool ends
+    // quietly there, killed by the signal, as cat and grep do.
+    #[cfg(unix)]
+    // SAFETY: before any other thread exists; restores the action the process started with
+    // everywhere but Rust's runtime.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // Mesa's Vulkan drivers print a warning on every start when a headless machine has no
     // runtime directory; give them one so stderr keeps to meshclash's own lines. Done first,
     // while this is the only thread.
