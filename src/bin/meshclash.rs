@@ -456,19 +456,16 @@ fn run(cli: Cli) -> Result<(), Error> {
 
 /// `meshclash bench`: each scene's rows (or JSON line) as soon as it is done, a minute or more
 /// apart at a million triangles. Backends that disagree are our bug: an error (exit 1) once
-/// every scene has run, naming them. A reader that stops reading (`| head`) ends the run
-/// quietly; any other failure to write is an error.
+/// every scene has run, naming them. An output that cannot be written (a full disk) is an
+/// error; a reader that stops reading ends the run by SIGPIPE (see `main`).
 fn bench(triangles: usize, gpu: Option<&GpuBackend>, json: bool) -> Result<(), Error> {
     use meshclash::bench;
-    use std::io::{ErrorKind, Write};
-    // Ok(false): the reader has gone.
-    let emit = |text: &str| -> Result<bool, Error> {
+    use std::io::Write;
+    let emit = |text: &str| {
         let mut out = std::io::stdout().lock();
-        match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == ErrorKind::BrokenPipe => Ok(false),
-            Err(e) => Err(Error::Output(e)),
-        }
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(Error::Output)
     };
     progress(&format!(
         "bench: building the scenes' meshes ({triangles} triangles each)"
@@ -476,8 +473,8 @@ fn bench(triangles: usize, gpu: Option<&GpuBackend>, json: bool) -> Result<(), E
     let t = Instant::now();
     let scenes = bench::scenes(triangles);
     let build_ms = t.elapsed().as_secs_f64() * 1e3;
-    if !json && !emit(&bench::header(&scenes, build_ms, gpu))? {
-        return Ok(());
+    if !json {
+        emit(&bench::header(&scenes, build_ms, gpu))?;
     }
     let mut disagree = Vec::new();
     for sc in &scenes {
@@ -491,9 +488,7 @@ fn bench(triangles: usize, gpu: Option<&GpuBackend>, json: bool) -> Result<(), E
         } else {
             bench::rows(sc, &runs)
         };
-        if !emit(&text)? {
-            return Ok(());
-        }
+        emit(&text)?;
     }
     if disagree.is_empty() {
         Ok(())
