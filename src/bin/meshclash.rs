@@ -166,8 +166,8 @@ fn main() -> ExitCode {
     // (`meshclash check a b --pairs | head`) made println! panic. A command-line tool ends
     // quietly there, killed by the signal, as cat and grep do.
     #[cfg(unix)]
-    // SAFETY: before any other thread exists; restores the action the process started with
-    // everywhere but Rust's runtime.
+    // SAFETY: first thing in main, before any other thread starts; SIG_DFL is the action every
+    // process starts with, which Rust's runtime set to SIG_IGN.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
