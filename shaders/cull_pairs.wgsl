@@ -80,32 +80,54 @@ fn passes(i: u32, j: u32, a: Near) -> bool {
     return !(frame_bound(a.dp, dt, span, a.pl.n, a.en) > reach);
 }
 
-// Whether the leaf pair pr is certainly farther apart than d: the gap between the spans of its
-// A and B triangles along the normal of B's first triangle (any axis bounds the distance
-// from below), less the rounding of the projections (16 u of the largest distance from the
-// reference point) and the inputs' (in pad, with d). Where two surfaces face each other across
-// a gap, this settles most leaf pairs the boxes let through before their 64 sphere tests.
-fn leaf_far(pr: vec4<u32>) -> bool {
-    if (pr.w == 0u) {
-        return false;
-    }
-    let axis = tris_b[pr.z].normal.xyz;
+// A lower bound on the distance between the A and B triangles of the leaf pair pr, from a frame
+// as common.wgsl::frame_bound's: n, the normal of B's first triangle, and u, the direction from
+// B's first sphere centre to A's, less its part along n (made orthogonal twice: once the
+// direction is nearly n, one pass leaves it off by far more than rounding). The gaps between
+// the two sets' spans along n and along u add as a hypotenuse, each less the rounding of its
+// projections (16 u of the largest distance from the reference point); 1 - 1e-5 covers the
+// frame's few u of non-orthogonality. The inputs' own error is the caller's (in pad, with d).
+// Where two surfaces face each other across a gap, the gap along n alone settles the leaf
+// pairs that are not above one another; the one along u settles those side by side (near
+// miss: 29 % fewer leaf pairs for main).
+fn leaf_bound(pr: vec4<u32>) -> f32 {
+    let n = tris_b[pr.z].normal.xyz;
     let origin = tris_b[pr.z].v[0].xyz;
+    let dc = from_local(q.b, to_local(q.a, tris_a[pr.x].sphere.xyz)) - tris_b[pr.z].sphere.xyz;
+    let u1 = unit_or_zero(dc - dot(dc, n) * n);
+    let u = unit_or_zero(u1 - dot(u1, n) * n);
     var sa = EMPTY_SPAN;
     var sb = EMPTY_SPAN;
+    var ta = EMPTY_SPAN;
+    var tb = EMPTY_SPAN;
     for (var s = 0u; s < pr.y; s = s + 1u) {
         let i = pr.x + s;
         for (var k = 0u; k < 3u; k = k + 1u) {
-            sa = span_with(sa, from_local(q.b, to_local(q.a, tris_a[i].v[k].xyz)) - origin, axis);
+            let v = from_local(q.b, to_local(q.a, tris_a[i].v[k].xyz)) - origin;
+            sa = span_with(sa, v, n);
+            ta = span_with(ta, v, u);
         }
     }
     for (var s = 0u; s < pr.w; s = s + 1u) {
         let j = pr.z + s;
         for (var k = 0u; k < 3u; k = k + 1u) {
-            sb = span_with(sb, tris_b[j].v[k].xyz - origin, axis);
+            let v = tris_b[j].v[k].xyz - origin;
+            sb = span_with(sb, v, n);
+            tb = span_with(tb, v, u);
         }
     }
-    return dot(axis, axis) > 0.0 && span_gap(sa, sb) > q.tol.x + q.tol.y;
+    if (!(dot(n, n) > 0.0)) {
+        return 0.0; // B's first triangle has no area: no frame
+    }
+    let gn = max(span_gap(sa, sb), 0.0);
+    let gu = max(span_gap(ta, tb), 0.0);
+    return sqrt(gn * gn + gu * gu) * (1.0 - 1e-5);
+}
+
+// Whether the leaf pair pr is certainly farther apart than d (leaf_bound). Settled here, a leaf
+// pair costs main nothing: its 64 sphere tests and their bounds.
+fn leaf_far(pr: vec4<u32>) -> bool {
+    return pr.w != 0u && leaf_bound(pr) > q.tol.x + q.tol.y;
 }
 
 var<workgroup> wg_live: atomic<u32>;

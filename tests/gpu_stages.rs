@@ -8,7 +8,9 @@ mod common;
 
 use glam::DVec3;
 use meshclash::geom::tritri;
-use meshclash::gpu::layout::{Query, CERTAIN, MODE_DISTANCE, MODE_INTERSECT, UNSURE};
+use meshclash::gpu::layout::{
+    Hit, Query, CERTAIN, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, UNSURE,
+};
 use meshclash::gpu::{query::frame, twin, GpuBackend, HostArrays, Narrow};
 use meshclash::mesh::{generate, Mesh, Pose};
 use meshclash::query::{Posed, PreparedMesh};
@@ -73,6 +75,90 @@ fn local_of(ids: &[u32]) -> Vec<u32> {
     local
 }
 
+/// The GPU's candidate list and the twin's, as sets, for the query `q` over all of A: they may
+/// differ only where a bound's last bit does (at most one pair in 1 000).
+fn cull_equal_to_twin(
+    b: &GpuBackend,
+    name: &str,
+    (ma, ga): (&PreparedMesh, &meshclash::gpu::GpuMesh),
+    (mb, gb): (&PreparedMesh, &meshclash::gpu::GpuMesh),
+    q: &Query,
+) -> (BTreeSet<[u32; 2]>, BTreeSet<[u32; 2]>, Vec<Hit>) {
+    let (ha, hb) = (
+        HostArrays::new(ma, usize::MAX),
+        HostArrays::new(mb, usize::MAX),
+    );
+    let (ha, hb) = (&ha.parts[0], &hb.parts[0]);
+    let (counters, hits) = b
+        .round(&ga.parts[0], &gb.parts[0], q, Narrow::Main)
+        .unwrap()
+        .expect("fits one round");
+    let gpu_c: BTreeSet<[u32; 2]> = b
+        .last_candidates(counters.candidates)
+        .unwrap()
+        .into_iter()
+        .collect();
+    let twin_c: BTreeSet<[u32; 2]> = twin::cull(
+        q,
+        &ha.records,
+        &hb.records,
+        &ha.nodes,
+        &ha.octree.tri_index,
+        &hb.nodes,
+        &hb.octree.tri_index,
+    )
+    .into_iter()
+    .collect();
+    let differ = gpu_c.symmetric_difference(&twin_c).count();
+    assert!(
+        differ * 1000 <= gpu_c.len().max(1),
+        "{name}: cull differs from its twin on {differ} of {} pairs",
+        gpu_c.len()
+    );
+    (gpu_c, twin_c, hits)
+}
+
+/// At a clearance, where the leaf pairs' and the pairs' distance bounds settle most of what
+/// the spheres let through: the cull equals its twin, and keeps every pair the CPU path finds
+/// within the clearance (its f64 distances).
+#[test]
+fn cull_at_a_clearance_equals_its_twin_and_keeps_every_pair_within_it() {
+    let Some(ctx) = common::gpu_or_skip("cull_at_a_clearance_equals_its_twin") else {
+        return;
+    };
+    let b = GpuBackend::new(ctx).unwrap();
+    let d = 0.05;
+    for (name, ma, pa, mb, pb) in scenes() {
+        let (ga, gb) = (b.upload(&ma).unwrap(), b.upload(&mb).unwrap());
+        let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
+        let mut f = frame(&xa, &ga, &xb, &gb, d, MODE_CLEARANCE).unwrap();
+        f.query.capacity = b.capacity;
+        let q = Query {
+            chunk_start: 0,
+            chunk_end: ga.triangles,
+            ..f.query
+        };
+        let (gpu_c, twin_c, _) = cull_equal_to_twin(&b, &name, (&ma, &ga), (&mb, &gb), &q);
+        let within = meshclash::query::clearance(&xa, &xb, d).pairs;
+        let (la, lb) = (local_of(&ga.parts[0].ids), local_of(&gb.parts[0].ids));
+        for p in &within {
+            let k = [la[p.a as usize], lb[p.b as usize]];
+            assert!(
+                gpu_c.contains(&k) && twin_c.contains(&k),
+                "{name}: ({}, {}) at {} culled",
+                p.a,
+                p.b,
+                p.distance
+            );
+        }
+        eprintln!(
+            "{name}: {} candidates, {} pairs within {d}",
+            gpu_c.len(),
+            within.len()
+        );
+    }
+}
+
 #[test]
 fn cull_and_narrow_equal_their_twins() {
     let Some(ctx) = common::gpu_or_skip("cull_and_narrow_equal_their_twins") else {
@@ -94,33 +180,8 @@ fn cull_and_narrow_equal_their_twins() {
             chunk_end: ga.triangles,
             ..f.query
         };
-        let (counters, hits) = b
-            .round(&ga.parts[0], &gb.parts[0], &q, Narrow::Main)
-            .unwrap()
-            .expect("fits one round");
-        // Cull: the GPU's list and the twin's, as sets.
-        let gpu_c: BTreeSet<[u32; 2]> = b
-            .last_candidates(counters.candidates)
-            .unwrap()
-            .into_iter()
-            .collect();
-        let twin_c: BTreeSet<[u32; 2]> = twin::cull(
-            &q,
-            &ha.records,
-            &hb.records,
-            &ha.nodes,
-            &ha.octree.tri_index,
-            &hb.nodes,
-            &hb.octree.tri_index,
-        )
-        .into_iter()
-        .collect();
+        let (gpu_c, twin_c, hits) = cull_equal_to_twin(&b, &name, (&ma, &ga), (&mb, &gb), &q);
         let differ = gpu_c.symmetric_difference(&twin_c).count();
-        assert!(
-            differ * 1000 <= gpu_c.len().max(1),
-            "{name}: cull differs from its twin on {differ} of {} pairs",
-            gpu_c.len()
-        );
         // Every exactly intersecting pair is a candidate on both. The stages number triangles
         // in the part's record order; `ids` gives the mesh's numbers.
         let (la, lb) = (local_of(&ha.ids), local_of(&hb.ids));

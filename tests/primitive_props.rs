@@ -306,6 +306,86 @@ proptest! {
             }
         }
     }
+    /// `cull_pairs.wgsl::leaf_bound` (through its twin) never exceeds the f64 distance between
+    /// any triangle of the A leaf and any of the B leaf (their f32 vertices), near the origin,
+    /// 5 km and 1e6 out; B is A's cluster moved (the frames of facing surfaces) or another.
+    #[test]
+    fn leaf_bound_never_exceeds_the_distance(
+        a in prop::collection::vec(tri(), 1..6),
+        b in prop::collection::vec(tri(), 1..6),
+        shift in pt(1.5),
+        copy in any::<bool>(),
+        far in 0usize..3,
+    ) {
+        use meshclash::gpu::twin;
+        use meshclash::mesh::TriRecord;
+        let base = [DVec3::ZERO, DVec3::new(5e3, -3e3, 1.2e3), DVec3::new(1e6, 1e6, -1e6)][far];
+        let small = |t: &Tri, at: DVec3| t.map(|p| p * 0.3 + at + base);
+        let ra: Vec<TriRecord> = a.iter().map(|t| TriRecord::new(&small(t, DVec3::ZERO))).collect();
+        let rb: Vec<TriRecord> = if copy { &a } else { &b }
+            .iter()
+            .map(|t| TriRecord::new(&small(t, shift)))
+            .collect();
+        let ia: Vec<u32> = (0..ra.len() as u32).collect();
+        let ib: Vec<u32> = (0..rb.len() as u32).collect();
+        let bound = twin::leaf_bound(&identity_query(), &ra, &ia, &rb, &ib) as f64;
+        let f64_tri = |r: &TriRecord| r.v.map(|v| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
+        for x in &ra {
+            for y in &rb {
+                let exact = tritri::distance(&f64_tri(x), &f64_tri(y)).distance;
+                prop_assert!(bound <= exact, "leaf bound {bound} over the distance {exact}");
+            }
+        }
+    }
+}
+
+/// Both poses the identity (rows `[I | 0]`), no tolerance: the twins' bounds on records as
+/// they are.
+fn identity_query() -> meshclash::gpu::layout::Query {
+    let rows = [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+    ];
+    meshclash::gpu::layout::Query {
+        a: rows,
+        b: rows,
+        tol: [0.0; 4],
+        chunk_start: 0,
+        chunk_end: 0,
+        capacity: 0,
+        mode: meshclash::gpu::layout::MODE_CLEARANCE,
+    }
+}
+
+/// The leaf pairs' bound on the pair of `frame_bound_of_triangles_side_by_side_is_their_distance`
+/// as one-triangle leaves: B's normal is +z, the direction between the sphere centres across it
+/// +y; the gaps are 0.15 along z and 0.2 along y (A's y from 0 to 0.8, B's from -1 to -0.2),
+/// so the bound is their hypotenuse 0.25, the distance. The gap along B's normal alone, the
+/// bound before the lateral direction, is 0.15.
+#[test]
+fn leaf_bound_of_leaves_side_by_side_is_their_distance() {
+    use meshclash::gpu::twin;
+    use meshclash::mesh::TriRecord;
+    let p = [
+        DVec3::new(0.0, 0.0, 0.0),
+        DVec3::new(1.0, 0.0, 0.0),
+        DVec3::new(0.3, 0.8, 0.0),
+    ];
+    let r = p.map(|v| v + DVec3::new(0.0, -1.0, 0.15));
+    let exact = tritri::distance(&p, &r).distance;
+    assert!((exact - 0.25).abs() < 1e-6, "{exact}");
+    let bound = twin::leaf_bound(
+        &identity_query(),
+        &[TriRecord::new(&p)],
+        &[0],
+        &[TriRecord::new(&r)],
+        &[0],
+    ) as f64;
+    assert!(
+        bound <= exact && bound >= exact - 1e-5,
+        "{bound} vs {exact}"
+    );
 }
 
 /// Side by side across a gap, where the plane and axis bounds fall short: the triangle

@@ -116,25 +116,46 @@ pub fn cull(
 }
 
 /// `cull_pairs.wgsl::leaf_far`: the A triangles `ia` and B triangles `ib` certainly farther
-/// apart than `d`, by their spans along the normal of B's first triangle.
+/// apart than `d`, by [`leaf_bound`].
 fn leaf_far(q: &Query, tris_a: &[TriRecord], ia: &[u32], tris_b: &[TriRecord], ib: &[u32]) -> bool {
-    let Some(&first) = ib.first() else {
-        return false;
-    };
-    let first = &tris_b[first as usize];
-    let (axis, origin) = (v3(first.normal), v3(first.v[0]));
-    let (mut sa, mut sb) = (EMPTY_SPAN, EMPTY_SPAN);
+    !ib.is_empty() && leaf_bound(q, tris_a, ia, tris_b, ib) > q.tol[0] + q.tol[1]
+}
+
+/// `cull_pairs.wgsl::leaf_bound`: a lower bound on the distance between the A triangles `ia`
+/// and the B triangles `ib` (B's record frame), from the normal of B's first triangle and the
+/// direction between the first triangles' sphere centres across it. `ib` is not empty.
+pub fn leaf_bound(
+    q: &Query,
+    tris_a: &[TriRecord],
+    ia: &[u32],
+    tris_b: &[TriRecord],
+    ib: &[u32],
+) -> f32 {
+    let first = &tris_b[ib[0] as usize];
+    let (n, origin) = (v3(first.normal), v3(first.v[0]));
+    let dc = to_b_frame(q, to_local(&q.a, v3(tris_a[ia[0] as usize].sphere))) - v3(first.sphere);
+    let u1 = unit_or_zero(dc - dc.dot(n) * n);
+    let u = unit_or_zero(u1 - u1.dot(n) * n);
+    let (mut sa, mut sb, mut ta, mut tb) = (EMPTY_SPAN, EMPTY_SPAN, EMPTY_SPAN, EMPTY_SPAN);
     for &i in ia {
         for v in tris_a[i as usize].v {
-            sa = span_with(sa, to_b_frame(q, to_local(&q.a, v3(v))) - origin, axis);
+            let v = to_b_frame(q, to_local(&q.a, v3(v))) - origin;
+            sa = span_with(sa, v, n);
+            ta = span_with(ta, v, u);
         }
     }
     for &j in ib {
         for v in tris_b[j as usize].v {
-            sb = span_with(sb, v3(v) - origin, axis);
+            let v = v3(v) - origin;
+            sb = span_with(sb, v, n);
+            tb = span_with(tb, v, u);
         }
     }
-    axis.dot(axis) > 0.0 && span_gap(sa, sb) > q.tol[0] + q.tol[1]
+    if !(n.dot(n) > 0.0) {
+        return 0.0;
+    }
+    let (gn, gu) = (span_gap(sa, sb).max(0.0), span_gap(ta, tb).max(0.0));
+    (gn * gn + gu * gu).sqrt() * (1.0 - 1e-5)
 }
 
 /// `common.wgsl::EMPTY_SPAN`, `span_with` and `span_gap`.
