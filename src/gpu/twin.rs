@@ -186,7 +186,8 @@ pub fn orient(a: Vec3, b: Vec3, c: Vec3, d: Vec3, e_in: f32) -> i32 {
     }
 }
 
-/// `narrow.wgsl::tri_tri`: 0 disjoint, 1 intersecting, 2 unsure.
+/// `narrow.wgsl::tri_tri`: 0 disjoint, 1 intersecting, 2 unsure. As loops here: the shader
+/// writes them out (lavapipe's cost of dynamically indexed arrays), in the same order.
 pub fn tri_tri(p: &[Vec3; 3], r: &[Vec3; 3], e: f32) -> u32 {
     let op: [i32; 3] = std::array::from_fn(|i| orient(r[0], r[1], r[2], p[i], e));
     if op[0] != 0 && op[0] == op[1] && op[1] == op[2] {
