@@ -112,19 +112,18 @@ fn edge_through(a: vec3<f32>, b: vec3<f32>, t: array<vec3<f32>, 3>) -> u32 {
 // the signs allow, else unsure for the CPU. Sharing one vertex v: if the other two vertices of
 // either triangle lie strictly on one side of the other's plane, the triangles meet only at v.
 // Sharing an edge: not coplanar means they meet only along it. Three shared: a duplicate face.
+// Written out, as tri_tri: as loops over its flag arrays it cost each invocation of main,
+// every mode's, whether it ran or not.
 fn neighbours(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>, ia: vec3<u32>, ib: vec3<u32>) -> u32 {
-    var common_count = 0u;
-    var sa = array<bool, 3>(false, false, false);
-    var sb = array<bool, 3>(false, false, false);
-    for (var x = 0u; x < 3u; x = x + 1u) {
-        for (var y = 0u; y < 3u; y = y + 1u) {
-            if (ia[x] == ib[y]) {
-                common_count = common_count + 1u;
-                sa[x] = true;
-                sb[y] = true;
-            }
-        }
-    }
+    // Which of A's vertices equal B's first, second and third.
+    let m0 = ia == vec3<u32>(ib.x);
+    let m1 = ia == vec3<u32>(ib.y);
+    let m2 = ia == vec3<u32>(ib.z);
+    let ones = vec3<u32>(1u);
+    let zeros = vec3<u32>(0u);
+    let common_count = dot(select(zeros, ones, m0) + select(zeros, ones, m1) + select(zeros, ones, m2), ones);
+    let sa = m0 | m1 | m2;
+    let sb = vec3<bool>(any(m0), any(m1), any(m2));
     if (common_count == 0u) {
         return tri_tri(p, r);
     }
@@ -132,38 +131,36 @@ fn neighbours(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>, ia: vec3<u32>, ib:
         return 1u;
     }
     if (common_count == 2u) {
-        var pa = 0u;
-        var pb = 0u;
-        for (var x = 0u; x < 3u; x = x + 1u) {
-            if (!sa[x]) { pa = x; }
-            if (!sb[x]) { pb = x; }
-        }
-        let u = p[(pa + 1u) % 3u];
-        let w = p[(pa + 2u) % 3u];
-        if (orient(u, w, p[pa], r[pb]) != 0) {
+        // The last vertex of each that the other does not share.
+        let pa = last_unshared(sa);
+        let pb = last_unshared(sb);
+        let u = pick(p, (pa + 1u) % 3u);
+        let w = pick(p, (pa + 2u) % 3u);
+        if (orient(u, w, pick(p, pa), pick(r, pb)) != 0) {
             return 0u;
         }
         return 2u;
     }
-    var oa = array<i32, 3>(0, 0, 0);
-    var ob = array<i32, 3>(0, 0, 0);
-    var na = 0;
-    var nb = 0;
-    for (var x = 0u; x < 3u; x = x + 1u) {
-        if (!sa[x]) {
-            oa[x] = orient(r[0], r[1], r[2], p[x]);
-            na = na + oa[x];
-        }
-        if (!sb[x]) {
-            ob[x] = orient(p[0], p[1], p[2], r[x]);
-            nb = nb + ob[x];
-        }
-    }
+    // The unshared vertices' signs against the other's plane (0 for the shared one).
+    let oa = select(vec3<i32>(orient(r[0], r[1], r[2], p[0]), orient(r[0], r[1], r[2], p[1]), orient(r[0], r[1], r[2], p[2])), vec3<i32>(0), sa);
+    let ob = select(vec3<i32>(orient(p[0], p[1], p[2], r[0]), orient(p[0], p[1], p[2], r[1]), orient(p[0], p[1], p[2], r[2])), vec3<i32>(0), sb);
+    let na = oa.x + oa.y + oa.z;
+    let nb = ob.x + ob.y + ob.z;
     // Two certain signs that agree sum to +-2.
     if (na == 2 || na == -2 || nb == 2 || nb == -2) {
         return 0u;
     }
     return 2u;
+}
+
+// The last of the three flags that is false (0 if none is).
+fn last_unshared(s: vec3<bool>) -> u32 {
+    return select(select(select(0u, 0u, !s.x), 1u, !s.y), 2u, !s.z);
+}
+
+// t[k] by constant indices.
+fn pick(t: array<vec3<f32>, 3>, k: u32) -> vec3<f32> {
+    return select(select(t[2], t[1], k == 1u), t[0], k == 0u);
 }
 
 // Field by field: loading a whole 192-byte record to use its first 48 bytes quadruples the

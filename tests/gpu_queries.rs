@@ -203,6 +203,58 @@ fn self_intersection_is_answered_identically() {
     }
 }
 
+/// The narrow stage's neighbour rules (`narrow.wgsl::neighbours`) against the CPU's exact ones,
+/// on pairs of triangles sharing one vertex or one edge, with small integer coordinates (so that
+/// touching, coplanar and folded configurations are exact, and the GPU's signs within their
+/// bounds go to the CPU), half of them flat in z = 0. Each pair stands apart from the others, 20
+/// along x; the mesh welds each pair's shared vertices. The shared-vertex rule's
+/// "two certain signs" and the shared-edge rule's sign each decide some pairs on the GPU.
+#[test]
+fn neighbour_rules_agree_with_the_cpu_on_exact_configurations() {
+    let Some(b) = backend(
+        "neighbour_rules_agree_with_the_cpu_on_exact_configurations",
+        None,
+    ) else {
+        return;
+    };
+    let mut rnd = common::lcg(0x0ee1_9b0e_5a11);
+    let mut soup = Vec::new();
+    for case in 0..1600 {
+        let flat = case % 2 == 0;
+        let mut int = || {
+            let mut c = || ((rnd() * 9.0).floor() - 4.0) as f32;
+            [c(), c(), if flat { 0.0 } else { c() }]
+        };
+        let (v, w, a, b2) = (int(), int(), int(), int());
+        // Sharing the vertex v (first half) or the edge v-w (second half).
+        let (ta, tb) = if case < 800 {
+            let c = int();
+            ([v, a, b2], [v, w, c])
+        } else {
+            ([v, w, a], [w, v, b2])
+        };
+        // The shared vertices in every slot: each triangle's corners rotated (its
+        // orientation kept).
+        let at = |t: [[f32; 3]; 3], turn: usize| {
+            std::array::from_fn(|k| t[(k + turn) % 3])
+                .map(|p: [f32; 3]| [p[0] + 20.0 * case as f32, p[1], p[2]])
+        };
+        soup.push(at(ta, case % 3));
+        soup.push(at(tb, case / 3 % 3));
+    }
+    let m = PreparedMesh::new(Mesh::from_soup("neighbours", soup).unwrap());
+    let g = b.upload(&m).unwrap();
+    let cpu = query::self_intersections(&m);
+    let gpu = b.self_intersections(&m, &g).unwrap();
+    assert_eq!(cpu.pairs, gpu.pairs);
+    assert_eq!(cpu.zero_area_triangles, gpu.zero_area_triangles);
+    // Both answers are common among the pairs of each kind.
+    let vertex = cpu.pairs.iter().filter(|p| p.a < 1600).count();
+    let edge = cpu.pairs.len() - vertex;
+    assert!(vertex > 50 && vertex < 750, "{vertex}");
+    assert!(edge > 50 && edge < 750, "{edge}");
+}
+
 #[test]
 fn candidate_lists_larger_than_a_round_still_give_the_full_answer() {
     // Passes of 1200 candidate pairs against tens of thousands: many passes. (One triangle
