@@ -63,7 +63,8 @@ const CERTAIN: u32 = 1u;
 const UNSURE: u32 = 2u;
 const DISJOINT: u32 = 3u;
 const WG: u32 = 64u;
-// Threads per leaf pair in cull_pairs (the octree's leaf size), and workgroups per dispatch row.
+// Threads per leaf pair in cull_pairs: the octree's leaf size (octree::LEAF_SIZE, which every
+// leaf keeps), one lane per triangle of A's leaf; and workgroups per dispatch row.
 const LEAF_THREADS: u32 = 8u;
 const ROW: u32 = 32768u;
 // The thread's index in a dispatch of rows of at most ROW workgroups (GpuBackend::dispatch).
@@ -76,8 +77,9 @@ fn in_rows(groups: u32) -> DispatchArgs {
     return DispatchArgs(min(groups, ROW), (groups + ROW - 1u) / ROW, 1u);
 }
 
-// Traversal stack: deep enough for the octree's depth limit (24) times seven siblings waiting.
-const STACK: u32 = 192u;
+// Traversal stack: seven siblings waiting at each level below the root, the root's one, for the
+// octree's most levels (octree::MAX_LEVELS, 35: its splits by position and by index).
+const STACK: u32 = 239u;
 
 fn to_local(m: array<vec4<f32>, 3>, p: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(dot(m[0].xyz, p) + m[0].w, dot(m[1].xyz, p) + m[1].w, dot(m[2].xyz, p) + m[2].w);

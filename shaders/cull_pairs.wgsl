@@ -1,7 +1,7 @@
 // Cull, second half: candidate pairs. First far keeps the leaf pairs from cull_leaves.wgsl that
 // leaf_far cannot settle, then main takes LEAF_THREADS threads per kept leaf pair;
-// thread s takes the pair's A triangles s, s + LEAF_THREADS, ... and tests each against every
-// triangle of the B leaf by seed 000's step 1 with tolerance d, padded by the f32 error bound:
+// thread s takes the pair's A triangle s (a leaf holds at most LEAF_THREADS) and tests it against
+// every triangle of the B leaf by seed 000's step 1 with tolerance d, padded by the f32 error bound:
 // |C_j - C_i|^2 <= (R_i + R_j + d + pad)^2 (both centres in B's record frame).
 // CPU twin: gpu::twin::cull.
 
@@ -180,9 +180,11 @@ fn far_finish() {
 const DEFERRED: u32 = 0xffffffffu;
 
 // Count, reserve the workgroup's slots with one global compare and swap, then write: one global
-// atomic per candidate made every thread queue on one address. In the usual case (one A triangle per
-// thread, at most 32 of B) the first pass keeps its answers as bits; otherwise the second
-// pass repeats the tests.
+// atomic per candidate made every thread queue on one address. Each lane takes one triangle of
+// A's leaf (no leaf holds more than LEAF_THREADS: octree::LEAF_SIZE) against the B leaf's, at
+// most as many, and keeps its answers as bits for the write. Written without a loop over A's
+// triangles: lavapipe set up that loop's state at every invocation, and the stage with no
+// triangle to test cost 77 ms more than without it (near miss, 100k, one thread).
 // A pass never holds more candidates than its capacity, and never part of a leaf pair's: a
 // workgroup reserves its slots only if all of them fit (compare and swap). One that does not
 // fit copies its leaf pairs to deferred_pairs, the next pass's live pairs: that pass runs main
@@ -196,13 +198,13 @@ fn main(
 ) {
     let t = thread_index(gid, nwg);
     let lp = t / LEAF_THREADS;
-    let first_lane = t % LEAF_THREADS == 0u;
+    let lane = t % LEAF_THREADS;
     var pr = vec4<u32>(0u);
     var nth = 0u; // this leaf pair's place among the workgroup's
     let has_pair = lp < atomicLoad(&counters.live_pairs);
     if (has_pair) {
         pr = live_pairs[lp];
-        if (first_lane) {
+        if (lane == 0u) {
             nth = atomicAdd(&wg_pairs, 1u);
         }
     }
@@ -211,16 +213,15 @@ fn main(
         atomicStore(&wg_skipped, 1u);
         pr.y = 0u;
     }
-    let simple = pr.y <= LEAF_THREADS && pr.w <= 32u;
+    let i = pr.x + lane;
     var bits = 0u;
     var n = 0u;
-    for (var s = t % LEAF_THREADS; s < pr.y; s = s + LEAF_THREADS) {
-        let i = pr.x + s;
+    if (lane < pr.y) {
         let a = near_of(i);
         for (var k = 0u; k < pr.w; k = k + 1u) {
             if (passes(i, pr.z + k, a)) {
                 n = n + 1u;
-                bits = bits | (1u << (k & 31u));
+                bits = bits | (1u << k);
             }
         }
     }
@@ -250,32 +251,16 @@ fn main(
     }
     workgroupBarrier();
     if (wg_base == DEFERRED) {
-        if (has_pair && first_lane) {
+        if (has_pair && lane == 0u) {
             deferred_pairs[wg_deferred_base + nth] = whole; // at most the live pairs: within capacity
         }
         return;
     }
     var slot = wg_base + offset;
-    if (simple) {
-        if (n > 0u) {
-            let i = pr.x + t % LEAF_THREADS;
-            for (var k = 0u; k < pr.w; k = k + 1u) {
-                if ((bits & (1u << k)) != 0u) {
-                    pairs[slot] = vec2<u32>(i, pr.z + k);
-                    slot = slot + 1u;
-                }
-            }
-        }
-        return;
-    }
-    for (var s = t % LEAF_THREADS; s < pr.y; s = s + LEAF_THREADS) {
-        let i = pr.x + s;
-        let a = near_of(i);
-        for (var j = pr.z; j < pr.z + pr.w; j = j + 1u) {
-            if (passes(i, j, a)) {
-                pairs[slot] = vec2<u32>(i, j);
-                slot = slot + 1u;
-            }
+    for (var k = 0u; k < pr.w && n > 0u; k = k + 1u) {
+        if ((bits & (1u << k)) != 0u) {
+            pairs[slot] = vec2<u32>(i, pr.z + k);
+            slot = slot + 1u;
         }
     }
 }

@@ -255,6 +255,39 @@ fn neighbour_rules_agree_with_the_cpu_on_exact_configurations() {
     assert!(edge > 50 && edge < 750, "{edge}");
 }
 
+/// Triangles that position cannot split (300 copies of one triangle, 40 of another) go into
+/// leaves by runs of consecutive triangles, none over the cull's eight lanes per leaf. Every one
+/// of B's copies crosses A's plane at (0.05, 0, 0) and (-0.05, 0.025, 0), inside A: all
+/// 300 x 40 pairs intersect. Self-intersection: every pair of A's copies is a duplicate face.
+#[test]
+fn stacked_copies_are_split_into_leaves_and_answer_as_on_the_cpu() {
+    let Some(b) = backend(
+        "stacked_copies_are_split_into_leaves_and_answer_as_on_the_cpu",
+        None,
+    ) else {
+        return;
+    };
+    let stack = |t: [[f32; 3]; 3], n: usize| {
+        PreparedMesh::new(Mesh::from_soup("stack", vec![t; n]).unwrap())
+    };
+    let a = stack([[-1.0, -1.0, 0.0], [1.0, -1.0, 0.0], [0.0, 1.0, 0.0]], 300);
+    let m = stack([[0.0, 0.0, -1.0], [0.1, 0.0, 1.0], [-0.1, 0.05, 1.0]], 40);
+    let r = both(
+        &b,
+        "stacked copies",
+        &a,
+        Pose::IDENTITY,
+        &m,
+        Pose::IDENTITY,
+        Some(0.1),
+    );
+    assert_eq!(r.intersect.pairs.len(), 300 * 40);
+    let g = b.upload(&a).unwrap();
+    let gpu = b.self_intersections(&a, &g).unwrap();
+    assert_eq!(query::self_intersections(&a).pairs, gpu.pairs);
+    assert_eq!(gpu.pairs.len(), 300 * 299 / 2);
+}
+
 #[test]
 fn candidate_lists_larger_than_a_round_still_give_the_full_answer() {
     // Passes of 1200 candidate pairs against tens of thousands: many passes. (One triangle

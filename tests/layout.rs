@@ -157,6 +157,13 @@ fn constants_shared_with_the_shaders_match() {
     assert_eq!(wgsl_u32(c, "UNSURE"), UNSURE);
     assert_eq!(wgsl_u32(c, "DISJOINT"), DISJOINT);
     assert_eq!(wgsl_u32(c, "NO_CHILD"), meshclash::octree::NO_CHILD);
+    // One lane per triangle of a leaf of A in `cull_pairs::main`, which no leaf outgrows.
+    assert_eq!(
+        wgsl_u32(c, "LEAF_THREADS") as usize,
+        meshclash::octree::LEAF_SIZE
+    );
+    // The nearest walk pushes a node's children, at most eight, where it popped the node.
+    assert!(wgsl_u32(c, "STACK") >= 7 * (meshclash::octree::MAX_LEVELS - 1) + 1);
     let nearest = format!("{}\n{}", c, shaders::NEAREST);
     assert_eq!(wgsl_u32(&nearest, "SAMPLE"), NEAREST_SAMPLE);
 }

@@ -292,12 +292,32 @@ fn octree_is_well_formed_over_sizes_and_shapes() {
     one.assert_well_formed(&m);
     assert_eq!(one.nodes, three.nodes);
     assert_eq!(one.tri_index, three.tri_index);
-    // Identical centroids cannot be split: one leaf holds them all.
-    let same = vec![[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]; 50];
-    let m = Mesh::from_soup("dup", same).unwrap();
+    // Identical centroids cannot be split by position: runs of consecutive triangles, so that no
+    // leaf holds more than LEAF_SIZE (assert_well_formed checks it). 50: the root and
+    // ceil(50 / 8) = 7 leaves; 1000: eight runs of 125, each eight of 15 or 16, each two.
+    let tri = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    for (n, nodes, levels) in [(50, 8, 2), (1000, 1 + 8 + 64 + 128, 4)] {
+        let m = Mesh::from_soup("dup", vec![tri; n]).unwrap();
+        let t = Octree::build(&m);
+        t.assert_well_formed(&m);
+        assert_eq!((t.nodes.len(), t.depth()), (nodes, levels), "{n}");
+    }
+    // Centroids at x = 2^-k, k = 0..49: each split by position peels off one triangle, so the
+    // depth limit (24) comes with 26 left, which runs of consecutive triangles split further.
+    let peel: Vec<[[f32; 3]; 3]> = (0..50)
+        .map(|k| {
+            let x = 0.5f32.powi(k);
+            [[x, 0.0, 0.0], [x, 1.0, 0.0], [x, 0.0, 1.0]]
+        })
+        .collect();
+    let m = Mesh::from_soup("peel", peel).unwrap();
     let t = Octree::build(&m);
     t.assert_well_formed(&m);
-    assert_eq!(t.nodes.len(), 1);
+    let levels = t.depth() as u32;
+    assert!(
+        levels > 25 && levels <= meshclash::octree::MAX_LEVELS,
+        "{levels} levels"
+    );
 }
 
 #[test]

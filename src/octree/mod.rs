@@ -6,7 +6,8 @@
 //! centroids' box; a node's bounds are the box of its triangles themselves (tighter than the box
 //! of their bounding spheres, and just as conservative), rounded outward to `f32`. Leaves hold
 //! up to [`LEAF_SIZE`] triangles; the seed's bounding-sphere test is applied per triangle pair
-//! inside a pair of leaves.
+//! inside a pair of leaves. Triangles that position cannot split (identical centroids, or the
+//! depth limit reached) are split by index instead, into runs of consecutive triangles.
 
 mod traverse;
 
@@ -17,9 +18,17 @@ use crate::mesh::Mesh;
 use bytemuck::{Pod, Zeroable};
 use rayon::prelude::*;
 
-/// Triangles per leaf, at most (unless they cannot be split: identical centroids, or depth).
+/// Triangles per leaf, at most, always: the GPU cull gives each of a leaf's triangles a lane of
+/// its own (`cull_pairs.wgsl`, `LEAF_THREADS`).
 pub const LEAF_SIZE: usize = 8;
+/// Depth of the splits by position; splits by index may go [`INDEX_LEVELS`] deeper.
 const MAX_DEPTH: u32 = 24;
+/// Splits by index of at most eight runs each bring 2^32 triangles down to leaves of
+/// [`LEAF_SIZE`] in this many levels.
+pub const INDEX_LEVELS: u32 = 10;
+/// Levels of the tree, at most (the root's included): what the GPU's traversal stacks are sized
+/// for (`common.wgsl::STACK`).
+pub const MAX_LEVELS: u32 = MAX_DEPTH + INDEX_LEVELS + 1;
 /// `first_child` of a leaf.
 pub const NO_CHILD: u32 = u32::MAX;
 
@@ -95,32 +104,40 @@ fn build_subtree(
         escape: NO_CHILD,
         _pad: 0,
     };
-    if tris.len() <= LEAF_SIZE || depth >= MAX_DEPTH || cbox.min == cbox.max {
+    if tris.len() <= LEAF_SIZE {
         return vec![root];
     }
-    let c = cbox.center();
-    let octant = |t: u32| {
-        let p = centroids[t as usize];
-        (p.x > c.x) as usize | ((p.y > c.y) as usize) << 1 | ((p.z > c.z) as usize) << 2
+    let counts: Vec<usize> = if depth >= MAX_DEPTH || cbox.min == cbox.max {
+        // Position cannot split them: up to eight runs of consecutive triangles, as even as
+        // can be, in their order (a leaf's triangles stay in index order).
+        let (n, k) = (tris.len(), tris.len().div_ceil(LEAF_SIZE).min(8));
+        (0..k).map(|i| n * (i + 1) / k - n * i / k).collect()
+    } else {
+        let c = cbox.center();
+        let octant = |t: u32| {
+            let p = centroids[t as usize];
+            (p.x > c.x) as usize | ((p.y > c.y) as usize) << 1 | ((p.z > c.z) as usize) << 2
+        };
+        // A stable partition by octant: `tris` arrive in increasing order (the root's 0..n,
+        // and each partition keeps it), so this is the sort by (octant, index) in linear time.
+        let octants: Vec<u8> = tris.iter().map(|&t| octant(t) as u8).collect();
+        let mut counts = [0usize; 8];
+        for &o in &octants {
+            counts[o as usize] += 1;
+        }
+        let mut next = [0usize; 8];
+        for o in 1..8 {
+            next[o] = next[o - 1] + counts[o - 1];
+        }
+        let mut sorted = vec![0u32; tris.len()];
+        for (&t, &o) in tris.iter().zip(&octants) {
+            sorted[next[o as usize]] = t;
+            next[o as usize] += 1;
+        }
+        tris.copy_from_slice(&sorted);
+        counts.to_vec()
     };
-    // A stable partition by octant: `tris` arrive in increasing order (the root's 0..n, and
-    // each partition keeps it), so this is the sort by (octant, index) in linear time.
-    let octants: Vec<u8> = tris.iter().map(|&t| octant(t) as u8).collect();
-    let mut counts = [0usize; 8];
-    for &o in &octants {
-        counts[o as usize] += 1;
-    }
-    let mut next = [0usize; 8];
-    for o in 1..8 {
-        next[o] = next[o - 1] + counts[o - 1];
-    }
-    let mut sorted = vec![0u32; tris.len()];
-    for (&t, &o) in tris.iter().zip(&octants) {
-        sorted[next[o as usize]] = t;
-        next[o as usize] += 1;
-    }
-    tris.copy_from_slice(&sorted);
-    // Disjoint slices, one per non-empty octant, with their offsets in the whole index.
+    // Disjoint slices, one per non-empty octant or run, with their offsets in the whole index.
     let mut slices: Vec<(&mut [u32], usize)> = Vec::with_capacity(8);
     let mut rest = tris;
     let mut at = start;
@@ -249,6 +266,11 @@ impl Octree {
                 }
             }
             if nd.is_leaf() {
+                assert!(
+                    nd.tri_count as usize <= LEAF_SIZE,
+                    "node {i}: a leaf of {} triangles",
+                    nd.tri_count
+                );
                 let tris = &self.tri_index[nd.tris()];
                 // The layout promised to both backends: a leaf's triangles in index order.
                 assert!(
