@@ -151,11 +151,12 @@ pub fn leaf_bound(
             tb = span_with(tb, v, u);
         }
     }
-    if !(n.dot(n) > 0.0) {
-        return 0.0;
+    if n.dot(n) > 0.0 {
+        let (gn, gu) = (span_gap(sa, sb).max(0.0), span_gap(ta, tb).max(0.0));
+        (gn * gn + gu * gu).sqrt() * (1.0 - 1e-5)
+    } else {
+        0.0 // B's first triangle has no area: no frame
     }
-    let (gn, gu) = (span_gap(sa, sb).max(0.0), span_gap(ta, tb).max(0.0));
-    (gn * gn + gu * gu).sqrt() * (1.0 - 1e-5)
 }
 
 /// `common.wgsl::EMPTY_SPAN`, `span_with` and `span_gap`.
