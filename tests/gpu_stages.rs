@@ -11,7 +11,7 @@ use meshclash::geom::tritri;
 use meshclash::gpu::layout::{
     Hit, Query, CERTAIN, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, UNSURE,
 };
-use meshclash::gpu::{query::frame, twin, GpuBackend, HostArrays, Narrow};
+use meshclash::gpu::{query::frame, twin, GpuBackend, GpuMesh, HostArrays, Narrow};
 use meshclash::mesh::{generate, Mesh, Pose};
 use meshclash::query::{Posed, PreparedMesh};
 use std::collections::{BTreeMap, BTreeSet};
@@ -75,13 +75,30 @@ fn local_of(ids: &[u32]) -> Vec<u32> {
     local
 }
 
+/// The query of one round over all of A, with tolerance `d`, in mode `mode`.
+fn whole_query(
+    b: &GpuBackend,
+    (xa, ga): (&Posed, &GpuMesh),
+    (xb, gb): (&Posed, &GpuMesh),
+    d: f64,
+    mode: u32,
+) -> Query {
+    let mut f = frame(xa, ga, xb, gb, d, mode).unwrap();
+    f.query.capacity = b.capacity;
+    Query {
+        chunk_start: 0,
+        chunk_end: ga.triangles,
+        ..f.query
+    }
+}
+
 /// The GPU's candidate list and the twin's, as sets, for the query `q` over all of A: they may
 /// differ only where a bound's last bit does (at most one pair in 1 000).
 fn cull_equal_to_twin(
     b: &GpuBackend,
     name: &str,
-    (ma, ga): (&PreparedMesh, &meshclash::gpu::GpuMesh),
-    (mb, gb): (&PreparedMesh, &meshclash::gpu::GpuMesh),
+    (ma, ga): (&PreparedMesh, &GpuMesh),
+    (mb, gb): (&PreparedMesh, &GpuMesh),
     q: &Query,
 ) -> (BTreeSet<[u32; 2]>, BTreeSet<[u32; 2]>, Vec<Hit>) {
     let (ha, hb) = (
@@ -131,13 +148,7 @@ fn cull_at_a_clearance_equals_its_twin_and_keeps_every_pair_within_it() {
     for (name, ma, pa, mb, pb) in scenes() {
         let (ga, gb) = (b.upload(&ma).unwrap(), b.upload(&mb).unwrap());
         let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
-        let mut f = frame(&xa, &ga, &xb, &gb, d, MODE_CLEARANCE).unwrap();
-        f.query.capacity = b.capacity;
-        let q = Query {
-            chunk_start: 0,
-            chunk_end: ga.triangles,
-            ..f.query
-        };
+        let q = whole_query(&b, (&xa, &ga), (&xb, &gb), d, MODE_CLEARANCE);
         let (gpu_c, twin_c, _) = cull_equal_to_twin(&b, &name, (&ma, &ga), (&mb, &gb), &q);
         let within = meshclash::query::clearance(&xa, &xb, d).pairs;
         let (la, lb) = (local_of(&ga.parts[0].ids), local_of(&gb.parts[0].ids));
@@ -173,13 +184,7 @@ fn cull_and_narrow_equal_their_twins() {
         );
         let (ha, hb) = (&ha.parts[0], &hb.parts[0]);
         let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
-        let mut f = frame(&xa, &ga, &xb, &gb, 0.0, MODE_INTERSECT).unwrap();
-        f.query.capacity = b.capacity;
-        let q = Query {
-            chunk_start: 0,
-            chunk_end: ga.triangles,
-            ..f.query
-        };
+        let q = whole_query(&b, (&xa, &ga), (&xb, &gb), 0.0, MODE_INTERSECT);
         let (gpu_c, twin_c, hits) = cull_equal_to_twin(&b, &name, (&ma, &ga), (&mb, &gb), &q);
         let differ = gpu_c.symmetric_difference(&twin_c).count();
         // Every exactly intersecting pair is a candidate on both. The stages number triangles
