@@ -82,11 +82,13 @@ fn passes(i: u32, j: u32, a: Near) -> bool {
 
 // A lower bound on the distance between the A and B triangles of the leaf pair pr, from a frame
 // as common.wgsl::frame_bound's: n, the normal of B's first triangle, and u, the direction from
-// B's first sphere centre to A's, less its part along n (made orthogonal twice: once the
-// direction is nearly n, one pass leaves it off by far more than rounding). The gaps between
-// the two sets' spans along n and along u add as a hypotenuse, each less the rounding of its
-// projections (16 u of the largest distance from the reference point); 1 - 1e-5 covers the
-// frame's few u of non-orthogonality. The inputs' own error is the caller's (in pad, with d).
+// B's first sphere centre to A's, less its part along n (twice: where the direction is nearly
+// n, one pass leaves mostly rounding). For unit n and u with |n . u| = c, every v has
+// (v.n)^2 + (v.u)^2 <= (1 + c) |v|^2: the gaps between the two sets' spans along n and along u
+// add as a hypotenuse, each less the rounding of its projections (16 u of the largest distance
+// from the reference point), times 1 - 1e-5 for c up to 1e-6 and the f32 units' lengths. A u
+// further off (the direction was rounding alone) is dropped, leaving the gap along n. The
+// inputs' own error is the caller's (in pad, with d).
 // Where two surfaces face each other across a gap, the gap along n alone settles the leaf
 // pairs that are not above one another; the one along u settles those side by side (near
 // miss: 29 % fewer leaf pairs for main).
@@ -95,7 +97,8 @@ fn leaf_bound(pr: vec4<u32>) -> f32 {
     let origin = tris_b[pr.z].v[0].xyz;
     let dc = from_local(q.b, to_local(q.a, tris_a[pr.x].sphere.xyz)) - tris_b[pr.z].sphere.xyz;
     let u1 = unit_or_zero(dc - dot(dc, n) * n);
-    let u = unit_or_zero(u1 - dot(u1, n) * n);
+    let u2 = unit_or_zero(u1 - dot(u1, n) * n);
+    let u = select(vec3<f32>(0.0), u2, abs(dot(u2, n)) <= 1e-6);
     var sa = EMPTY_SPAN;
     var sb = EMPTY_SPAN;
     var ta = EMPTY_SPAN;
@@ -183,8 +186,9 @@ const DEFERRED: u32 = 0xffffffffu;
 // atomic per candidate made every thread queue on one address. Each lane takes one triangle of
 // A's leaf (no leaf holds more than LEAF_THREADS: octree::LEAF_SIZE) against the B leaf's, at
 // most as many, and keeps its answers as bits for the write. Written without a loop over A's
-// triangles: lavapipe set up that loop's state at every invocation, and the stage with no
-// triangle to test cost 77 ms more than without it (near miss, 100k, one thread).
+// triangles, and without the second pass that repeated the tests for larger leaves: lavapipe
+// charges every invocation for an entry point's code, run or not (near-miss round at 100k on
+// one thread, median of six: 654 -> 555 ms).
 // A pass never holds more candidates than its capacity, and never part of a leaf pair's: a
 // workgroup reserves its slots only if all of them fit (compare and swap). One that does not
 // fit copies its leaf pairs to deferred_pairs, the next pass's live pairs: that pass runs main

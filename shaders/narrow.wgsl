@@ -51,11 +51,11 @@ fn orient(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, d: vec3<f32>) -> i32 {
 // In general position two triangles meet exactly when an edge of one crosses the other's
 // interior: the edge's ends lie strictly on both sides of the plane and the edge passes on the
 // same side of all three edges of the other triangle.
-// Written out, with constant indices only: lavapipe keeps a dynamically indexed array in
-// memory and sets up every such array of an entry point at each invocation's start, whether
-// or not the invocation reaches it. Written as loops, this function made every invocation of
-// main cost about 0.2 us on one lavapipe thread, one that returned at once too: some 180 of
-// the stage's 240 ms at 100k near miss.
+// Written out, with constant indices only. As loops over small arrays, this function and
+// neighbours made every invocation of main cost about 0.2 us on one lavapipe thread, one that
+// returned at once too (lavapipe seems to set up the loops' arrays at each invocation's start,
+// whether it reaches them or not): some 180 of the stage's 240 ms at 100k near miss. Written
+// out, an invocation that returns at once costs what none does, within the noise.
 fn tri_tri(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>) -> u32 {
     // p strictly on one side of r's plane settles most pairs with three signs of the six.
     let op = vec3<i32>(orient(r[0], r[1], r[2], p[0]), orient(r[0], r[1], r[2], p[1]), orient(r[0], r[1], r[2], p[2]));

@@ -135,7 +135,12 @@ pub fn leaf_bound(
     let (n, origin) = (v3(first.normal), v3(first.v[0]));
     let dc = to_b_frame(q, to_local(&q.a, v3(tris_a[ia[0] as usize].sphere))) - v3(first.sphere);
     let u1 = unit_or_zero(dc - dc.dot(n) * n);
-    let u = unit_or_zero(u1 - u1.dot(n) * n);
+    let u2 = unit_or_zero(u1 - u1.dot(n) * n);
+    let u = if u2.dot(n).abs() <= 1e-6 {
+        u2
+    } else {
+        Vec3::ZERO
+    };
     let (mut sa, mut sb, mut ta, mut tb) = (EMPTY_SPAN, EMPTY_SPAN, EMPTY_SPAN, EMPTY_SPAN);
     for &i in ia {
         for v in tris_a[i as usize].v {
