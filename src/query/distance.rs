@@ -147,15 +147,31 @@ pub(crate) fn settled_on_one_thread(a: &Posed, b: &Posed) -> Option<DistanceRepo
 /// at the rounding edge of `d`.
 pub(crate) fn closest_listed(a: &Posed, b: &Posed, c: &ClearanceReport) -> Option<DistanceReport> {
     let t = Instant::now();
-    if c.pairs.par_iter().any(|p| p.intersects) {
+    // One pass, chunks of plain loops: the two rayon passes this was (any intersecting pair,
+    // then the smallest) ran 4 to 21 ms over 2.3M pairs depending on how the build inlined
+    // their closures.
+    let smaller = |x: Best, y: Best| match (x, y) {
+        (Some(p), Some(q)) => Some(if q < p { q } else { p }),
+        (p, q) => p.or(q),
+    };
+    let (meets, best) = c
+        .pairs
+        .par_chunks(1 << 14)
+        .map(|chunk| {
+            let mut best: Best = None;
+            for p in chunk {
+                if p.intersects {
+                    return (true, None);
+                }
+                best = smaller(best, Some((p.distance * p.distance, p.a, p.b)));
+            }
+            (false, best)
+        })
+        .reduce(|| (false, None), |x, y| (x.0 || y.0, smaller(x.1, y.1)));
+    if meets {
         return None;
     }
-    let best = c
-        .pairs
-        .par_iter()
-        .map(|p| (p.distance * p.distance, p.a, p.b))
-        .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal))
-        .filter(|p| p.0 < c.clearance * c.clearance)?;
+    let best = best.filter(|p| p.0 < c.clearance * c.clearance)?;
     // Candidates 0: the distance search did not run (the clearance report counts its own).
     Some(report(a, b, &[(0, Some(best))], Timings::default(), t))
 }
