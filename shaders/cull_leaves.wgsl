@@ -54,6 +54,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             break;
         }
         let node = nodes_b[at];
+        // Self: a subtree wholly before A's triangles holds no pair (i, j) with j > i, the
+        // only ones cull_pairs keeps; each unordered pair of leaves is walked once.
+        if (q.mode == 3u && node.tri_start + node.tri_count <= lo) {
+            at = node.escape;
+            continue;
+        }
         let g = box_box_gap(node, bx);
         if (dot(g, g) > reach * reach) {
             at = node.escape;

@@ -72,6 +72,9 @@ pub fn cull(
         let mut stack = vec![0u32];
         while let Some(n) = stack.pop() {
             let node = &nodes_b[n as usize];
+            if q.mode == MODE_SELF && node.tri_start + node.tri_count <= lo {
+                continue;
+            }
             let (nmin, nmax) = (Vec3::from(node.min), Vec3::from(node.max));
             let g = ((0.5 * (nmax + nmin) - c).abs() - 0.5 * (nmax - nmin) - h).max(Vec3::ZERO);
             if g.dot(g) > reach * reach {
