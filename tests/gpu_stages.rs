@@ -92,30 +92,30 @@ fn whole_query(
     }
 }
 
-/// The GPU's candidate list and the twin's, as sets, for the query `q` over all of A: they may
-/// differ only where a bound's last bit does (at most one pair in 1 000).
+/// A cull's candidate pairs, by the part's record positions.
+type Candidates = BTreeSet<[u32; 2]>;
+
+/// The GPU's candidate list and the twin's (on the host arrays the GPU's were made from), as
+/// sets, for the query `q` over all of A, and how many pairs they differ by: only where a
+/// bound's last bit does (at most one pair in 1 000).
 fn cull_equal_to_twin(
     b: &GpuBackend,
     name: &str,
-    (ma, ga): (&PreparedMesh, &GpuMesh),
-    (mb, gb): (&PreparedMesh, &GpuMesh),
+    (ha, ga): (&HostArrays, &GpuMesh),
+    (hb, gb): (&HostArrays, &GpuMesh),
     q: &Query,
-) -> (BTreeSet<[u32; 2]>, BTreeSet<[u32; 2]>, Vec<Hit>) {
-    let (ha, hb) = (
-        HostArrays::new(ma, usize::MAX),
-        HostArrays::new(mb, usize::MAX),
-    );
+) -> (Candidates, Candidates, Vec<Hit>, usize) {
     let (ha, hb) = (&ha.parts[0], &hb.parts[0]);
     let (counters, hits) = b
         .round(&ga.parts[0], &gb.parts[0], q, Narrow::Main)
         .unwrap()
         .expect("fits one round");
-    let gpu_c: BTreeSet<[u32; 2]> = b
+    let gpu_c: Candidates = b
         .last_candidates(counters.candidates)
         .unwrap()
         .into_iter()
         .collect();
-    let twin_c: BTreeSet<[u32; 2]> = twin::cull(
+    let twin_c: Candidates = twin::cull(
         q,
         &ha.records,
         &hb.records,
@@ -132,7 +132,12 @@ fn cull_equal_to_twin(
         "{name}: cull differs from its twin on {differ} of {} pairs",
         gpu_c.len()
     );
-    (gpu_c, twin_c, hits)
+    (gpu_c, twin_c, hits, differ)
+}
+
+/// Each mesh's host arrays as one part, as the GPU's one-part upload holds them.
+fn whole(m: &PreparedMesh) -> HostArrays {
+    HostArrays::new(m, usize::MAX)
 }
 
 /// At a clearance, where the leaf pairs' and the pairs' distance bounds settle most of what
@@ -149,7 +154,8 @@ fn cull_at_a_clearance_equals_its_twin_and_keeps_every_pair_within_it() {
         let (ga, gb) = (b.upload(&ma).unwrap(), b.upload(&mb).unwrap());
         let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
         let q = whole_query(&b, (&xa, &ga), (&xb, &gb), d, MODE_CLEARANCE);
-        let (gpu_c, twin_c, _) = cull_equal_to_twin(&b, &name, (&ma, &ga), (&mb, &gb), &q);
+        let (ha, hb) = (whole(&ma), whole(&mb));
+        let (gpu_c, twin_c, _, _) = cull_equal_to_twin(&b, &name, (&ha, &ga), (&hb, &gb), &q);
         let within = meshclash::query::clearance(&xa, &xb, d).pairs;
         let (la, lb) = (local_of(&ga.parts[0].ids), local_of(&gb.parts[0].ids));
         for p in &within {
@@ -178,15 +184,12 @@ fn cull_and_narrow_equal_their_twins() {
     let b = GpuBackend::new(ctx).unwrap();
     for (name, ma, pa, mb, pb) in scenes() {
         let (ga, gb) = (b.upload(&ma).unwrap(), b.upload(&mb).unwrap());
-        let (ha, hb) = (
-            HostArrays::new(&ma, usize::MAX),
-            HostArrays::new(&mb, usize::MAX),
-        );
-        let (ha, hb) = (&ha.parts[0], &hb.parts[0]);
+        let (hosts_a, hosts_b) = (whole(&ma), whole(&mb));
         let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
         let q = whole_query(&b, (&xa, &ga), (&xb, &gb), 0.0, MODE_INTERSECT);
-        let (gpu_c, twin_c, hits) = cull_equal_to_twin(&b, &name, (&ma, &ga), (&mb, &gb), &q);
-        let differ = gpu_c.symmetric_difference(&twin_c).count();
+        let (gpu_c, twin_c, hits, differ) =
+            cull_equal_to_twin(&b, &name, (&hosts_a, &ga), (&hosts_b, &gb), &q);
+        let (ha, hb) = (&hosts_a.parts[0], &hosts_b.parts[0]);
         // Every exactly intersecting pair is a candidate on both. The stages number triangles
         // in the part's record order; `ids` gives the mesh's numbers.
         let (la, lb) = (local_of(&ha.ids), local_of(&hb.ids));
@@ -250,10 +253,7 @@ fn nearest_finds_the_minimum_and_emits_every_pair_that_could_hold_it() {
     let mut total_needed = 0;
     for (name, ma, pa, mb, pb) in scenes() {
         let (ga, gb) = (b.upload(&ma).unwrap(), b.upload(&mb).unwrap());
-        let (ha, hb) = (
-            HostArrays::new(&ma, usize::MAX),
-            HostArrays::new(&mb, usize::MAX),
-        );
+        let (ha, hb) = (whole(&ma), whole(&mb));
         let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
         let mut f = frame(&xa, &ga, &xb, &gb, 0.0, MODE_DISTANCE).unwrap();
         f.query.capacity = b.capacity;
@@ -308,10 +308,7 @@ fn distance_twin_bounds_the_true_distance() {
     // The band argument needs every f32 distance within the band of the f64 one, or below it
     // (slivers): checked on the twin over random and hard pairs, with the frame's own band.
     for (name, ma, pa, mb, pb) in scenes() {
-        let (ha, hb) = (
-            HostArrays::new(&ma, usize::MAX),
-            HostArrays::new(&mb, usize::MAX),
-        );
+        let (ha, hb) = (whole(&ma), whole(&mb));
         let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
         // A GPU mesh handle is only needed for centre and radius: build the frame by hand.
         let f = twin_frame(&xa, &ha, &xb, &hb);
