@@ -68,9 +68,9 @@ fn main() {
                 let (mut hits, mut candidates) = (0, 0);
                 for pa in &ga.parts {
                     for pb in &gb.parts {
-                        let (h, c, _) = g.rounds(pa, pb, &f.query, narrow).unwrap();
-                        hits += h.len();
-                        candidates += c;
+                        let found = g.rounds(pa, pb, &f.query, narrow).unwrap();
+                        hits += found.hits.len();
+                        candidates += found.candidates;
                     }
                 }
                 let wall = t.elapsed().as_secs_f64() * 1e3;

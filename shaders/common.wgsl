@@ -45,11 +45,26 @@ struct Counters {
     candidates: atomic<u32>,
     hits: atomic<u32>,
     min_dist_bits: atomic<u32>,
-    stack_overflow: atomic<u32>,      // never set while the octree depth limit holds
+    walk_fault: atomic<u32>,          // FAULT_* bits: never set while the walks work as designed
     live_pairs: atomic<u32>,          // leaf pairs main takes: far's, or the last pass's deferred
     deferred: atomic<u32>,            // of those, the ones cull_pairs::main left for the next pass
     deferred_leaves: atomic<u32>,     // walks of cull_leaves left for the next pass
+    paused_walks: atomic<u32>,        // walks that stopped at WALK_STEPS (walk_steps below)
 }
+
+// walk_fault bits. A walk's loop has one way out, its end; leaving it otherwise means the
+// driver cut the loop short (lavapipe does past 65535 iterations: walk_steps below), and the
+// walk's answer is incomplete: the host reports an error rather than a wrong answer.
+const FAULT_STACK: u32 = 1u;
+const FAULT_CUT_SHORT: u32 = 2u;
+
+// Loop iterations one invocation of a walk may run before it stops (cull_leaves: to resume in
+// the next pass; nearest: the host falls back to culling). Set per adapter by the backend
+// (gpu::backend::walk_steps): unbounded on a GPU. lavapipe ends every loop of an invocation
+// once the loops of its SIMD group (8 lanes) have run 65535 iterations between them, with no
+// error (Mesa's LP_MAX_TGSI_LOOP_ITERATIONS): without a budget, a long walk there silently
+// misses part of B's tree.
+override WALK_STEPS: u32 = 0xffffffffu;
 
 struct DispatchArgs {
     x: u32,

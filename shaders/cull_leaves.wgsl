@@ -5,10 +5,11 @@
 // of B whose box comes within d + pad of its own (A's box carried into B's record frame as the
 // box of the rotated box). One traversal per leaf of A instead of one per triangle: eight
 // times fewer walks, the same conservative answer (a triangle lies in its leaf's box).
-// A round's leaf pairs may not fit in one pass's list: a walk that finds its list full records
-// how many B leaves it had listed (progress), and the round's next pass walks again from there
-// (GpuBackend::rounds); the walk's order is the same every time. Once the list is full, later
-// walks wait for the next pass without starting.
+// A round's leaf pairs may not fit in one pass's list, nor a walk in WALK_STEPS nodes: a walk
+// that finds the list full, or runs out of steps, records the node it stopped at (progress), and
+// the round's next pass resumes it there (GpuBackend::rounds): the walk needs no stack, so that
+// node is all its state. Once the list is full, later walks wait for the next pass without
+// starting.
 // CPU twin: gpu::twin::cull (with cull_pairs.wgsl).
 
 @group(0) @binding(0) var<uniform> q: Query;
@@ -17,10 +18,9 @@
 @group(0) @binding(3) var<storage, read_write> leaf_pairs: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read_write> counters: Counters;
 @group(0) @binding(5) var<storage, read_write> args: DispatchArgs; // cull_pairs::far's indirect dispatch
-// Per node of A: B leaves its walk listed in the round's earlier passes, or DONE.
+// Per node of A: the node of B its walk resumes at (0, the root, in a round's first pass), or
+// NO_CHILD once it is done.
 @group(0) @binding(6) var<storage, read_write> progress: array<u32>;
-
-const DONE: u32 = 0xffffffffu;
 
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -35,8 +35,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (lo >= hi) {
         return;
     }
-    let listed = progress[n];
-    if (listed == DONE) {
+    var at = progress[n];
+    if (at == NO_CHILD) {
         return;
     }
     if (atomicLoad(&counters.leaf_pairs) >= q.capacity) {
@@ -47,12 +47,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let reach = q.tol.x + q.tol.y;
     // Depth first without a stack: a node's escape is where the walk goes once its subtree is
     // done or pruned.
-    var at = 0u;
-    var found = 0u;
+    var steps = 0u;
     loop {
         if (at == NO_CHILD) {
             break;
         }
+        if (steps == WALK_STEPS) {
+            progress[n] = at;
+            atomicAdd(&counters.paused_walks, 1u);
+            return;
+        }
+        steps = steps + 1u;
         let node = nodes_b[at];
         // Self: a subtree wholly before A's triangles holds no pair (i, j) with j > i, the
         // only ones cull_pairs keeps; each unordered pair of leaves is walked once.
@@ -69,19 +74,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             at = node.first_child;
             continue;
         }
-        at = node.escape;
-        if (found >= listed) {
-            let slot = atomicAdd(&counters.leaf_pairs, 1u);
-            if (slot >= q.capacity) {
-                progress[n] = found;
-                atomicAdd(&counters.deferred_leaves, 1u);
-                return;
-            }
-            leaf_pairs[slot] = vec4<u32>(lo, hi - lo, node.tri_start, node.tri_count);
+        let slot = atomicAdd(&counters.leaf_pairs, 1u);
+        if (slot >= q.capacity) {
+            progress[n] = at;
+            atomicAdd(&counters.deferred_leaves, 1u);
+            return;
         }
-        found = found + 1u;
+        leaf_pairs[slot] = vec4<u32>(lo, hi - lo, node.tri_start, node.tri_count);
+        at = node.escape;
     }
-    progress[n] = DONE;
+    if (at != NO_CHILD) {
+        atomicOr(&counters.walk_fault, FAULT_CUT_SHORT);
+    }
+    progress[n] = NO_CHILD;
 }
 
 // One thread: the indirect dispatch of cull_pairs::far, one thread per listed leaf pair (the

@@ -8,7 +8,7 @@ use common::{case_path, load_cases, pose};
 use glam::DVec3;
 use meshclash::gpu::layout::{MODE_CLEARANCE, MODE_DISTANCE};
 use meshclash::gpu::query::frame;
-use meshclash::gpu::{GpuBackend, GpuMesh, Narrow};
+use meshclash::gpu::{GpuBackend, GpuMesh, Narrow, WalkSteps};
 use meshclash::mesh::{generate, Mesh, Pose};
 use meshclash::query::{self, CheckOptions, CheckReport, Posed, PreparedMesh};
 
@@ -340,11 +340,16 @@ fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
             let mut f = frame(&pa, g, &pb, g, d, mode).unwrap();
             f.query.capacity = b.capacity;
             let r0 = b.stats().0;
-            let (mut hits, n, min) = b
+            let mut found = b
                 .rounds(&g.parts[0], &g.parts[0], &f.query, narrow)
                 .unwrap();
-            hits.sort_unstable();
-            (hits, n, min.to_bits(), b.stats().0 - r0)
+            found.hits.sort_unstable();
+            (
+                found.hits,
+                found.candidates,
+                found.min_dist.to_bits(),
+                b.stats().0 - r0,
+            )
         };
         let (want, got) = (run(&big, &gb), run(&small, &gs));
         // Each pass takes up where the last left off and fills most of its capacity: 22 passes
@@ -572,25 +577,9 @@ fn parts_far_apart_are_measured_by_the_cpu_search_within_its_budget() {
     }
 }
 
-/// Random poses of real meshes, through both backends: overlapping, grazing, just apart, one
-/// part inside the other, exactly touching (a copy moved by its own box's width: coplanar faces
-/// where the mesh has flat sides), each near the origin or far from it. Cases:
-/// `MESHCLASH_GPU_FUZZ_CASES` (CI default 24) from seed `MESHCLASH_GPU_FUZZ_FIRST` (default 0);
-/// a failure names its seed.
-#[test]
-fn random_poses_of_real_meshes_are_answered_identically() {
-    let Some(b) = backend("random_poses_of_real_meshes_are_answered_identically", None) else {
-        return;
-    };
-    let cases: u64 = std::env::var("MESHCLASH_GPU_FUZZ_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(24);
-    let first: u64 = std::env::var("MESHCLASH_GPU_FUZZ_FIRST")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let meshes: Vec<(&str, PreparedMesh)> = [
+/// The real meshes the random cases pose.
+fn fuzz_meshes() -> Vec<(&'static str, PreparedMesh)> {
+    [
         "meshes/teapot.stl",
         "meshes/featuretype.stl",
         "meshes/torus.stl",
@@ -601,58 +590,91 @@ fn random_poses_of_real_meshes_are_answered_identically() {
     ]
     .iter()
     .map(|rel| (*rel, PreparedMesh::new(Mesh::load(case_path(rel)).unwrap())))
-    .collect();
+    .collect()
+}
+
+/// Random case `seed` over `meshes`: its name, meshes A and B, their poses and the clearance.
+fn fuzz_case(
+    seed: u64,
+    meshes: &[(&str, PreparedMesh)],
+) -> (String, usize, usize, Pose, Pose, Option<f64>) {
+    let mut r = common::lcg(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) + 1);
+    let pick = |x: f64, n: usize| ((x * n as f64) as usize).min(n - 1);
+    let (ia, ib) = (pick(r(), meshes.len()), pick(r(), meshes.len()));
+    let kind = pick(r(), 4);
+    let far = match pick(r(), 3) {
+        0 => DVec3::ZERO,
+        1 => DVec3::new(1234.5, -2000.25, 777.0),
+        _ => DVec3::new(-3.0e5, 1.0e6, 2.5e5),
+    };
+    let (ia, ib) = if kind == 3 { (ia, ia) } else { (ia, ib) };
+    let (ma, mb) = (&meshes[ia].1, &meshes[ib].1);
+    let (ba, bb) = (ma.mesh.bounding_box(), mb.mesh.bounding_box());
+    let (ra, rb) = (ba.diagonal() / 2.0, bb.diagonal() / 2.0);
+    let angles = [r() * 360.0, r() * 360.0, r() * 360.0];
+    let dir = DVec3::new(r() - 0.5, r() - 0.5, r() - 0.5).normalize_or(DVec3::X);
+    let pa = Pose::translation(far);
+    let pb = match kind {
+        // Centres apart by a fraction of the radii' sum: from deep overlap to just apart.
+        0 | 1 => {
+            let f = if kind == 0 {
+                r() * 0.8
+            } else {
+                0.8 + r() * 0.4
+            };
+            let at = ba.center() + dir * (ra + rb) * f;
+            let rot = Pose::from_euler_degrees(angles, DVec3::ZERO);
+            let moved = at - rot.apply(bb.center());
+            Pose::from_euler_degrees(angles, moved + far)
+        }
+        // B's centre on A's: one inside the other where it is the smaller, else crossing.
+        2 => {
+            let rot = Pose::from_euler_degrees(angles, DVec3::ZERO);
+            Pose::from_euler_degrees(angles, ba.center() - rot.apply(bb.center()) + far)
+        }
+        // A copy moved by exactly its box's extent along one axis: it touches.
+        _ => {
+            let axis = pick(r(), 3);
+            let mut t = DVec3::ZERO;
+            t[axis] = ba.max[axis] - ba.min[axis];
+            Pose::translation(t + far)
+        }
+    };
+    let clearance = (pick(r(), 2) == 0).then(|| r() * 0.05 * (ra + rb));
+    let name = format!(
+        "seed {seed}: {} at {far} against {} ({}), clearance {clearance:?}",
+        meshes[ia].0,
+        meshes[ib].0,
+        ["overlapping", "grazing", "centred", "touching"][kind]
+    );
+    (name, ia, ib, pa, pb, clearance)
+}
+
+/// Random poses of real meshes, through both backends: overlapping, grazing, just apart, one
+/// part inside the other, exactly touching (a copy moved by its own box's width: coplanar faces
+/// where the mesh has flat sides), each near the origin or far from it. Cases:
+/// `MESHCLASH_GPU_FUZZ_CASES` (CI default 24) from seed `MESHCLASH_GPU_FUZZ_FIRST` (default 0);
+/// a failure names its seed.
+#[test]
+fn random_poses_of_real_meshes_are_answered_identically() {
+    let Some(b) = backend("random_poses_of_real_meshes_are_answered_identically", None) else {
+        return;
+    };
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let (first, cases) = (
+        env("MESHCLASH_GPU_FUZZ_FIRST", 0),
+        env("MESHCLASH_GPU_FUZZ_CASES", 24),
+    );
+    let meshes = fuzz_meshes();
     let uploaded: Vec<GpuMesh> = meshes.iter().map(|(_, m)| b.upload(m).unwrap()).collect();
     for seed in first..first + cases {
-        let mut r = common::lcg(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) + 1);
-        let pick = |x: f64, n: usize| ((x * n as f64) as usize).min(n - 1);
-        let (ia, ib) = (pick(r(), meshes.len()), pick(r(), meshes.len()));
-        let kind = pick(r(), 4);
-        let far = match pick(r(), 3) {
-            0 => DVec3::ZERO,
-            1 => DVec3::new(1234.5, -2000.25, 777.0),
-            _ => DVec3::new(-3.0e5, 1.0e6, 2.5e5),
-        };
-        let (ia, ib) = if kind == 3 { (ia, ia) } else { (ia, ib) };
+        let (name, ia, ib, pa, pb, clearance) = fuzz_case(seed, &meshes);
         let (ma, mb) = (&meshes[ia].1, &meshes[ib].1);
-        let (ba, bb) = (ma.mesh.bounding_box(), mb.mesh.bounding_box());
-        let (ra, rb) = (ba.diagonal() / 2.0, bb.diagonal() / 2.0);
-        let angles = [r() * 360.0, r() * 360.0, r() * 360.0];
-        let dir = DVec3::new(r() - 0.5, r() - 0.5, r() - 0.5).normalize_or(DVec3::X);
-        let pa = Pose::translation(far);
-        let pb = match kind {
-            // Centres apart by a fraction of the radii' sum: from deep overlap to just apart.
-            0 | 1 => {
-                let f = if kind == 0 {
-                    r() * 0.8
-                } else {
-                    0.8 + r() * 0.4
-                };
-                let at = ba.center() + dir * (ra + rb) * f;
-                let rot = Pose::from_euler_degrees(angles, DVec3::ZERO);
-                let moved = at - rot.apply(bb.center());
-                Pose::from_euler_degrees(angles, moved + far)
-            }
-            // B's centre on A's: one inside the other where it is the smaller, else crossing.
-            2 => {
-                let rot = Pose::from_euler_degrees(angles, DVec3::ZERO);
-                Pose::from_euler_degrees(angles, ba.center() - rot.apply(bb.center()) + far)
-            }
-            // A copy moved by exactly its box's extent along one axis: it touches.
-            _ => {
-                let axis = pick(r(), 3);
-                let mut t = DVec3::ZERO;
-                t[axis] = ba.max[axis] - ba.min[axis];
-                Pose::translation(t + far)
-            }
-        };
-        let clearance = (pick(r(), 2) == 0).then(|| r() * 0.05 * (ra + rb));
-        let name = format!(
-            "seed {seed}: {} at {far} against {} ({}), clearance {clearance:?}",
-            meshes[ia].0,
-            meshes[ib].0,
-            ["overlapping", "grazing", "centred", "touching"][kind]
-        );
         let opts = CheckOptions { clearance };
         let cpu = query::check(ma, pa, mb, pb, &opts);
         let gpu = b
@@ -660,4 +682,127 @@ fn random_poses_of_real_meshes_are_answered_identically() {
             .unwrap();
         assert_same(&name, &cpu, &gpu);
     }
+}
+
+/// Seed 285 of the random cases: a teapot 22.43 from a torus a tenth its size. Every leaf of
+/// the teapot comes near enough every leaf of the torus that its nearest walk visits most of
+/// them, and lavapipe ended those walks after 65535 loop iterations per 8 lanes (Mesa's
+/// `LP_MAX_TGSI_LOOP_ITERATIONS`, without an error): the GPU answered 22.4574, pair
+/// (357, 2828), where the closest pair (357, 3669) is 22.4279 apart.
+#[test]
+fn a_part_small_beside_its_gap_is_measured_to_its_closest_pair() {
+    let Some(b) = backend(
+        "a_part_small_beside_its_gap_is_measured_to_its_closest_pair",
+        None,
+    ) else {
+        return;
+    };
+    let meshes = fuzz_meshes();
+    let (name, ia, ib, pa, pb, clearance) = fuzz_case(285, &meshes);
+    assert_eq!(
+        (meshes[ia].0, meshes[ib].0),
+        ("meshes/teapot.stl", "meshes/torus.stl")
+    );
+    both(&b, &name, &meshes[ia].1, pa, &meshes[ib].1, pb, clearance);
+}
+
+/// Walks that pause every few steps (cull_leaves: 7 nodes; nearest: 60 loop iterations)
+/// resume where they stopped, in further passes, and answer as the CPU.
+#[test]
+fn walks_paused_every_few_steps_resume_and_answer_identically() {
+    let Some(ctx) =
+        common::gpu_or_skip("walks_paused_every_few_steps_resume_and_answer_identically")
+    else {
+        return;
+    };
+    let steps = WalkSteps {
+        leaves: 7,
+        nearest: 60,
+    };
+    let mut b = GpuBackend::with_walk_steps(ctx, u32::MAX, steps).unwrap();
+    b.settle_on_cpu = false;
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 40, 14));
+    let r0 = b.stats().0;
+    linked_tori(&b, &t, "walks paused");
+    // Two checks of four queries each: 8 rounds of one pass with unbounded walks.
+    let passes = b.stats().0 - r0;
+    assert!(passes > 30, "{passes} passes: few pauses");
+    let meshes = fuzz_meshes();
+    let (name, ia, ib, pa, pb, clearance) = fuzz_case(285, &meshes);
+    let r0 = b.stats().0;
+    let gpu = both(&b, &name, &meshes[ia].1, pa, &meshes[ib].1, pb, clearance);
+    let stages: Vec<&str> = gpu
+        .distance
+        .timings
+        .0
+        .iter()
+        .map(|s| s.0.as_str())
+        .collect();
+    assert!(stages.contains(&"gpu_nearest"), "{stages:?}");
+    assert!(b.stats().0 - r0 > 10, "{} passes", b.stats().0 - r0);
+    let m = PreparedMesh::new(Mesh::load(case_path("meshes/bunny_lowres.stl")).unwrap());
+    let g = b.upload(&m).unwrap();
+    assert_eq!(
+        query::self_intersections(&m).pairs,
+        b.self_intersections(&m, &g).unwrap().pairs
+    );
+}
+
+/// A walk that the driver ends before the walk itself does is an error, never an answer: here
+/// with no step budget, a single triangle's walk over the 65 536 nodes and more of 330 000
+/// long slivers whose boxes all hold it (none comes near it). lavapipe cuts that walk short;
+/// with the budget it sets for software adapters, the walk pauses and resumes instead.
+#[test]
+fn a_walk_cut_short_by_the_driver_is_an_error_and_the_budget_avoids_it() {
+    let Some(ctx) =
+        common::gpu_or_skip("a_walk_cut_short_by_the_driver_is_an_error_and_the_budget_avoids_it")
+    else {
+        return;
+    };
+    let n = 330_000u32;
+    let mut vertices = vec![[0.0f32; 3], [1.0; 3]];
+    let mut triangles = Vec::with_capacity(n as usize);
+    for k in 0..n {
+        // Thin triangles along the cube's diagonal, each third vertex a little off it.
+        let s = k as f32 / n as f32;
+        vertices.push([s, s + 0.01, s]);
+        triangles.push([0, 1, k + 2]);
+    }
+    let slivers = PreparedMesh::new(Mesh {
+        source: "slivers".into(),
+        vertices,
+        triangles,
+    });
+    assert!(
+        slivers.octree.nodes.len() > 65_536,
+        "{} nodes",
+        slivers.octree.nodes.len()
+    );
+    let corner = PreparedMesh::new(Mesh {
+        source: "corner".into(),
+        vertices: vec![[0.9, 0.05, 0.05], [0.95, 0.05, 0.05], [0.9, 0.1, 0.05]],
+        triangles: vec![[0, 1, 2]],
+    });
+    let (pa, pb) = (
+        Posed::new(&corner, Pose::IDENTITY),
+        Posed::new(&slivers, Pose::IDENTITY),
+    );
+    let cpu = query::intersect(&pa, &pb);
+    let software = ctx.software;
+    let unbounded = GpuBackend::with_walk_steps(ctx, u32::MAX, WalkSteps::UNBOUNDED).unwrap();
+    let (ga, gb) = (
+        unbounded.upload(&corner).unwrap(),
+        unbounded.upload(&slivers).unwrap(),
+    );
+    match unbounded.intersect(&pa, &ga, &pb, &gb) {
+        Ok(gpu) => {
+            assert!(!software, "{}: no error", unbounded.ctx.info.name);
+            assert_eq!(cpu.pairs, gpu.pairs);
+        }
+        Err(e) => assert!(e.to_string().contains("ended a shader loop"), "{e}"),
+    }
+    let b = GpuBackend::new(unbounded.ctx).unwrap();
+    let (ga, gb) = (b.upload(&corner).unwrap(), b.upload(&slivers).unwrap());
+    let gpu = b.intersect(&pa, &ga, &pb, &gb).unwrap();
+    assert_eq!(cpu.pairs, gpu.pairs);
 }

@@ -113,10 +113,11 @@ fn gpu_structs_match_wgsl() {
             candidates,
             hits,
             min_dist_bits,
-            stack_overflow,
+            walk_fault,
             live_pairs,
             deferred,
-            deferred_leaves
+            deferred_leaves,
+            paused_walks
         )
     );
     let (size, members) = wgsl_layout(shaders::COMMON, "DispatchArgs");
@@ -157,6 +158,14 @@ fn constants_shared_with_the_shaders_match() {
     assert_eq!(wgsl_u32(c, "UNSURE"), UNSURE);
     assert_eq!(wgsl_u32(c, "DISJOINT"), DISJOINT);
     assert_eq!(wgsl_u32(c, "NO_CHILD"), meshclash::octree::NO_CHILD);
+    assert_eq!(
+        wgsl_u32(c, "FAULT_STACK"),
+        meshclash::gpu::layout::FAULT_STACK
+    );
+    assert_eq!(
+        wgsl_u32(c, "FAULT_CUT_SHORT"),
+        meshclash::gpu::layout::FAULT_CUT_SHORT
+    );
     // One lane per triangle of a leaf of A in `cull_pairs::main`, which no leaf outgrows.
     assert_eq!(
         wgsl_u32(c, "LEAF_THREADS") as usize,

@@ -1,7 +1,10 @@
 //! Pipelines compiled once, work buffers allocated once, and the round: cull, then the narrow
 //! stage dispatched indirectly from the cull's count, in one submission, then one readback.
 
-use super::layout::{Counters, DispatchArgs, Hit, Query, DISPATCH_ROW, NEAREST_SAMPLE, WORKGROUP};
+use super::layout::{
+    Counters, DispatchArgs, Hit, Query, DISPATCH_ROW, FAULT_CUT_SHORT, FAULT_STACK, NEAREST_SAMPLE,
+    WORKGROUP,
+};
 use super::mesh::GpuPart;
 use super::GpuContext;
 use crate::error::{Error, Result};
@@ -26,6 +29,48 @@ pub enum Narrow {
     /// `nearest::sample` then `nearest::main`: the smallest f32 distance, and the pairs within
     /// three bands of the bound (see `nearest.wgsl`).
     Nearest,
+}
+
+/// What a round over one pair of parts found, over all its passes.
+#[derive(Debug, Default)]
+pub struct Found {
+    pub hits: Vec<Hit>,
+    /// Candidate pairs the narrow stage tested.
+    pub candidates: u64,
+    /// The smallest f32 distance the narrow (or nearest) stage computed.
+    pub min_dist: f32,
+}
+
+/// Loop iterations one invocation of a walk may run in a pass (`WALK_STEPS` in
+/// `shaders/common.wgsl`), per stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WalkSteps {
+    /// `cull_leaves`: nodes of B one walk visits in a pass.
+    pub leaves: u32,
+    /// `nearest`: iterations of all its loops in a pass.
+    pub nearest: u32,
+}
+
+impl WalkSteps {
+    pub const UNBOUNDED: WalkSteps = WalkSteps {
+        leaves: u32::MAX,
+        nearest: u32::MAX,
+    };
+
+    /// Unbounded on a GPU. On a software adapter within lavapipe's 65535 loop iterations per
+    /// SIMD group of 8 lanes (or 16): one loop's iterations count once per group, the most of
+    /// any lane (`cull_leaves`: 16384 leaves 4x of margin); nested loops' can add up over the
+    /// lanes (`nearest`: 3800, and at most 89 more once past it, times 16 lanes is 62 224).
+    pub fn for_adapter(ctx: &GpuContext) -> WalkSteps {
+        if ctx.software {
+            WalkSteps {
+                leaves: 16_384,
+                nearest: 3_800,
+            }
+        } else {
+            WalkSteps::UNBOUNDED
+        }
+    }
 }
 
 pub struct GpuBackend {
@@ -174,6 +219,13 @@ impl GpuBackend {
     /// With passes of at most `capacity` candidate pairs (tests use a tiny one to force many
     /// passes).
     pub fn with_capacity(ctx: GpuContext, capacity: u32) -> Result<GpuBackend> {
+        let steps = WalkSteps::for_adapter(&ctx);
+        Self::with_walk_steps(ctx, capacity, steps)
+    }
+
+    /// With walks that pause after `steps` (tests use a few to force many pauses; walks that
+    /// the driver cuts short must then report an error, not an answer).
+    pub fn with_walk_steps(ctx: GpuContext, capacity: u32, steps: WalkSteps) -> Result<GpuBackend> {
         let capacity = capacity.clamp(1, max_capacity(&ctx));
         let d = &ctx.device;
         let q = std::mem::size_of::<Query>() as u64;
@@ -235,6 +287,7 @@ impl GpuBackend {
                 entry(2, RO, 192),
                 entry(3, RO, 48),
                 entry(4, RO, 48),
+                entry(6, RW, 4),
                 entry(7, RW, c),
                 entry(8, RW, 16),
             ],
@@ -257,7 +310,9 @@ impl GpuBackend {
         let pr = ctx.shader_module("cull_pairs", super::shaders::CULL_PAIRS)?;
         let ne = ctx.shader_module("nearest", super::shaders::NEAREST)?;
         let nw = ctx.shader_module("narrow", super::shaders::NARROW)?;
-        let cull_leaves = ctx.compute_pipeline("cull_leaves", &lv, "main", &leaves_layout)?;
+        let leaf_steps = [("WALK_STEPS", steps.leaves.max(1) as f64)];
+        let cull_leaves =
+            ctx.compute_pipeline_with("cull_leaves", &lv, "main", &leaves_layout, &leaf_steps)?;
         let cull_leaves_finish =
             ctx.compute_pipeline("cull_leaves", &lv, "finish", &leaves_layout)?;
         let cull_far = ctx.compute_pipeline("cull_pairs", &pr, "far", &far_layout)?;
@@ -265,7 +320,10 @@ impl GpuBackend {
         let cull_pairs = ctx.compute_pipeline("cull_pairs", &pr, "main", &pairs_layout)?;
         let cull_pairs_finish =
             ctx.compute_pipeline("cull_pairs", &pr, "finish", &pairs_finish_layout)?;
-        let walkers = [("LEAF_WALKERS", leaf_walkers(&ctx) as f64)];
+        let walkers = [
+            ("LEAF_WALKERS", leaf_walkers(&ctx) as f64),
+            ("WALK_STEPS", steps.nearest as f64),
+        ];
         let nearest =
             ctx.compute_pipeline_with("nearest", &ne, "main", &nearest_layout, &walkers)?;
         let nearest_sample =
@@ -361,7 +419,10 @@ impl GpuBackend {
     ) -> Result<Option<(Counters, Vec<Hit>)>> {
         let mut scratch = self.take_turn();
         let (c, hits) = self.pass(&mut scratch, a, b, query, narrow, Pass::First)?;
-        let whole = c.deferred == 0 && c.deferred_leaves == 0 && c.hits <= self.capacity;
+        let whole = c.deferred == 0
+            && c.deferred_leaves == 0
+            && c.paused_walks == 0
+            && c.hits <= self.capacity;
         Ok(whole.then_some((c, hits)))
     }
 
@@ -393,10 +454,11 @@ impl GpuBackend {
             candidates: 0,
             hits: 0,
             min_dist_bits: f32::INFINITY.to_bits(),
-            stack_overflow: 0,
+            walk_fault: 0,
             live_pairs: live,
             deferred: 0,
             deferred_leaves: 0,
+            paused_walks: 0,
         };
         ctx.queue
             .write_buffer(&self.counters, 0, bytemuck::bytes_of(&init));
@@ -421,9 +483,15 @@ impl GpuBackend {
         };
         let scope = ctx.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        // The leaf walks' progress, from nothing in a round's first pass.
-        let progress = (walks && narrow != Narrow::Nearest).then(|| {
-            let buf = scratch.progress(ctx, a.node_count);
+        // The walks' progress, from nothing in a round's first pass: one per node of A for the
+        // leaf walks, one per thread for the nearest.
+        let walkers = if narrow == Narrow::Nearest {
+            leaf_walkers(ctx)
+        } else {
+            1
+        };
+        let progress = walks.then(|| {
+            let buf = scratch.progress(ctx, a.node_count * walkers);
             if matches!(kind, Pass::First) {
                 enc.clear_buffer(buf, 0, None);
             }
@@ -450,14 +518,17 @@ impl GpuBackend {
                         (2, &b.tris),
                         (3, &a.nodes),
                         (4, &b.nodes),
+                        (6, progress.expect("nearest passes walk")),
                         (7, &self.counters),
                         (8, &self.hits),
                     ],
                 );
                 pass.set_bind_group(0, &bg, &[]);
-                let threads = a.node_count * leaf_walkers(ctx);
-                pass.set_pipeline(&self.nearest_sample);
-                dispatch(&mut pass, threads.div_ceil(NEAREST_SAMPLE));
+                let threads = a.node_count * walkers;
+                if matches!(kind, Pass::First) {
+                    pass.set_pipeline(&self.nearest_sample);
+                    dispatch(&mut pass, threads.div_ceil(NEAREST_SAMPLE));
+                }
                 pass.set_pipeline(&self.nearest);
                 dispatch(&mut pass, threads);
             } else {
@@ -585,8 +656,15 @@ impl GpuBackend {
                 .fetch_add((ticks as f64 * period) as u64, Ordering::Relaxed);
         }
         let c: Counters = bytemuck::pod_read_unaligned(&report[..c_size]);
-        if c.stack_overflow != 0 {
+        if c.walk_fault & FAULT_STACK != 0 {
             return Err(Error::Gpu("octree traversal stack overflowed".into()));
+        }
+        if c.walk_fault & FAULT_CUT_SHORT != 0 {
+            return Err(Error::Gpu(
+                "the GPU driver ended a shader loop before its octree walk was done (a limit on \
+                 loop iterations); its answer would be incomplete: use --backend cpu"
+                    .into(),
+            ));
         }
         // Main reserves only what fits, and narrow writes at most one hit per candidate; the
         // nearest stage's hits may overflow (the caller splits the round then).
@@ -638,49 +716,61 @@ impl GpuBackend {
             .read_buffer(&self.pairs, n.min(self.capacity) as usize)
     }
 
-    /// Run a round over all of A's triangles, in as many passes as its leaf pairs and
-    /// candidates need. Returns the hits of every pass and the total candidate count and
-    /// smallest f32 distance.
-    pub fn rounds(
-        &self,
-        a: &GpuPart,
-        b: &GpuPart,
-        query: &Query,
-        narrow: Narrow,
-    ) -> Result<(Vec<Hit>, u64, f32)> {
+    /// Run a round over all of A's triangles, in as many passes as its leaf pairs, walks and
+    /// candidates need: the hits of every pass, the total candidate count and smallest f32
+    /// distance.
+    pub fn rounds(&self, a: &GpuPart, b: &GpuPart, query: &Query, narrow: Narrow) -> Result<Found> {
         let mut scratch = self.take_turn();
         let mut todo = vec![(0u32, a.triangles)];
-        let (mut hits, mut candidates, mut min_dist) = (Vec::new(), 0u64, f32::INFINITY);
+        let mut found = Found {
+            min_dist: f32::INFINITY,
+            ..Found::default()
+        };
         while let Some((start, end)) = todo.pop() {
             let q = Query {
                 chunk_start: start,
                 chunk_end: end,
                 ..*query
             };
-            let (kept, counted) = (hits.len(), candidates);
-            let (mut kind, mut walks_left, mut listed) = (Pass::First, false, 0u64);
+            let (kept, counted) = (found.hits.len(), found.candidates);
+            let (mut kind, mut walks_left) = (Pass::First, false);
+            // Leaf pairs listed and walk steps paused over the passes: both bounded by the
+            // pairs of nodes, as no leaf pair is listed twice and a paused walk moves on.
+            let (mut listed, mut paused) = (0u64, 0u64);
             // None when the round is done; else into how many chunks to split it.
             let split = loop {
                 let (c, h) = self.pass(&mut scratch, a, b, &q, narrow, kind)?;
                 if c.hits > self.capacity {
                     break Some((c.hits as u64).div_ceil(self.capacity as u64));
                 }
-                candidates += c.candidates as u64;
-                min_dist = min_dist.min(f32::from_bits(c.min_dist_bits));
-                hits.extend(h);
+                found.candidates += c.candidates as u64;
+                found.min_dist = found.min_dist.min(f32::from_bits(c.min_dist_bits));
+                found.hits.extend(h);
+                paused += c.paused_walks as u64;
+                let pairs = a.node_count as u64 * b.node_count as u64;
+                // More than this means the passes are not converging (never seen; an error
+                // rather than a hang).
+                if paused > pairs * leaf_walkers(&self.ctx) as u64 {
+                    return Err(Error::Gpu("the walks' passes did not converge".into()));
+                }
+                if narrow == Narrow::Nearest {
+                    if c.paused_walks == 0 {
+                        break None;
+                    }
+                    kind = Pass::Walks;
+                    continue;
+                }
                 if let Pass::Pairs { waiting, .. } = kind {
                     if c.deferred >= waiting {
                         break Some(1);
                     }
                 } else {
-                    if c.leaf_pairs == 0 && c.deferred_leaves > 0 {
+                    if c.leaf_pairs == 0 && c.deferred_leaves > 0 && c.paused_walks == 0 {
                         break Some(1);
                     }
-                    walks_left = c.deferred_leaves > 0;
-                    // No leaf pair is listed twice: more than all of them means the passes
-                    // are not converging (never seen; an error rather than a hang).
+                    walks_left = c.deferred_leaves > 0 || c.paused_walks > 0;
                     listed += c.leaf_pairs.min(self.capacity) as u64;
-                    if listed > a.node_count as u64 * b.node_count as u64 {
+                    if listed > pairs {
                         return Err(Error::Gpu("the leaf walks' passes did not converge".into()));
                     }
                 }
@@ -715,15 +805,15 @@ impl GpuBackend {
                     self.capacity
                 )));
             }
-            hits.truncate(kept);
-            candidates = counted;
+            found.hits.truncate(kept);
+            found.candidates = counted;
             let k = (need + need / 2 + 1).clamp(2, (end - start) as u64) as u32;
             let bounds: Vec<u32> = (0..=k)
                 .map(|x| start + ((end - start) as u64 * x as u64 / k as u64) as u32)
                 .collect();
             todo.extend(bounds.windows(2).rev().map(|w| (w[0], w[1])));
         }
-        Ok((hits, candidates, min_dist))
+        Ok(found)
     }
 }
 

@@ -67,9 +67,10 @@ pub struct Counters {
     pub hits: u32,
     /// Bits of the smallest f32 distance (distance mode).
     pub min_dist_bits: u32,
-    /// Set if a traversal stack overflowed (impossible within the octree's depth limit; a
-    /// non-zero value is reported as an error, never ignored).
-    pub stack_overflow: u32,
+    /// [`FAULT_STACK`] if a traversal stack overflowed (impossible within the octree's depth
+    /// limit), [`FAULT_CUT_SHORT`] if the driver ended a walk's loop before the walk did: either
+    /// is reported as an error, never ignored.
+    pub walk_fault: u32,
     /// Leaf pairs `cull_pairs::main` takes in this pass: those `cull_pairs::far` kept, or
     /// (in a pass that does not walk) those the last pass deferred.
     pub live_pairs: u32,
@@ -79,7 +80,14 @@ pub struct Counters {
     /// Walks of `cull_leaves` (nodes of A) that found the leaf-pair list full, or did not start
     /// because it was: the round's next pass takes them up.
     pub deferred_leaves: u32,
+    /// Walks that stopped at their step budget (`WALK_STEPS`): `cull_leaves`' resume in the
+    /// round's next pass; `nearest::main`'s leave the minimum unproven.
+    pub paused_walks: u32,
 }
+
+/// [`Counters::walk_fault`] bits (`FAULT_*` in `shaders/common.wgsl`).
+pub const FAULT_STACK: u32 = 1;
+pub const FAULT_CUT_SHORT: u32 = 2;
 
 /// Indirect dispatch arguments written by the GPU for the next stage (`cull_pairs::far`,
 /// `cull_pairs::main`, the narrow phase).

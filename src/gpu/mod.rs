@@ -9,7 +9,7 @@ pub mod query;
 pub mod smoke;
 pub mod twin;
 
-pub use backend::{GpuBackend, Narrow};
+pub use backend::{Found, GpuBackend, Narrow, WalkSteps};
 pub use context::{GpuContext, GpuInfo};
 pub use mesh::{GpuMesh, HostArrays};
 

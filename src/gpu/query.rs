@@ -2,7 +2,7 @@
 //! the GPU culls and decides what it can certify; the CPU re-decides the unsure pairs exactly
 //! and recomputes in f64 every distance it reports, with the same tie-break.
 
-use super::backend::{GpuBackend, Narrow};
+use super::backend::{Found, GpuBackend, Narrow};
 use super::layout::{
     Hit, Query, CERTAIN, DISJOINT, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, MODE_SELF,
     MODE_SELF_CROSS,
@@ -155,7 +155,7 @@ impl GpuBackend {
         (b, gb): Side,
         query: &Query,
         narrow: Narrow,
-    ) -> Result<(Vec<Hit>, u64, f32)> {
+    ) -> Result<Found> {
         let self_query = query.mode == MODE_SELF;
         // The nearest search has no tolerance: every pair of parts may hold the minimum.
         let reach = if narrow == Narrow::Nearest {
@@ -173,7 +173,10 @@ impl GpuBackend {
                 max: c + h,
             }
         };
-        let (mut hits, mut candidates, mut min) = (Vec::new(), 0u64, f32::INFINITY);
+        let mut all = Found {
+            min_dist: f32::INFINITY,
+            ..Found::default()
+        };
         for (i, pa) in ga.parts.iter().enumerate() {
             for (j, pb) in gb.parts.iter().enumerate() {
                 if self_query && j < i {
@@ -190,10 +193,10 @@ impl GpuBackend {
                 } else {
                     query.mode
                 };
-                let (h, n, m) = self.rounds(pa, pb, &Query { mode, ..*query }, narrow)?;
-                candidates += n;
-                min = min.min(m);
-                hits.extend(h.into_iter().map(|h| {
+                let f = self.rounds(pa, pb, &Query { mode, ..*query }, narrow)?;
+                all.candidates += f.candidates;
+                all.min_dist = all.min_dist.min(f.min_dist);
+                all.hits.extend(f.hits.into_iter().map(|h| {
                     let (x, y) = (pa.ids[h.a as usize], pb.ids[h.b as usize]);
                     let (x, y) = if self_query {
                         (x.min(y), x.max(y))
@@ -204,7 +207,7 @@ impl GpuBackend {
                 }));
             }
         }
-        Ok((hits, candidates, min))
+        Ok(all)
     }
 
     fn run(
@@ -214,11 +217,11 @@ impl GpuBackend {
         d: f64,
         mode: u32,
         narrow: Narrow,
-    ) -> Result<(Vec<Hit>, u64, f32, Frame)> {
+    ) -> Result<(Found, Frame)> {
         let mut f = frame(a, ga, b, gb, d, mode)?;
         f.query.capacity = self.capacity;
-        let (hits, candidates, min) = self.run_query((a, ga), (b, gb), &f.query, narrow)?;
-        Ok((hits, candidates, min, f))
+        let found = self.run_query((a, ga), (b, gb), &f.query, narrow)?;
+        Ok((found, f))
     }
 
     /// [`crate::query::intersect`] on the GPU: the same pairs, classified the same way.
@@ -232,8 +235,11 @@ impl GpuBackend {
         let mut timings = Timings::default();
         let since = self.stats();
         let t = Instant::now();
-        let (hits, candidates, _, _) =
-            self.run((a, ga), (b, gb), 0.0, MODE_INTERSECT, Narrow::Main)?;
+        let Found {
+            hits, candidates, ..
+        } = self
+            .run((a, ga), (b, gb), 0.0, MODE_INTERSECT, Narrow::Main)?
+            .0;
         timings.add("gpu_cull_narrow", t);
         let t = Instant::now();
         verts_for(a, b, &hits);
@@ -270,8 +276,13 @@ impl GpuBackend {
         let mut timings = Timings::default();
         let since = self.stats();
         let t = Instant::now();
-        let (mut hits, candidates, _, _) =
-            self.run((a, ga), (b, gb), d, MODE_CLEARANCE, Narrow::Main)?;
+        let Found {
+            mut hits,
+            candidates,
+            ..
+        } = self
+            .run((a, ga), (b, gb), d, MODE_CLEARANCE, Narrow::Main)?
+            .0;
         timings.add("gpu_clearance", t);
         let t = Instant::now();
         verts_for(a, b, &hits);
@@ -339,11 +350,11 @@ impl GpuBackend {
         let t = Instant::now();
         // The smallest f32 distance m, and every pair evaluated within 3 bands of the bound at
         // the time (`nearest.wgsl` says why no pair that could be the minimum is missing).
-        let (emitted, _, nearest, f0) =
-            self.run((a, ga), (b, gb), 0.0, MODE_DISTANCE, Narrow::Nearest)?;
+        let (near, f0) = self.run((a, ga), (b, gb), 0.0, MODE_DISTANCE, Narrow::Nearest)?;
+        let (emitted, nearest) = (&near.hits, near.min_dist);
         timings.add("gpu_nearest", t);
         let t = Instant::now();
-        let best = closest_in_f64(a, b, &emitted);
+        let best = closest_in_f64(a, b, emitted);
         timings.add("resolve_f64", t);
         // Pairs not emitted are farther than m + band; so is no pair closer than the best
         // emitted one, unless that one is itself beyond m + band (m from a sliver's lower bound).
@@ -361,9 +372,9 @@ impl GpuBackend {
         } + f64::MIN_POSITIVE;
         let mut candidates = 0;
         for _ in 0..200 {
-            let (_, n, min32, f) =
-                self.run((a, ga), (b, gb), d, MODE_DISTANCE, Narrow::Distance)?;
-            candidates += n;
+            let (cull, f) = self.run((a, ga), (b, gb), d, MODE_DISTANCE, Narrow::Distance)?;
+            let min32 = cull.min_dist;
+            candidates += cull.candidates;
             if !min32.is_finite() {
                 d *= 2.0;
                 continue;
@@ -375,7 +386,7 @@ impl GpuBackend {
                 // The same frame and tolerance; `tol.w` carries the band's threshold.
                 let mut qb = f.query;
                 qb.tol[3] = (threshold as f32).next_up();
-                let (band_hits, _, _) = self.run_query((a, ga), (b, gb), &qb, Narrow::Band)?;
+                let band_hits = self.run_query((a, ga), (b, gb), &qb, Narrow::Band)?.hits;
                 best = closest_in_f64(a, b, &band_hits)
                     .into_iter()
                     .chain(best)
@@ -409,8 +420,11 @@ impl GpuBackend {
         let since = self.stats();
         let posed = Posed::new(m, Pose::IDENTITY);
         let t = Instant::now();
-        let (hits, candidates, _, _) =
-            self.run((&posed, g), (&posed, g), 0.0, MODE_SELF, Narrow::Main)?;
+        let Found {
+            hits, candidates, ..
+        } = self
+            .run((&posed, g), (&posed, g), 0.0, MODE_SELF, Narrow::Main)?
+            .0;
         timings.add("gpu_self", t);
         let t = Instant::now();
         posed.verts_for(hits.len());
