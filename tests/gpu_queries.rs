@@ -806,3 +806,64 @@ fn a_walk_cut_short_by_the_driver_is_an_error_and_the_budget_avoids_it() {
     let gpu = b.intersect(&pa, &ga, &pb, &gb).unwrap();
     assert_eq!(cpu.pairs, gpu.pairs);
 }
+
+/// Self-intersection of random soups: triangles on random vertices of a small integer grid (so
+/// that shared vertices and edges, duplicate and coplanar faces, touching and folded neighbours
+/// are exact and frequent), half of them flat in z = 0, near the origin or 1e5 from it. Cases:
+/// as the random poses above (`MESHCLASH_GPU_FUZZ_CASES`, `MESHCLASH_GPU_FUZZ_FIRST`).
+#[test]
+fn random_soups_self_intersect_identically() {
+    let Some(b) = backend("random_soups_self_intersect_identically", None) else {
+        return;
+    };
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let (first, cases) = (
+        env("MESHCLASH_GPU_FUZZ_FIRST", 0),
+        env("MESHCLASH_GPU_FUZZ_CASES", 24),
+    );
+    for seed in first..first + cases {
+        let mut r = common::lcg(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) + 7);
+        let off = if seed % 2 == 0 { 0.0 } else { 1e5 };
+        let mut vertices = Vec::new();
+        for x in 0..5 {
+            for y in 0..5 {
+                for z in 0..3 {
+                    let p = [x as f32 + off, y as f32, z as f32];
+                    vertices.push(p);
+                }
+            }
+        }
+        let nv = vertices.len();
+        let mut triangles = Vec::new();
+        while triangles.len() < 200 {
+            let mut pick = || ((r() * nv as f64) as usize).min(nv - 1) as u32;
+            let flat = triangles.len() % 2 == 0;
+            let mut t = [pick(), pick(), pick()];
+            if flat {
+                // z = 0: vertex index k has z = k % 3.
+                t = t.map(|k| k - k % 3);
+            }
+            if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] {
+                triangles.push(t);
+            }
+        }
+        let m = PreparedMesh::new(Mesh {
+            source: format!("soup {seed}").into(),
+            vertices,
+            triangles,
+        });
+        let g = b.upload(&m).unwrap();
+        let cpu = query::self_intersections(&m);
+        let gpu = b.self_intersections(&m, &g).unwrap();
+        assert_eq!(cpu.pairs, gpu.pairs, "soup {seed}");
+        assert_eq!(
+            cpu.zero_area_triangles, gpu.zero_area_triangles,
+            "soup {seed}"
+        );
+    }
+}
