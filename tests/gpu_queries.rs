@@ -660,19 +660,9 @@ fn random_poses_of_real_meshes_are_answered_identically() {
     let Some(b) = backend("random_poses_of_real_meshes_are_answered_identically", None) else {
         return;
     };
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(default)
-    };
-    let (first, cases) = (
-        env("MESHCLASH_GPU_FUZZ_FIRST", 0),
-        env("MESHCLASH_GPU_FUZZ_CASES", 24),
-    );
     let meshes = fuzz_meshes();
     let uploaded: Vec<GpuMesh> = meshes.iter().map(|(_, m)| b.upload(m).unwrap()).collect();
-    for seed in first..first + cases {
+    for seed in fuzz_seeds() {
         let (name, ia, ib, pa, pb, clearance) = fuzz_case(seed, &meshes);
         let (ma, mb) = (&meshes[ia].1, &meshes[ib].1);
         let opts = CheckOptions { clearance };
@@ -807,56 +797,59 @@ fn a_walk_cut_short_by_the_driver_is_an_error_and_the_budget_avoids_it() {
     assert_eq!(cpu.pairs, gpu.pairs);
 }
 
-/// Self-intersection of random soups: triangles on random vertices of a small integer grid (so
-/// that shared vertices and edges, duplicate and coplanar faces, touching and folded neighbours
-/// are exact and frequent), half of them flat in z = 0, near the origin or 1e5 from it. Cases:
-/// as the random poses above (`MESHCLASH_GPU_FUZZ_CASES`, `MESHCLASH_GPU_FUZZ_FIRST`).
-#[test]
-fn random_soups_self_intersect_identically() {
-    let Some(b) = backend("random_soups_self_intersect_identically", None) else {
-        return;
-    };
+/// A random soup: 200 triangles on random vertices of a 5 x 5 x 3 integer grid moved by `off`
+/// along x (so that shared vertices and edges, duplicate and coplanar faces, touching and folded
+/// neighbours are exact and frequent), every other one flat in z = 0.
+fn soup(seed: u64, off: f32) -> PreparedMesh {
+    let mut r = common::lcg(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) + 7);
+    let mut vertices = Vec::new();
+    for x in 0..5 {
+        for y in 0..5 {
+            for z in 0..3 {
+                vertices.push([x as f32 + off, y as f32, z as f32]);
+            }
+        }
+    }
+    let nv = vertices.len();
+    let mut triangles = Vec::new();
+    while triangles.len() < 200 {
+        let mut pick = || ((r() * nv as f64) as usize).min(nv - 1) as u32;
+        let mut t = [pick(), pick(), pick()];
+        if triangles.len() % 2 == 0 {
+            t = t.map(|k| k - k % 3); // vertex k has z = k % 3
+        }
+        if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] {
+            triangles.push(t);
+        }
+    }
+    PreparedMesh::new(Mesh {
+        source: format!("soup {seed}").into(),
+        vertices,
+        triangles,
+    })
+}
+
+/// The random cases' range: `MESHCLASH_GPU_FUZZ_FIRST` (default 0) and
+/// `MESHCLASH_GPU_FUZZ_CASES` (CI default 24).
+fn fuzz_seeds() -> std::ops::Range<u64> {
     let env = |name: &str, default: u64| {
         std::env::var(name)
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(default)
     };
-    let (first, cases) = (
-        env("MESHCLASH_GPU_FUZZ_FIRST", 0),
-        env("MESHCLASH_GPU_FUZZ_CASES", 24),
-    );
-    for seed in first..first + cases {
-        let mut r = common::lcg(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) + 7);
-        let off = if seed % 2 == 0 { 0.0 } else { 1e5 };
-        let mut vertices = Vec::new();
-        for x in 0..5 {
-            for y in 0..5 {
-                for z in 0..3 {
-                    let p = [x as f32 + off, y as f32, z as f32];
-                    vertices.push(p);
-                }
-            }
-        }
-        let nv = vertices.len();
-        let mut triangles = Vec::new();
-        while triangles.len() < 200 {
-            let mut pick = || ((r() * nv as f64) as usize).min(nv - 1) as u32;
-            let flat = triangles.len() % 2 == 0;
-            let mut t = [pick(), pick(), pick()];
-            if flat {
-                // z = 0: vertex index k has z = k % 3.
-                t = t.map(|k| k - k % 3);
-            }
-            if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] {
-                triangles.push(t);
-            }
-        }
-        let m = PreparedMesh::new(Mesh {
-            source: format!("soup {seed}").into(),
-            vertices,
-            triangles,
-        });
+    let first = env("MESHCLASH_GPU_FUZZ_FIRST", 0);
+    first..first + env("MESHCLASH_GPU_FUZZ_CASES", 24)
+}
+
+/// Self-intersection of random soups ([`soup`]), near the origin or 1e5 from it.
+#[test]
+fn random_soups_self_intersect_identically() {
+    let Some(b) = backend("random_soups_self_intersect_identically", None) else {
+        return;
+    };
+    for seed in fuzz_seeds() {
+        let m = soup(seed, if seed % 2 == 0 { 0.0 } else { 1e5 });
         let g = b.upload(&m).unwrap();
         let cpu = query::self_intersections(&m);
         let gpu = b.self_intersections(&m, &g).unwrap();
@@ -864,6 +857,36 @@ fn random_soups_self_intersect_identically() {
         assert_eq!(
             cpu.zero_area_triangles, gpu.zero_area_triangles,
             "soup {seed}"
+        );
+    }
+}
+
+/// Two random soups checked against each other, the second moved by a random integer step
+/// (exact: coplanar and touching pairs between them), with a clearance or not, near the origin
+/// or 1e5 from it.
+#[test]
+fn random_soups_against_each_other_are_answered_identically() {
+    let Some(b) = backend(
+        "random_soups_against_each_other_are_answered_identically",
+        None,
+    ) else {
+        return;
+    };
+    for seed in fuzz_seeds() {
+        let mut r = common::lcg(seed ^ 0x5EED);
+        let off = if seed % 2 == 0 { 0.0 } else { 1e5 };
+        let (a, m) = (soup(seed, off), soup(seed + (1 << 40), off));
+        let mut step = || (r() * 7.0).floor() - 3.0;
+        let t = DVec3::new(step(), step(), step());
+        let clearance = (seed % 3 != 0).then_some(0.25 * (seed % 3) as f64);
+        both(
+            &b,
+            &format!("soups {seed}, moved {t}, clearance {clearance:?}"),
+            &a,
+            Pose::IDENTITY,
+            &m,
+            Pose::translation(t),
+            clearance,
         );
     }
 }
