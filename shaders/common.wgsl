@@ -49,21 +49,21 @@ struct Counters {
     live_pairs: atomic<u32>,          // leaf pairs main takes: far's, or the last pass's deferred
     deferred: atomic<u32>,            // of those, the ones cull_pairs::main left for the next pass
     deferred_leaves: atomic<u32>,     // walks of cull_leaves left for the next pass
-    paused_walks: atomic<u32>,        // walks that stopped at WALK_STEPS (walk_steps below)
+    paused_walks: atomic<u32>,        // walks that stopped at WALK_STEPS, to resume next pass
 }
 
 // walk_fault bits. A walk's loop has one way out, its end; leaving it otherwise means the
-// driver cut the loop short (lavapipe does past 65535 iterations: walk_steps below), and the
+// driver cut the loop short (lavapipe does past 65535 iterations: WALK_STEPS below), and the
 // walk's answer is incomplete: the host reports an error rather than a wrong answer.
 const FAULT_STACK: u32 = 1u;
 const FAULT_CUT_SHORT: u32 = 2u;
 
-// Loop iterations one invocation of a walk may run before it stops (cull_leaves: to resume in
-// the next pass; nearest: the host falls back to culling). Set per adapter by the backend
-// (gpu::backend::walk_steps): unbounded on a GPU. lavapipe ends every loop of an invocation
-// once the loops of its SIMD group (8 lanes) have run 65535 iterations between them, with no
-// error (Mesa's LP_MAX_TGSI_LOOP_ITERATIONS): without a budget, a long walk there silently
-// misses part of B's tree.
+// Loop iterations one invocation of a walk may run in a pass; a walk stopped there records the
+// node it stopped at and resumes from it in the round's next pass (nearest's sample just
+// stops). Set per adapter and stage by the backend (gpu::WalkSteps::for_adapter): unbounded on
+// a GPU. lavapipe ends every loop of an invocation once the loops of its SIMD group (8 lanes)
+// have run 65535 iterations between them, with no error (Mesa's LP_MAX_TGSI_LOOP_ITERATIONS):
+// without a budget, a long walk there silently misses part of B's tree.
 override WALK_STEPS: u32 = 0xffffffffu;
 
 struct DispatchArgs {

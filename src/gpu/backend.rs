@@ -418,7 +418,15 @@ impl GpuBackend {
         narrow: Narrow,
     ) -> Result<Option<(Counters, Vec<Hit>)>> {
         let mut scratch = self.take_turn();
-        let (c, hits) = self.pass(&mut scratch, a, b, query, narrow, Pass::First)?;
+        let (c, hits) = self.pass(
+            &mut scratch,
+            a,
+            b,
+            query,
+            narrow,
+            Pass::First,
+            f32::INFINITY,
+        )?;
         let whole = c.deferred == 0
             && c.deferred_leaves == 0
             && c.paused_walks == 0
@@ -426,7 +434,9 @@ impl GpuBackend {
         Ok(whole.then_some((c, hits)))
     }
 
-    /// One pass of a round: the counters, and the hits the narrow stage wrote.
+    /// One pass of a round: the counters, and the hits the narrow stage wrote. `bound` is the
+    /// smallest f32 distance the round's earlier passes found: resumed nearest walks prune by it.
+    #[allow(clippy::too_many_arguments)]
     fn pass(
         &self,
         scratch: &mut Scratch,
@@ -435,6 +445,7 @@ impl GpuBackend {
         query: &Query,
         narrow: Narrow,
         kind: Pass,
+        bound: f32,
     ) -> Result<(Counters, Vec<Hit>)> {
         let ctx = &self.ctx;
         // Main's live pairs: far's list in a pass that walks, the last pass's deferrals
@@ -453,7 +464,7 @@ impl GpuBackend {
             leaf_pairs: 0,
             candidates: 0,
             hits: 0,
-            min_dist_bits: f32::INFINITY.to_bits(),
+            min_dist_bits: bound.to_bits(),
             walk_fault: 0,
             live_pairs: live,
             deferred: 0,
@@ -739,7 +750,7 @@ impl GpuBackend {
             let (mut listed, mut paused) = (0u64, 0u64);
             // None when the round is done; else into how many chunks to split it.
             let split = loop {
-                let (c, h) = self.pass(&mut scratch, a, b, &q, narrow, kind)?;
+                let (c, h) = self.pass(&mut scratch, a, b, &q, narrow, kind, found.min_dist)?;
                 if c.hits > self.capacity {
                     break Some((c.hits as u64).div_ceil(self.capacity as u64));
                 }
