@@ -714,7 +714,7 @@ fn walks_paused_every_few_steps_resume_and_answer_identically() {
     let t = PreparedMesh::new(generate::torus(1.0, 0.3, 40, 14));
     let r0 = b.stats().0;
     linked_tori(&b, &t, "walks paused");
-    // Two checks of four queries each: 8 rounds of one pass with unbounded walks.
+    // Two checks with a clearance, one clearance round each: 2 passes with unbounded walks.
     let passes = b.stats().0 - r0;
     assert!(passes > 30, "{passes} passes: few pauses");
     let meshes = fuzz_meshes();
