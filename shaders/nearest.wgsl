@@ -1,6 +1,6 @@
 // Nearest stage (distance queries): the threads of each leaf of A (its triangles at positions
-// chunk_start .. chunk_end of A's octree order) walk B's octree nearest-first by box-to-box
-// gaps, pruning by the best f32 distance any thread has found so far (counters.min_dist_bits,
+// chunk_start .. chunk_end of A's octree order) walk B's octree, pruned by box-to-box gaps
+// against the best f32 distance any thread has found so far (counters.min_dist_bits,
 // an atomic minimum), with seed 000's f32 distance for the triangle pairs of the leaves it
 // reaches. Walks pruned by the leaf's box, not each triangle's: coherent across the leaf.
 //
@@ -19,8 +19,9 @@
 // before `main`'s threads start, so that they neither walk far nor emit pairs a loose bound would
 // let through. The sample walks nearest-first with a stack; `main` walks in any order, without a
 // stack (by the nodes' escapes, as cull_leaves.wgsl), so that a walk stopped at WALK_STEPS is
-// resumed in the round's next pass from the one node it records (progress): every pass only
-// lowers the bound, so the argument above holds over the passes as within one.
+// resumed in the round's next pass from the one node it records (progress): every pass starts
+// from the bound the earlier ones reached and only lowers it, so the argument above holds over
+// the passes as within one.
 // CPU twin: gpu::twin::nearest (brute force over all pairs with the same f32 distance).
 
 @group(0) @binding(0) var<uniform> q: Query;

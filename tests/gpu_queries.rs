@@ -614,6 +614,7 @@ fn fuzz_case(
     let angles = [r() * 360.0, r() * 360.0, r() * 360.0];
     let dir = DVec3::new(r() - 0.5, r() - 0.5, r() - 0.5).normalize_or(DVec3::X);
     let pa = Pose::translation(far);
+    let rot = Pose::from_euler_degrees(angles, DVec3::ZERO);
     let pb = match kind {
         // Centres apart by a fraction of the radii' sum: from deep overlap to just apart.
         0 | 1 => {
@@ -623,15 +624,11 @@ fn fuzz_case(
                 0.8 + r() * 0.4
             };
             let at = ba.center() + dir * (ra + rb) * f;
-            let rot = Pose::from_euler_degrees(angles, DVec3::ZERO);
             let moved = at - rot.apply(bb.center());
             Pose::from_euler_degrees(angles, moved + far)
         }
         // B's centre on A's: one inside the other where it is the smaller, else crossing.
-        2 => {
-            let rot = Pose::from_euler_degrees(angles, DVec3::ZERO);
-            Pose::from_euler_degrees(angles, ba.center() - rot.apply(bb.center()) + far)
-        }
+        2 => Pose::from_euler_degrees(angles, ba.center() - rot.apply(bb.center()) + far),
         // A copy moved by exactly its box's extent along one axis: it touches.
         _ => {
             let axis = pick(r(), 3);

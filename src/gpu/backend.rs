@@ -32,13 +32,23 @@ pub enum Narrow {
 }
 
 /// What a round over one pair of parts found, over all its passes.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Found {
     pub hits: Vec<Hit>,
     /// Candidate pairs the narrow stage tested.
     pub candidates: u64,
-    /// The smallest f32 distance the narrow (or nearest) stage computed.
+    /// The smallest f32 distance the narrow (or nearest) stage computed: infinite for none.
     pub min_dist: f32,
+}
+
+impl Default for Found {
+    fn default() -> Found {
+        Found {
+            hits: Vec::new(),
+            candidates: 0,
+            min_dist: f32::INFINITY,
+        }
+    }
 }
 
 /// Loop iterations one invocation of a walk may run in a pass (`WALK_STEPS` in
@@ -310,6 +320,7 @@ impl GpuBackend {
         let pr = ctx.shader_module("cull_pairs", super::shaders::CULL_PAIRS)?;
         let ne = ctx.shader_module("nearest", super::shaders::NEAREST)?;
         let nw = ctx.shader_module("narrow", super::shaders::NARROW)?;
+        // At least one step a pass, or a walk would never move on.
         let leaf_steps = [("WALK_STEPS", steps.leaves.max(1) as f64)];
         let cull_leaves =
             ctx.compute_pipeline_with("cull_leaves", &lv, "main", &leaves_layout, &leaf_steps)?;
@@ -322,7 +333,7 @@ impl GpuBackend {
             ctx.compute_pipeline("cull_pairs", &pr, "finish", &pairs_finish_layout)?;
         let walkers = [
             ("LEAF_WALKERS", leaf_walkers(&ctx) as f64),
-            ("WALK_STEPS", steps.nearest as f64),
+            ("WALK_STEPS", steps.nearest.max(1) as f64),
         ];
         let nearest =
             ctx.compute_pipeline_with("nearest", &ne, "main", &nearest_layout, &walkers)?;
@@ -733,10 +744,12 @@ impl GpuBackend {
     pub fn rounds(&self, a: &GpuPart, b: &GpuPart, query: &Query, narrow: Narrow) -> Result<Found> {
         let mut scratch = self.take_turn();
         let mut todo = vec![(0u32, a.triangles)];
-        let mut found = Found {
-            min_dist: f32::INFINITY,
-            ..Found::default()
-        };
+        let mut found = Found::default();
+        // Leaf pairs listed and walks paused over a chunk's passes: no leaf pair is listed
+        // twice, and a paused walk moves on, so more than these means the passes are not
+        // converging (never seen; an error rather than a hang).
+        let node_pairs = a.node_count as u64 * b.node_count as u64;
+        let most_paused = node_pairs * leaf_walkers(&self.ctx) as u64;
         while let Some((start, end)) = todo.pop() {
             let q = Query {
                 chunk_start: start,
@@ -745,8 +758,6 @@ impl GpuBackend {
             };
             let (kept, counted) = (found.hits.len(), found.candidates);
             let (mut kind, mut walks_left) = (Pass::First, false);
-            // Leaf pairs listed and walk steps paused over the passes: both bounded by the
-            // pairs of nodes, as no leaf pair is listed twice and a paused walk moves on.
             let (mut listed, mut paused) = (0u64, 0u64);
             // None when the round is done; else into how many chunks to split it.
             let split = loop {
@@ -758,10 +769,7 @@ impl GpuBackend {
                 found.min_dist = found.min_dist.min(f32::from_bits(c.min_dist_bits));
                 found.hits.extend(h);
                 paused += c.paused_walks as u64;
-                let pairs = a.node_count as u64 * b.node_count as u64;
-                // More than this means the passes are not converging (never seen; an error
-                // rather than a hang).
-                if paused > pairs * leaf_walkers(&self.ctx) as u64 {
+                if paused > most_paused {
                     return Err(Error::Gpu("the walks' passes did not converge".into()));
                 }
                 if narrow == Narrow::Nearest {
@@ -781,7 +789,7 @@ impl GpuBackend {
                     }
                     walks_left = c.deferred_leaves > 0 || c.paused_walks > 0;
                     listed += c.leaf_pairs.min(self.capacity) as u64;
-                    if listed > pairs {
+                    if listed > node_pairs {
                         return Err(Error::Gpu("the leaf walks' passes did not converge".into()));
                     }
                 }

@@ -80,8 +80,8 @@ pub struct Counters {
     /// Walks of `cull_leaves` (nodes of A) that found the leaf-pair list full, or did not start
     /// because it was: the round's next pass takes them up.
     pub deferred_leaves: u32,
-    /// Walks that stopped at their step budget (`WALK_STEPS`): `cull_leaves`' resume in the
-    /// round's next pass; `nearest::main`'s leave the minimum unproven.
+    /// Walks (`cull_leaves`, `nearest::main`) that stopped at their step budget
+    /// (`WALK_STEPS`): the round's next pass resumes them where they stopped.
     pub paused_walks: u32,
 }
 

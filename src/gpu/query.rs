@@ -173,10 +173,7 @@ impl GpuBackend {
                 max: c + h,
             }
         };
-        let mut all = Found {
-            min_dist: f32::INFINITY,
-            ..Found::default()
-        };
+        let mut all = Found::default();
         for (i, pa) in ga.parts.iter().enumerate() {
             for (j, pb) in gb.parts.iter().enumerate() {
                 if self_query && j < i {
