@@ -20,6 +20,7 @@ fn info_json_has_the_documented_keys() {
     assert_eq!(v["zero_area_triangles"], 0);
     assert_eq!(v["closed"], true);
     assert_eq!(v["oriented"], true);
+    assert_eq!(v["bodies"], 1);
     // torus R = 1, r = 0.5 (SOURCES.md): z within ±0.5.
     assert!(v["bbox_max"][2].as_f64().unwrap() <= 0.5);
     assert!(v["bbox_min"].as_array().unwrap().len() == 3);
@@ -505,4 +506,14 @@ fn check_quick_answers_the_solid_question_on_every_peer_case() {
     let (code, _, err) = meshclash(&["check", c, c, "--quick", "--backend", "gpu"]);
     assert_eq!(code, 2);
     assert!(err.contains("--quick answers on the CPU"), "{err}");
+}
+
+/// multibody_ascii.stl holds two solids (SOURCES.md: "2 bodies").
+#[test]
+fn info_counts_the_bodies_of_a_part() {
+    let p = case_path("meshes/multibody_ascii.stl");
+    let (code, out, _) = meshclash(&["info", p.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["bodies"], 2);
 }

@@ -1,6 +1,7 @@
 //! Mesh queries on generated meshes against brute force over all triangle pairs (the culls and
 //! the octree must lose nothing), analytic answers, and independence from the thread count.
-//! Size of the large case: `MESHCLASH_TEST_TRIANGLES` (default 20000 per mesh).
+//! Size of the large case: `MESHCLASH_TEST_TRIANGLES` (default 20000 per mesh); random poses of
+//! small real meshes: `MESHCLASH_BRUTE_CASES` (default 12) from `MESHCLASH_BRUTE_FIRST` (0).
 
 mod common;
 
@@ -532,4 +533,313 @@ fn shared_vertex_shortcut_agrees_with_the_edge_tests() {
         seen[want as usize] += 1;
     }
     assert!(seen[0] > 1000 && seen[1] > 1000, "{seen:?}");
+}
+
+/// Whether `p` is inside the closed mesh `m` by the parity of its crossings with a ray, tried
+/// against every triangle with exact signs; a ray through an edge, a vertex or a plane's edge
+/// case is thrown away for another random direction.
+fn brute_parity(p: DVec3, m: &Posed, seed: u64) -> bool {
+    use meshclash::geom::predicates::{is_degenerate, orient3d};
+    let mut r = common::lcg(seed ^ 0x005e_ed0f_ba11);
+    let size = m.prep.mesh.bounding_box().diagonal() + (p - m.vertex(0)).length();
+    'ray: loop {
+        let dir = DVec3::new(r() - 0.5, r() - 0.5, r() - 0.5).normalize_or(DVec3::Z);
+        let q = p + dir * (4.0 * size + 1.0);
+        let mut crossings = 0;
+        for i in 0..m.prep.mesh.triangles.len() as u32 {
+            let t = m.tri(i);
+            if is_degenerate(&t) {
+                continue; // a zero-area triangle bounds nothing
+            }
+            let [a, b, c] = t;
+            let (sp, sq) = (orient3d(a, b, c, p), orient3d(a, b, c, q));
+            if sq == 0 {
+                continue 'ray;
+            }
+            // p off the triangle (the surfaces do not meet): starting on its plane, the ray
+            // leaves the plane without crossing it.
+            if sp == 0 || sp == sq {
+                continue;
+            }
+            let s = [
+                orient3d(p, q, a, b),
+                orient3d(p, q, b, c),
+                orient3d(p, q, c, a),
+            ];
+            if s.contains(&0) {
+                continue 'ray;
+            }
+            if s[0] == s[1] && s[1] == s[2] {
+                crossings += 1;
+            }
+        }
+        return crossings % 2 == 1;
+    }
+}
+
+/// Small real meshes (each at most a thousand triangles, so that every pair can be tried) and
+/// two generated closed ones: open and closed, non-manifold, zero-area and soup triangles.
+fn brute_meshes() -> Vec<(&'static str, PreparedMesh)> {
+    let mut v: Vec<(&'static str, PreparedMesh)> = [
+        "meshes/teapot.stl",
+        "meshes/halfdonut_ascii.stl",
+        "meshes/cube_trimesh.stl",
+        "meshes/multibody_ascii.stl",
+        "meshes/triamid.stl",
+        "meshes/cgal_non_manifold.stl",
+        "meshes/soup.stl",
+    ]
+    .iter()
+    .map(|rel| (*rel, prep(Mesh::load(common::case_path(rel)).unwrap())))
+    .collect();
+    v.push(("torus", prep(generate::torus(1.0, 0.3, 24, 10))));
+    v.push(("sphere", prep(generate::sphere(0.7, 12, 18))));
+    v
+}
+
+/// Every pair of A and B: `(a, b, distance, intersects)` from the exact test and seed 000's
+/// distance, in `(a, b)` order.
+fn brute_all(a: &Posed, b: &Posed) -> Vec<(u32, u32, f64, bool)> {
+    use rayon::prelude::*;
+    let nb = b.prep.mesh.triangles.len() as u32;
+    (0..a.prep.mesh.triangles.len() as u32)
+        .into_par_iter()
+        .flat_map_iter(|i| {
+            let ta = a.tri(i);
+            (0..nb).map(move |j| {
+                let tb = b.tri(j);
+                let meets = tritri::intersect(&ta, &tb);
+                (i, j, tritri::distance(&ta, &tb).distance, meets)
+            })
+        })
+        .collect()
+}
+
+/// Random poses of small real meshes, every query of `check` against every pair tried: the
+/// culls, bounds, the distance search and the answers read off the clearance search lose
+/// nothing. Overlapping, grazing, centred (one part swallowed by the other where it is
+/// smaller), a copy touching by its box's width (coplanar faces), and near misses made by
+/// moving B along the separation to a gap of 0, 1e-9, 1e-6 or 1e-3 of its size; near the
+/// origin or far from it. Containment against the winding number. Cases:
+/// `MESHCLASH_BRUTE_CASES` (CI default 12) from seed `MESHCLASH_BRUTE_FIRST` (default 0).
+#[test]
+fn random_poses_of_small_real_meshes_equal_brute_force() {
+    let env = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let first = env("MESHCLASH_BRUTE_FIRST", 0);
+    let cases = env("MESHCLASH_BRUTE_CASES", 12);
+    let meshes = brute_meshes();
+    let mut seen = [0usize; 5];
+    for seed in first..first + cases {
+        let mut r = common::lcg(seed.wrapping_mul(0xA076_1D64_78BD_642F) + 3);
+        let pick = |x: f64, n: usize| ((x * n as f64) as usize).min(n - 1);
+        let (ia, ib) = (pick(r(), meshes.len()), pick(r(), meshes.len()));
+        let kind = pick(r(), 5);
+        let ib = if kind == 3 { ia } else { ib };
+        let far = [
+            DVec3::ZERO,
+            DVec3::new(1234.5, -2000.25, 777.0),
+            DVec3::new(-3.0e5, 1.0e6, 2.5e5),
+        ][pick(r(), 3)];
+        let ((na, a), (nb, b)) = (&meshes[ia], &meshes[ib]);
+        let (ba, bb) = (a.mesh.bounding_box(), b.mesh.bounding_box());
+        let (ra, rb) = (ba.diagonal() / 2.0, bb.diagonal() / 2.0);
+        let angles = [r() * 360.0, r() * 360.0, r() * 360.0];
+        let dir = DVec3::new(r() - 0.5, r() - 0.5, r() - 0.5).normalize_or(DVec3::X);
+        let rot = Pose::from_euler_degrees(angles, DVec3::ZERO);
+        // B's translation putting its box's centre at `at`.
+        let centre_at = |at: DVec3| at - rot.apply(bb.center()) + far;
+        let pa = Pose::translation(far);
+        let mut gap = None;
+        let pb = match kind {
+            0 => Pose::from_euler_degrees(
+                angles,
+                centre_at(ba.center() + dir * (ra + rb) * r() * 0.8),
+            ),
+            1 => Pose::from_euler_degrees(
+                angles,
+                centre_at(ba.center() + dir * (ra + rb) * (0.8 + r() * 0.4)),
+            ),
+            2 => Pose::from_euler_degrees(angles, centre_at(ba.center())),
+            3 => {
+                let axis = pick(r(), 3);
+                let mut t = DVec3::ZERO;
+                t[axis] = ba.max[axis] - ba.min[axis];
+                Pose::translation(t + far)
+            }
+            _ => {
+                // Apart, then moved along the closest pair's separation to a small gap.
+                let t = centre_at(ba.center() + dir * (ra + rb) * 1.3);
+                let apart = Pose::from_euler_degrees(angles, t);
+                let (x, y) = (Posed::new(a, pa), Posed::new(b, apart));
+                let d = query::distance(&x, &y, &query::intersect(&x, &y));
+                let g = [0.0, 1e-9, 1e-6, 1e-3][pick(r(), 4)] * rb;
+                gap = Some(g);
+                let by = if d.distance > 0.0 {
+                    d.separation * ((d.distance - g) / d.distance)
+                } else {
+                    DVec3::ZERO
+                };
+                Pose::from_euler_degrees(angles, t + by)
+            }
+        };
+        let (x, y) = (Posed::new(a, pa), Posed::new(b, pb));
+        let all = brute_all(&x, &y);
+        let want_hits: Vec<(u32, u32)> = all.iter().filter(|p| p.3).map(|p| (p.0, p.1)).collect();
+        // The first intersecting pair; else the distance search's order, (distance², a, b)
+        // (a disjoint pair's distance may round to 0 too).
+        let best = match all.iter().find(|p| p.3) {
+            Some(p) => (0.0, p.0, p.1, 0.0),
+            None => all
+                .iter()
+                .map(|p| (p.2 * p.2, p.0, p.1, p.2))
+                .min_by(|p, q| (p.0, p.1, p.2).partial_cmp(&(q.0, q.1, q.2)).unwrap())
+                .unwrap(),
+        };
+        let clearance = match pick(r(), 5) {
+            0 => None,
+            1 => Some(r() * 0.05 * (ra + rb)),
+            2 => Some(best.3),
+            3 => Some(best.3.next_up()),
+            _ => Some(best.3 * 2.0 + 1e-9 * rb),
+        };
+        let name = format!(
+            "seed {seed}: {na} at {far} against {nb} ({}, gap {gap:?}), clearance {clearance:?}",
+            ["overlapping", "grazing", "centred", "touching", "near miss"][kind]
+        );
+        let opts = query::CheckOptions { clearance };
+        let got = query::check(a, pa, b, pb, &opts);
+        let hits: Vec<(u32, u32)> = got.intersect.pairs.iter().map(|p| (p.a, p.b)).collect();
+        assert_eq!(hits, want_hits, "{name}: intersecting pairs");
+        let dist = &got.distance;
+        assert_eq!(
+            (dist.distance, dist.triangle_a, dist.triangle_b),
+            (best.3, best.1, best.2),
+            "{name}: distance"
+        );
+        if let Some(d) = clearance {
+            let want: Vec<(u32, u32, f64, bool)> =
+                all.iter().copied().filter(|p| p.2 < d).collect();
+            let c = got.clearance.as_ref().unwrap();
+            let listed: Vec<(u32, u32, f64, bool)> = c
+                .pairs
+                .iter()
+                .map(|p| (p.a, p.b, p.distance, p.intersects))
+                .collect();
+            assert_eq!(listed, want, "{name}: clearance pairs");
+        }
+        // Containment, where both are closed and the surfaces do not meet: every vertex of each
+        // against the other by ray parity over all its triangles (no octree), and by the
+        // winding number where the other is oriented too.
+        let closed = a.info.closed && b.info.closed;
+        let want_inside = if closed && want_hits.is_empty() {
+            let any_inside = |p: &Posed, m: &Posed| {
+                let n = p.prep.mesh.vertices.len() as u32;
+                let inside: Vec<bool> = (0..n)
+                    .map(|v| {
+                        let inside = brute_parity(p.vertex(v), m, seed);
+                        if m.prep.info.oriented {
+                            let w = winding(p.vertex(v), m);
+                            assert_eq!(w.round().abs() == 1.0, inside, "{name}: winding {w}");
+                        }
+                        inside
+                    })
+                    .collect();
+                inside.contains(&true)
+            };
+            if any_inside(&x, &y) {
+                Some(query::Containment::AInB)
+            } else if any_inside(&y, &x) {
+                Some(query::Containment::BInA)
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        assert_eq!(got.containment, want_inside, "{name}: containment");
+        let interferes = !want_hits.is_empty() || want_inside.is_some();
+        assert_eq!(query::interferes(&x, &y), interferes, "{name}: interferes");
+        let solid = if interferes { 0.0 } else { best.3 };
+        assert_eq!(
+            query::solid_distance(&x, &y).distance(),
+            solid,
+            "{name}: solid distance"
+        );
+        seen[kind] += 1;
+        eprintln!(
+            "{name}: {} intersecting, distance {}, inside {want_inside:?}",
+            want_hits.len(),
+            best.3
+        );
+    }
+    eprintln!("cases by kind: {seen:?}");
+}
+
+/// One mesh of several bodies: small spheres at `centres`, each body a closed surface of its own.
+fn bodies(centres: &[DVec3]) -> Mesh {
+    let one = generate::sphere(0.5, 8, 12);
+    let mut m = Mesh {
+        source: "bodies".into(),
+        vertices: Vec::new(),
+        triangles: Vec::new(),
+    };
+    for c in centres {
+        let base = m.vertices.len() as u32;
+        m.vertices.extend(
+            one.vertices
+                .iter()
+                .map(|v| [v[0] + c.x as f32, v[1] + c.y as f32, v[2] + c.z as f32]),
+        );
+        m.triangles
+            .extend(one.triangles.iter().map(|t| t.map(|k| k + base)));
+    }
+    m
+}
+
+/// A part of several bodies, one of them swallowed by the other part, the rest outside it: the
+/// parts interfere, whichever body the answer starts from. Each body of the first part in turn
+/// is the one inside, and the parts swap roles.
+#[test]
+fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
+    let centres = [
+        DVec3::ZERO,
+        DVec3::new(10.0, 0.0, 0.0),
+        DVec3::new(0.0, 10.0, 0.0),
+    ];
+    let many = prep(bodies(&centres));
+    assert!(many.info.closed && many.info.oriented);
+    assert_eq!(many.body_probes().len(), 3);
+    let big = prep(generate::sphere(2.0, 16, 24));
+    for c in centres {
+        let at = Pose::translation(c);
+        for (swap, want) in [
+            (false, query::Containment::AInB),
+            (true, query::Containment::BInA),
+        ] {
+            let ((a, pa), (b, pb)) = if swap {
+                ((&big, at), (&many, Pose::IDENTITY))
+            } else {
+                ((&many, Pose::IDENTITY), (&big, at))
+            };
+            let name = format!("big sphere around the body at {c}, swapped: {swap}");
+            let r = query::check(a, pa, b, pb, &Default::default());
+            assert!(!r.intersects(), "{name}");
+            assert_eq!(r.containment, Some(want), "{name}");
+            let (x, y) = (Posed::new(a, pa), Posed::new(b, pb));
+            assert!(query::interferes(&x, &y), "{name}");
+            assert_eq!(query::solid_distance(&x, &y).distance(), 0.0, "{name}");
+            assert_eq!(r.distance.distance, brute_distance(&x, &y), "{name}");
+        }
+    }
+    // No body inside: no interference.
+    let apart = Pose::translation(DVec3::new(5.0, 5.0, 0.0));
+    let r = query::check(&many, Pose::IDENTITY, &big, apart, &Default::default());
+    assert_eq!(r.containment, None);
+    let (x, y) = (Posed::new(&many, Pose::IDENTITY), Posed::new(&big, apart));
+    assert!(!query::interferes(&x, &y));
 }

@@ -346,9 +346,14 @@ fn load(path: &Path) -> Result<PreparedMesh, Error> {
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Command::Info { mesh, json } => {
-            let info = Mesh::load(&mesh)?.info();
+            let m = Mesh::load(&mesh)?;
+            let (info, bodies) = (m.info(), m.body_probes().len());
             if json {
-                println!("{}", serde_json::to_value(&info).unwrap_or(Value::Null));
+                let mut v = serde_json::to_value(&info).unwrap_or(Value::Null);
+                if let Value::Object(o) = &mut v {
+                    o.insert("bodies".into(), bodies.into());
+                }
+                println!("{v}");
             } else {
                 println!("mesh:                {}", mesh.display());
                 println!("triangles:           {}", info.triangles);
@@ -358,6 +363,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 println!("zero-area triangles: {}", info.zero_area_triangles);
                 println!("closed:              {}", info.closed);
                 println!("oriented:            {}", info.oriented);
+                println!("bodies:              {bodies}");
             }
             Ok(())
         }
@@ -679,12 +685,17 @@ fn print_check(
     } else {
         println!("intersects:   no");
     }
+    // A part of several bodies may have one inside the other part and the rest outside it.
+    let part = |name: &str, m: &PreparedMesh| match m.body_probes().len() {
+        1 => name.to_string(),
+        n => format!("{name} (or one of its {n} bodies)"),
+    };
     println!(
         "containment:  {}",
         match r.containment {
-            Some(query::Containment::AInB) => "A is inside B",
-            Some(query::Containment::BInA) => "B is inside A",
-            None => "none",
+            Some(query::Containment::AInB) => format!("{} is inside B", part("A", ma)),
+            Some(query::Containment::BInA) => format!("{} is inside A", part("B", mb)),
+            None => "none".to_string(),
         }
     );
     println!(

@@ -140,6 +140,60 @@ impl Mesh {
         }
     }
 
+    /// One vertex of each body (connected component: triangles sharing a vertex belong to one
+    /// body), bodies in the order of their first triangles: the first vertex of each body's
+    /// middle triangle. A part of several bodies can have one inside another part and the rest
+    /// outside it, so containment asks each body.
+    pub fn body_probes(&self) -> Vec<u32> {
+        let nv = self.vertices.len();
+        let mut parent: Vec<u32> = (0..nv as u32).collect();
+        fn root(parent: &mut [u32], mut v: u32) -> u32 {
+            while parent[v as usize] != v {
+                let up = parent[parent[v as usize] as usize];
+                parent[v as usize] = up; // path halving
+                v = up;
+            }
+            v
+        }
+        for t in &self.triangles {
+            let r0 = root(&mut parent, t[0]);
+            for &k in &t[1..] {
+                let r = root(&mut parent, k);
+                if r != r0 {
+                    parent[r.max(r0) as usize] = r.min(r0);
+                }
+            }
+        }
+        // Bodies numbered by first triangle, then each body's middle triangle by counting.
+        const NONE: u32 = u32::MAX;
+        let mut body_of_root = vec![NONE; nv];
+        let mut sizes: Vec<usize> = Vec::new();
+        let bodies: Vec<u32> = self
+            .triangles
+            .iter()
+            .map(|t| {
+                let r = root(&mut parent, t[0]) as usize;
+                if body_of_root[r] == NONE {
+                    body_of_root[r] = sizes.len() as u32;
+                    sizes.push(0);
+                }
+                let b = body_of_root[r];
+                sizes[b as usize] += 1;
+                b
+            })
+            .collect();
+        let mut seen = vec![0usize; sizes.len()];
+        let mut probes = vec![0u32; sizes.len()];
+        for (t, &b) in self.triangles.iter().zip(&bodies) {
+            let b = b as usize;
+            if seen[b] == sizes[b] / 2 {
+                probes[b] = t[0];
+            }
+            seen[b] += 1;
+        }
+        probes
+    }
+
     /// `closed`: every edge is shared by exactly two triangles. `oriented`: no directed edge is
     /// used twice, i.e. neighbours traverse their shared edge in opposite directions.
     ///

@@ -10,7 +10,9 @@ use rayon::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Containment {
+    /// A, or a body of it (a connected component), is inside B.
     AInB,
+    /// B, or a body of it, is inside A.
     BInA,
 }
 
@@ -146,26 +148,34 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
     }
 }
 
-/// The vertex whose inside-ness stands for its mesh's (any would do when the surfaces do not
-/// meet): the first of the middle triangle, and where it is. Not the first triangle's: meshes
-/// from a latitude–longitude grid start at a pole, where thin triangles crowd the other part's
-/// nearby wall and make its ray several times dearer.
-pub(crate) fn probe(m: &Posed) -> (u32, DVec3) {
-    let tris = &m.prep.mesh.triangles;
-    let v = tris[tris.len() / 2][0];
-    (v, m.vertex(v))
+/// Vertices whose inside-ness stands for their mesh's (any vertex of a body would do when the
+/// surfaces do not meet): one per body, the first of the body's middle triangle, where it is.
+/// Not the first triangle's: meshes from a latitude–longitude grid start at a pole, where thin
+/// triangles crowd the other part's nearby wall and make its ray several times dearer.
+pub(crate) fn probes<'a>(m: &'a Posed) -> impl Iterator<Item = (u32, DVec3)> + 'a {
+    m.prep.body_probes().iter().map(|&v| (v, m.vertex(v)))
 }
 
-/// With the surfaces known not to intersect and both meshes closed: is one inside the other?
-/// (A vertex of one is inside the other exactly when the whole mesh is.)
+/// The first of `probes` that is strictly inside the closed mesh `m`.
+pub(crate) fn first_inside(
+    probes: impl Iterator<Item = (u32, DVec3)>,
+    m: &Posed,
+) -> Option<(u32, DVec3)> {
+    probes
+        .into_iter()
+        .find(|&(_, p)| point_in_closed_mesh(p, m) == Some(true))
+}
+
+/// With the surfaces known not to intersect and both meshes closed: is one inside the other, or
+/// a body of it? (A vertex of a body is inside the other mesh exactly when the whole body is.)
 pub fn containment(a: &Posed, b: &Posed) -> Option<Containment> {
     if !(a.prep.info.closed && b.prep.info.closed) {
         return None;
     }
-    if point_in_closed_mesh(probe(a).1, b) == Some(true) {
+    if first_inside(probes(a), b).is_some() {
         return Some(Containment::AInB);
     }
-    if point_in_closed_mesh(probe(b).1, a) == Some(true) {
+    if first_inside(probes(b), a).is_some() {
         return Some(Containment::BInA);
     }
     None

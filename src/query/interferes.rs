@@ -1,7 +1,7 @@
 //! A yes/no clash query that stops at the first evidence: the question a clash review asks
 //! first, answered without listing every pair.
 
-use super::containment::{point_in_closed_mesh, probe};
+use super::containment::{first_inside, probes};
 use super::{leaf_gap, Posed};
 use crate::geom::{spheres_within, tritri, DVec3};
 use crate::octree::{any_leaf_pair, world_box};
@@ -38,24 +38,24 @@ pub fn interferes(a: &Posed, b: &Posed) -> bool {
 /// - both closed: a vertex of either that ray parity puts inside the other means the solids
 ///   overlap (or, if the vertex is on the surface, touch): interference, in microseconds. A
 ///   vertex found outside proves nothing yet;
-/// - otherwise the surface search, stopping at the first intersecting pair.
+/// - otherwise the surface search, stopping at the first intersecting pair;
+/// - no pair intersecting, both closed: a vertex of every other body of each (a part of several
+///   bodies may have one inside the other part and the rest outside it).
 ///
 /// Only the vertices and nodes visited are posed.
 pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
-    if a.prep.info.closed && b.prep.info.closed {
-        let (va, pa) = probe(a);
-        if point_in_closed_mesh(pa, b) == Some(true) {
-            return Some(Interference::VertexOfAInB {
-                vertex: va,
-                point: pa,
-            });
+    let closed = a.prep.info.closed && b.prep.info.closed;
+    // The first body of each first: a part that is one body is settled by these two rays.
+    let inside = |skip: usize, take: usize| {
+        if let Some((vertex, point)) = first_inside(probes(a).skip(skip).take(take), b) {
+            return Some(Interference::VertexOfAInB { vertex, point });
         }
-        let (vb, pb) = probe(b);
-        if point_in_closed_mesh(pb, a) == Some(true) {
-            return Some(Interference::VertexOfBInA {
-                vertex: vb,
-                point: pb,
-            });
+        first_inside(probes(b).skip(skip).take(take), a)
+            .map(|(vertex, point)| Interference::VertexOfBInA { vertex, point })
+    };
+    if closed {
+        if let Some(i) = inside(0, 1) {
+            return Some(i);
         }
     }
     // The node search in A's own frame: A's boxes as built, B's carried by A⁻¹B, one pose per
@@ -76,5 +76,12 @@ pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
                     .any(|(_, tb, sb)| spheres_within(sa, sb, 0.0) && tritri::intersect(ta, tb))
             })
     });
-    meet.then_some(Interference::SurfacesMeet)
+    if meet {
+        return Some(Interference::SurfacesMeet);
+    }
+    // The other bodies: one of them may be inside where the first is not.
+    if closed {
+        return inside(1, usize::MAX);
+    }
+    None
 }

@@ -46,6 +46,8 @@ pub struct PreparedMesh {
     pub zero_area: Vec<bool>,
     /// Time to build the octree, milliseconds.
     pub octree_ms: f64,
+    /// [`Mesh::body_probes`], made when containment first asks.
+    body_probes: OnceLock<Vec<u32>>,
 }
 
 impl PreparedMesh {
@@ -61,7 +63,13 @@ impl PreparedMesh {
             info,
             zero_area,
             octree_ms,
+            body_probes: OnceLock::new(),
         }
+    }
+
+    /// One vertex of each body of the mesh ([`Mesh::body_probes`]).
+    pub fn body_probes(&self) -> &[u32] {
+        self.body_probes.get_or_init(|| self.mesh.body_probes())
     }
 }
 
