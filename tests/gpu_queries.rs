@@ -797,38 +797,6 @@ fn a_walk_cut_short_by_the_driver_is_an_error_and_the_budget_avoids_it() {
     assert_eq!(cpu.pairs, gpu.pairs);
 }
 
-/// A random soup: 200 triangles on random vertices of a 5 x 5 x 3 integer grid moved by `off`
-/// along x (so that shared vertices and edges, duplicate and coplanar faces, touching and folded
-/// neighbours are exact and frequent), every other one flat in z = 0.
-fn soup(seed: u64, off: f32) -> PreparedMesh {
-    let mut r = common::lcg(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) + 7);
-    let mut vertices = Vec::new();
-    for x in 0..5 {
-        for y in 0..5 {
-            for z in 0..3 {
-                vertices.push([x as f32 + off, y as f32, z as f32]);
-            }
-        }
-    }
-    let nv = vertices.len();
-    let mut triangles = Vec::new();
-    while triangles.len() < 200 {
-        let mut pick = || ((r() * nv as f64) as usize).min(nv - 1) as u32;
-        let mut t = [pick(), pick(), pick()];
-        if triangles.len() % 2 == 0 {
-            t = t.map(|k| k - k % 3); // vertex k has z = k % 3
-        }
-        if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] {
-            triangles.push(t);
-        }
-    }
-    PreparedMesh::new(Mesh {
-        source: format!("soup {seed}").into(),
-        vertices,
-        triangles,
-    })
-}
-
 /// The random cases' range: `MESHCLASH_GPU_FUZZ_FIRST` (default 0) and
 /// `MESHCLASH_GPU_FUZZ_CASES` (CI default 24).
 fn fuzz_seeds() -> std::ops::Range<u64> {
@@ -842,14 +810,14 @@ fn fuzz_seeds() -> std::ops::Range<u64> {
     first..first + env("MESHCLASH_GPU_FUZZ_CASES", 24)
 }
 
-/// Self-intersection of random soups ([`soup`]), near the origin or 1e5 from it.
+/// Self-intersection of random soups ([`common::soup`]), near the origin or 1e5 from it.
 #[test]
 fn random_soups_self_intersect_identically() {
     let Some(b) = backend("random_soups_self_intersect_identically", None) else {
         return;
     };
     for seed in fuzz_seeds() {
-        let m = soup(seed, if seed % 2 == 0 { 0.0 } else { 1e5 });
+        let m = PreparedMesh::new(common::soup(seed, if seed % 2 == 0 { 0.0 } else { 1e5 }));
         let g = b.upload(&m).unwrap();
         let cpu = query::self_intersections(&m);
         let gpu = b.self_intersections(&m, &g).unwrap();
@@ -875,7 +843,10 @@ fn random_soups_against_each_other_are_answered_identically() {
     for seed in fuzz_seeds() {
         let mut r = common::lcg(seed ^ 0x5EED);
         let off = if seed % 2 == 0 { 0.0 } else { 1e5 };
-        let (a, m) = (soup(seed, off), soup(seed + (1 << 40), off));
+        let (a, m) = (
+            PreparedMesh::new(common::soup(seed, off)),
+            PreparedMesh::new(common::soup(seed + (1 << 40), off)),
+        );
         let mut step = || (r() * 7.0).floor() - 3.0;
         let t = DVec3::new(step(), step(), step());
         let clearance = (seed % 3 != 0).then_some(0.25 * (seed % 3) as f64);

@@ -65,3 +65,35 @@ pub fn lcg(mut seed: u64) -> impl FnMut() -> f64 {
         (seed >> 11) as f64 / (1u64 << 53) as f64
     }
 }
+
+/// A random soup: 200 triangles on random vertices of a 5 x 5 x 3 integer grid moved by `off`
+/// along x (so that shared vertices and edges, duplicate and coplanar faces, touching and folded
+/// neighbours are exact and frequent), every other one flat in z = 0.
+pub fn soup(seed: u64, off: f32) -> meshclash::mesh::Mesh {
+    let mut r = lcg(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) + 7);
+    let mut vertices = Vec::new();
+    for x in 0..5 {
+        for y in 0..5 {
+            for z in 0..3 {
+                vertices.push([x as f32 + off, y as f32, z as f32]);
+            }
+        }
+    }
+    let nv = vertices.len();
+    let mut triangles = Vec::new();
+    while triangles.len() < 200 {
+        let mut pick = || ((r() * nv as f64) as usize).min(nv - 1) as u32;
+        let mut t = [pick(), pick(), pick()];
+        if triangles.len() % 2 == 0 {
+            t = t.map(|k| k - k % 3); // vertex k has z = k % 3
+        }
+        if t[0] != t[1] && t[1] != t[2] && t[0] != t[2] {
+            triangles.push(t);
+        }
+    }
+    meshclash::mesh::Mesh {
+        source: format!("soup {seed}").into(),
+        vertices,
+        triangles,
+    }
+}

@@ -80,8 +80,8 @@ fn solve(a: &[[Q; 6]; 5], b: &[Q; 5], cols: &[usize]) -> Option<Vec<Q>> {
     Some((0..k).map(|i| m[i][k].div(m[i][i])).collect())
 }
 
-/// Exact: do the closed triangles with integer vertices `p` and `q` intersect?
-pub fn triangles_intersect_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> bool {
+/// The system `Σ λ_i p_i − Σ μ_j q_j = 0`, `Σ λ = 1`, `Σ μ = 1` over the columns `λ, μ`.
+fn system(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> ([[Q; 6]; 5], [Q; 5]) {
     let mut a = [[Q::int(0); 6]; 5];
     for i in 0..3 {
         for k in 0..3 {
@@ -91,9 +91,39 @@ pub fn triangles_intersect_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> bool {
         a[3][i] = Q::int(1);
         a[4][3 + i] = Q::int(1);
     }
-    let b = [Q::int(0), Q::int(0), Q::int(0), Q::int(1), Q::int(1)];
-    (1u32..64).any(|mask| {
+    (a, [Q::int(0), Q::int(0), Q::int(0), Q::int(1), Q::int(1)])
+}
+
+/// Every basic feasible solution `(λ, μ)` of the system: the vertices of the polytope of
+/// common points' weights.
+fn basic_solutions(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> impl Iterator<Item = [Q; 6]> {
+    let (a, b) = system(p, q);
+    (1u32..64).filter_map(move |mask| {
         let cols: Vec<usize> = (0..6).filter(|c| mask & (1 << c) != 0).collect();
-        cols.len() <= 5 && solve(&a, &b, &cols).is_some_and(|x| x.iter().all(|v| v.n >= 0))
+        if cols.len() > 5 {
+            return None;
+        }
+        let x = solve(&a, &b, &cols)?;
+        if x.iter().any(|v| v.n < 0) {
+            return None;
+        }
+        let mut full = [Q::int(0); 6];
+        for (&c, v) in cols.iter().zip(x) {
+            full[c] = v;
+        }
+        Some(full)
     })
+}
+
+/// Exact: do the closed triangles with integer vertices `p` and `q` intersect?
+pub fn triangles_intersect_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> bool {
+    basic_solutions(p, q).next().is_some()
+}
+
+/// Exact, for a triangle `p` of non-zero area: do `p` and `q` have a common point off the
+/// vertices `shared` of `p` and the segment between them, i.e. one whose weight on some other
+/// vertex of `p` is positive? (A linear function's maximum over the common points is reached at
+/// a vertex of their polytope, so the basic solutions decide it.)
+pub fn triangles_meet_beyond_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3], shared: &[usize]) -> bool {
+    basic_solutions(p, q).any(|x| (0..3).any(|i| !shared.contains(&i) && x[i].n > 0))
 }
