@@ -21,6 +21,7 @@ fn info_json_has_the_documented_keys() {
     assert_eq!(v["closed"], true);
     assert_eq!(v["oriented"], true);
     assert_eq!(v["bodies"], 1);
+    assert_eq!(v["closed_bodies"], 1);
     // torus R = 1, r = 0.5 (SOURCES.md): z within ±0.5.
     assert!(v["bbox_max"][2].as_f64().unwrap() <= 0.5);
     assert!(v["bbox_min"].as_array().unwrap().len() == 3);
@@ -516,4 +517,5 @@ fn info_counts_the_bodies_of_a_part() {
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["bodies"], 2);
+    assert_eq!(v["closed_bodies"], 2);
 }

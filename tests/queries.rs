@@ -536,10 +536,10 @@ fn shared_vertex_shortcut_agrees_with_the_edge_tests() {
     assert!(seen[0] > 1000 && seen[1] > 1000, "{seen:?}");
 }
 
-/// Whether `p` is inside the closed mesh `m` by the parity of its crossings with a ray, tried
-/// against every triangle with exact signs; a ray through an edge, a vertex or a plane's edge
+/// Whether `p` is inside the closed mesh `m` (its triangles flagged in `solid`) by the parity
+/// of its crossings with a ray, tried against every triangle with exact signs; a ray through an edge, a vertex or a plane's edge
 /// case is thrown away for another random direction.
-fn brute_parity(p: DVec3, m: &Posed, seed: u64) -> bool {
+fn brute_parity(p: DVec3, m: &Posed, solid: &[bool], seed: u64) -> bool {
     use meshclash::geom::predicates::{is_degenerate, orient3d};
     let mut r = common::lcg(seed ^ 0x005e_ed0f_ba11);
     let size = m.prep.mesh.bounding_box().diagonal() + (p - m.vertex(0)).length();
@@ -549,8 +549,8 @@ fn brute_parity(p: DVec3, m: &Posed, seed: u64) -> bool {
         let mut crossings = 0;
         for i in 0..m.prep.mesh.triangles.len() as u32 {
             let t = m.tri(i);
-            if is_degenerate(&t) {
-                continue; // a zero-area triangle bounds nothing
+            if is_degenerate(&t) || !solid[i as usize] {
+                continue; // a zero-area triangle, or an open body's, bounds nothing
             }
             let [a, b, c] = t;
             let (sp, sq) = (orient3d(a, b, c, p), orient3d(a, b, c, q));
@@ -578,6 +578,51 @@ fn brute_parity(p: DVec3, m: &Posed, seed: u64) -> bool {
     }
 }
 
+/// Per vertex and per triangle: in a closed body (triangles sharing vertices, every edge of
+/// theirs used by exactly two of them)? By relabelling until nothing changes, and counting
+/// edges: slow, simple, and not the library's.
+fn brute_solid(m: &Mesh) -> (Vec<bool>, Vec<bool>) {
+    let mut label: Vec<u32> = (0..m.vertices.len() as u32).collect();
+    loop {
+        let mut changed = false;
+        for t in &m.triangles {
+            let low = t.iter().map(|&v| label[v as usize]).min().unwrap();
+            for &v in t {
+                if label[v as usize] != low {
+                    label[v as usize] = low;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut uses = std::collections::HashMap::new();
+    for t in &m.triangles {
+        for k in 0..3 {
+            let (u, v) = (t[k], t[(k + 1) % 3]);
+            *uses.entry((u.min(v), u.max(v))).or_insert(0) += 1;
+        }
+    }
+    let mut open = std::collections::HashSet::new();
+    for (&(u, _), &n) in &uses {
+        if n != 2 {
+            open.insert(label[u as usize]);
+        }
+    }
+    let used: std::collections::HashSet<u32> = m.triangles.iter().flatten().copied().collect();
+    let vertex = (0..m.vertices.len())
+        .map(|v| used.contains(&(v as u32)) && !open.contains(&label[v]))
+        .collect();
+    let tri = m
+        .triangles
+        .iter()
+        .map(|t| !open.contains(&label[t[0] as usize]))
+        .collect();
+    (vertex, tri)
+}
+
 /// Small real meshes (each at most a thousand triangles, so that every pair can be tried) and
 /// two generated closed ones: open and closed, non-manifold, zero-area and soup triangles.
 fn brute_meshes() -> Vec<(&'static str, PreparedMesh)> {
@@ -595,6 +640,18 @@ fn brute_meshes() -> Vec<(&'static str, PreparedMesh)> {
     .collect();
     v.push(("torus", prep(generate::torus(1.0, 0.3, 24, 10))));
     v.push(("sphere", prep(generate::sphere(0.7, 12, 18))));
+    // A closed body and an open one: only the first bounds a solid.
+    let mut m = generate::sphere(0.4, 8, 12);
+    let base = m.vertices.len() as u32;
+    m.vertices.extend([
+        [0.6, -0.5, -0.5],
+        [0.6, 0.5, -0.5],
+        [0.6, 0.5, 0.5],
+        [0.6, -0.5, 0.5],
+    ]);
+    m.triangles
+        .extend([[0, 1, 2], [0, 2, 3]].map(|t| t.map(|k| k + base)));
+    v.push(("sphere and a sheet", prep(m)));
     v
 }
 
@@ -733,28 +790,31 @@ fn random_poses_of_small_real_meshes_equal_brute_force() {
                 .collect();
             assert_eq!(listed, want, "{name}: clearance pairs");
         }
-        // Containment, where both are closed and the surfaces do not meet: every vertex of each
-        // against the other by ray parity over all its triangles (no octree), and by the
-        // winding number where the other is oriented too.
-        let closed = a.info.closed && b.info.closed;
-        let want_inside = if closed && want_hits.is_empty() {
-            let any_inside = |p: &Posed, m: &Posed| {
-                let n = p.prep.mesh.vertices.len() as u32;
-                let inside: Vec<bool> = (0..n)
-                    .map(|v| {
-                        let inside = brute_parity(p.vertex(v), m, seed);
-                        if m.prep.info.oriented {
-                            let w = winding(p.vertex(v), m);
-                            assert_eq!(w.round().abs() == 1.0, inside, "{name}: winding {w}");
-                        }
-                        inside
-                    })
-                    .collect();
-                inside.contains(&true)
-            };
-            if any_inside(&x, &y) {
+        // Containment, where the surfaces do not meet: every vertex of each part's closed bodies
+        // against the other's closed bodies by ray parity over all their triangles (no octree),
+        // and by the winding number where the other part is closed and oriented.
+        let (sa, sb) = (brute_solid(&a.mesh), brute_solid(&b.mesh));
+        let has_solid = |s: &(Vec<bool>, Vec<bool>)| s.1.contains(&true);
+        let want_inside = if has_solid(&sa) && has_solid(&sb) && want_hits.is_empty() {
+            let any_inside =
+                |p: &Posed, ps: &(Vec<bool>, Vec<bool>), m: &Posed, ms: &(Vec<bool>, Vec<bool>)| {
+                    let n = p.prep.mesh.vertices.len() as u32;
+                    let inside: Vec<bool> = (0..n)
+                        .filter(|&v| ps.0[v as usize])
+                        .map(|v| {
+                            let inside = brute_parity(p.vertex(v), m, &ms.1, seed);
+                            if m.prep.info.closed && m.prep.info.oriented {
+                                let w = winding(p.vertex(v), m);
+                                assert_eq!(w.round().abs() == 1.0, inside, "{name}: winding {w}");
+                            }
+                            inside
+                        })
+                        .collect();
+                    inside.contains(&true)
+                };
+            if any_inside(&x, &sa, &y, &sb) {
                 Some(query::Containment::AInB)
-            } else if any_inside(&y, &x) {
+            } else if any_inside(&y, &sb, &x, &sa) {
                 Some(query::Containment::BInA)
             } else {
                 None
@@ -814,7 +874,7 @@ fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
     ];
     let many = prep(bodies(&centres));
     assert!(many.info.closed && many.info.oriented);
-    assert_eq!(many.body_probes().len(), 3);
+    assert_eq!(many.bodies().closed, [true; 3]);
     let big = prep(generate::sphere(2.0, 16, 24));
     for c in centres {
         let at = Pose::translation(c);
@@ -835,6 +895,49 @@ fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
             assert!(query::interferes(&x, &y), "{name}");
             assert_eq!(query::solid_distance(&x, &y).distance(), 0.0, "{name}");
             assert_eq!(r.distance.distance, brute_distance(&x, &y), "{name}");
+        }
+    }
+    // With an open body added to each part (a defect a CAD export may carry): the closed
+    // bodies still bound solids, the open ones bound nothing. B's is a box without its top
+    // around the swallowed body, so that a ray from that body crosses it once.
+    let open_box = |m: &mut Mesh, c: DVec3, h: f32| {
+        let base = m.vertices.len() as u32;
+        for k in 0..8 {
+            let s = |bit: u32| if k & bit == 0 { -h } else { h };
+            m.vertices
+                .push([c.x as f32 + s(1), c.y as f32 + s(2), c.z as f32 + s(4)]);
+        }
+        // Bottom, and the four sides; no top (z = +h).
+        let faces = [
+            [0, 1, 3, 2],
+            [0, 4, 5, 1],
+            [1, 5, 7, 3],
+            [3, 7, 6, 2],
+            [2, 6, 4, 0],
+        ];
+        for [p, q, r, t] in faces {
+            m.triangles.push([p, q, r].map(|k| k + base));
+            m.triangles.push([p, r, t].map(|k| k + base));
+        }
+    };
+    let mut with_open = bodies(&centres);
+    open_box(&mut with_open, DVec3::new(5.0, 5.0, 0.0), 1.0);
+    let mut big_with_open = generate::sphere(2.0, 16, 24);
+    open_box(&mut big_with_open, DVec3::ZERO, 1.5);
+    let (many_open, big_open) = (prep(with_open), prep(big_with_open));
+    assert!(!many_open.info.closed && !big_open.info.closed);
+    assert_eq!(many_open.bodies().closed, [true, true, true, false]);
+    for (a, b) in [
+        (&many_open, &big),
+        (&many, &big_open),
+        (&many_open, &big_open),
+    ] {
+        for c in centres {
+            let at = Pose::translation(c);
+            let r = query::check(a, Pose::IDENTITY, b, at, &Default::default());
+            assert_eq!(r.containment, Some(query::Containment::AInB), "{c}");
+            let (x, y) = (Posed::new(a, Pose::IDENTITY), Posed::new(b, at));
+            assert!(query::interferes(&x, &y), "{c}");
         }
     }
     // No body inside: no interference.

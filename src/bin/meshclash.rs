@@ -65,7 +65,7 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Backend::Auto)]
         backend: Backend,
     },
-    /// Triangles, welded vertices, bounds, zero-area triangles, closed and oriented.
+    /// Triangles, welded vertices, bounds, zero-area triangles, closed and oriented, bodies.
     Info {
         mesh: PathBuf,
         #[arg(long)]
@@ -347,11 +347,17 @@ fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Command::Info { mesh, json } => {
             let m = Mesh::load(&mesh)?;
-            let (info, bodies) = (m.info(), m.body_probes().len());
+            let (info, open) = m.info_and_open_vertices(&m.zero_area_flags());
+            let bodies = m.bodies(&open);
+            let (closed_bodies, bodies) = (
+                bodies.closed.iter().filter(|&&c| c).count(),
+                bodies.probes.len(),
+            );
             if json {
                 let mut v = serde_json::to_value(&info).unwrap_or(Value::Null);
                 if let Value::Object(o) = &mut v {
                     o.insert("bodies".into(), bodies.into());
+                    o.insert("closed_bodies".into(), closed_bodies.into());
                 }
                 println!("{v}");
             } else {
@@ -363,7 +369,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 println!("zero-area triangles: {}", info.zero_area_triangles);
                 println!("closed:              {}", info.closed);
                 println!("oriented:            {}", info.oriented);
-                println!("bodies:              {bodies}");
+                println!("bodies:              {bodies} ({closed_bodies} closed)");
             }
             Ok(())
         }
@@ -686,7 +692,7 @@ fn print_check(
         println!("intersects:   no");
     }
     // A part of several bodies may have one inside the other part and the rest outside it.
-    let part = |name: &str, m: &PreparedMesh| match m.body_probes().len() {
+    let part = |name: &str, m: &PreparedMesh| match m.bodies().probes.len() {
         1 => name.to_string(),
         n => format!("{name} (or one of its {n} bodies)"),
     };

@@ -36,8 +36,10 @@ fn direction(k: usize) -> DVec3 {
     DVec3::new(r * phi.cos(), r * phi.sin(), z)
 }
 
-/// Whether `p` is strictly inside the closed mesh `m` (its surface must not pass through `p`).
-/// `None` if every direction grazed an edge or vertex (never seen on real meshes).
+/// Whether `p` is strictly inside the closed mesh `m` (its surface must not pass through `p`);
+/// of a mesh with open bodies, inside the solid its closed bodies bound (the open ones bound
+/// nothing and are not counted). `None` if every direction grazed an edge or vertex (never seen
+/// on real meshes).
 pub fn point_in_closed_mesh(p: DVec3, m: &Posed) -> Option<bool> {
     let root = m.node_box(0);
     // The root box holds every vertex with room to spare, so a point outside it is outside the
@@ -104,9 +106,13 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
             stack.extend(node.children());
         }
     }
+    let open = (!m.prep.info.closed).then(|| m.prep.bodies());
     let crossings = |&n: &u32| -> Option<u64> {
         let mut count = 0;
         for &t in m.node_tris(n) {
+            if open.is_some_and(|b| !b.closed[b.of_triangle[t as usize] as usize]) {
+                continue;
+            }
             let tri = m.tri(t);
             // A degenerate triangle gives 0 at both ends, and is settled by the exact segment
             // test below, as is any triangle whose plane holds the segment.
@@ -149,14 +155,22 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
 }
 
 /// Vertices whose inside-ness stands for their mesh's (any vertex of a body would do when the
-/// surfaces do not meet): one per body, the first of the body's middle triangle, where it is.
-/// Not the first triangle's: meshes from a latitude–longitude grid start at a pole, where thin
-/// triangles crowd the other part's nearby wall and make its ray several times dearer.
+/// surfaces do not meet): one per closed body ([`crate::mesh::Bodies::probes`]), where it is.
 pub(crate) fn probes<'a>(m: &'a Posed) -> impl Iterator<Item = (u32, DVec3)> + 'a {
-    m.prep.body_probes().iter().map(|&v| (v, m.vertex(v)))
+    let b = m.prep.bodies();
+    b.probes
+        .iter()
+        .zip(&b.closed)
+        .filter(|(_, &closed)| closed)
+        .map(|(&v, _)| (v, m.vertex(v)))
 }
 
-/// The first of `probes` that is strictly inside the closed mesh `m`.
+/// Whether the mesh bounds a solid: it is closed, or some body of it is.
+pub(crate) fn has_solid(m: &Posed) -> bool {
+    m.prep.info.closed || m.prep.bodies().closed.contains(&true)
+}
+
+/// The first of `probes` that is strictly inside the mesh `m`.
 pub(crate) fn first_inside(
     probes: impl Iterator<Item = (u32, DVec3)>,
     m: &Posed,
@@ -166,10 +180,11 @@ pub(crate) fn first_inside(
         .find(|&(_, p)| point_in_closed_mesh(p, m) == Some(true))
 }
 
-/// With the surfaces known not to intersect and both meshes closed: is one inside the other, or
-/// a body of it? (A vertex of a body is inside the other mesh exactly when the whole body is.)
+/// With the surfaces known not to intersect: is one part inside the other, or a body of it?
+/// Decided for the closed bodies of each: a vertex of a body is inside the other part's solid
+/// exactly when the whole body is; open bodies bound nothing.
 pub fn containment(a: &Posed, b: &Posed) -> Option<Containment> {
-    if !(a.prep.info.closed && b.prep.info.closed) {
+    if !(has_solid(a) && has_solid(b)) {
         return None;
     }
     if first_inside(probes(a), b).is_some() {

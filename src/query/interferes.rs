@@ -1,7 +1,7 @@
 //! A yes/no clash query that stops at the first evidence: the question a clash review asks
 //! first, answered without listing every pair.
 
-use super::containment::{first_inside, probes};
+use super::containment::{first_inside, has_solid, probes};
 use super::{leaf_gap, Posed};
 use crate::geom::{spheres_within, tritri, DVec3};
 use crate::octree::{any_leaf_pair, world_box};
@@ -9,9 +9,9 @@ use crate::octree::{any_leaf_pair, world_box};
 /// The first evidence that two parts interfere.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Interference {
-    /// Vertex `vertex` of A, at `point` (world), is inside closed B or on its surface.
+    /// Vertex `vertex` of A, at `point` (world), is inside B's closed bodies or on their surface.
     VertexOfAInB { vertex: u32, point: DVec3 },
-    /// Vertex `vertex` of B, at `point` (world), is inside closed A or on its surface.
+    /// Vertex `vertex` of B, at `point` (world), is inside A's closed bodies or on their surface.
     VertexOfBInA { vertex: u32, point: DVec3 },
     /// Some triangle pair intersects. Which pair the search meets first depends on the
     /// threads, so none is named: [`super::intersect`] lists them all.
@@ -35,16 +35,16 @@ pub fn interferes(a: &Posed, b: &Posed) -> bool {
 }
 
 /// The first evidence that the parts interfere, or `None` when they do not:
-/// - both closed: a vertex of either that ray parity puts inside the other means the solids
-///   overlap (or, if the vertex is on the surface, touch): interference, in microseconds. A
-///   vertex found outside proves nothing yet;
+/// - both bound solids (each has a closed body): a vertex of a closed body of either that ray
+///   parity puts inside the other's solid means the solids overlap (or, if the vertex is on the
+///   surface, touch): interference, in microseconds. A vertex found outside proves nothing yet;
 /// - otherwise the surface search, stopping at the first intersecting pair;
-/// - no pair intersecting, both closed: a vertex of every other body of each (a part of several
-///   bodies may have one inside the other part and the rest outside it).
+/// - no pair intersecting, both bound solids: a vertex of every other closed body of each (a
+///   part of several bodies may have one inside the other part and the rest outside it).
 ///
 /// Only the vertices and nodes visited are posed.
 pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
-    let closed = a.prep.info.closed && b.prep.info.closed;
+    let solids = has_solid(a) && has_solid(b);
     // The first body of each first: a part that is one body is settled by these two rays.
     let inside = |skip: usize, take: usize| {
         if let Some((vertex, point)) = first_inside(probes(a).skip(skip).take(take), b) {
@@ -53,7 +53,7 @@ pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
         first_inside(probes(b).skip(skip).take(take), a)
             .map(|(vertex, point)| Interference::VertexOfBInA { vertex, point })
     };
-    if closed {
+    if solids {
         if let Some(i) = inside(0, 1) {
             return Some(i);
         }
@@ -80,7 +80,7 @@ pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
         return Some(Interference::SurfacesMeet);
     }
     // The other bodies: one of them may be inside where the first is not.
-    if closed {
+    if solids {
         return inside(1, usize::MAX);
     }
     None

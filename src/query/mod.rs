@@ -32,7 +32,7 @@ pub use self_intersect::{
 pub use solid::{solid_distance, SolidDistance};
 
 use crate::geom::{tritri, Aabb, DVec3, Sphere, Tri};
-use crate::mesh::{Mesh, MeshInfo, Pose};
+use crate::mesh::{Bodies, Mesh, MeshInfo, Pose};
 use crate::octree::{world_box, world_boxes, Octree};
 use rayon::prelude::*;
 use std::sync::OnceLock;
@@ -46,8 +46,10 @@ pub struct PreparedMesh {
     pub zero_area: Vec<bool>,
     /// Time to build the octree, milliseconds.
     pub octree_ms: f64,
-    /// [`Mesh::body_probes`], made when containment first asks.
-    body_probes: OnceLock<Vec<u32>>,
+    /// Vertices with an edge not shared by exactly two triangles (none when closed).
+    open_vertices: Vec<u32>,
+    /// [`Mesh::bodies`], made when containment first asks.
+    bodies: OnceLock<Bodies>,
 }
 
 impl PreparedMesh {
@@ -56,20 +58,22 @@ impl PreparedMesh {
         let octree = Octree::build(&mesh);
         let octree_ms = ms(t);
         let zero_area = mesh.zero_area_flags();
-        let info = mesh.info_with(&zero_area);
+        let (info, open_vertices) = mesh.info_and_open_vertices(&zero_area);
         PreparedMesh {
             mesh,
             octree,
             info,
             zero_area,
             octree_ms,
-            body_probes: OnceLock::new(),
+            open_vertices,
+            bodies: OnceLock::new(),
         }
     }
 
-    /// One vertex of each body of the mesh ([`Mesh::body_probes`]).
-    pub fn body_probes(&self) -> &[u32] {
-        self.body_probes.get_or_init(|| self.mesh.body_probes())
+    /// The mesh's bodies ([`Mesh::bodies`]).
+    pub fn bodies(&self) -> &Bodies {
+        self.bodies
+            .get_or_init(|| self.mesh.bodies(&self.open_vertices))
     }
 }
 
