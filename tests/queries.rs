@@ -633,6 +633,7 @@ fn brute_meshes() -> Vec<(&'static str, PreparedMesh)> {
         "meshes/multibody_ascii.stl",
         "meshes/triamid.stl",
         "meshes/cgal_non_manifold.stl",
+        "meshes/cgal_all_degen.stl",
         "meshes/soup.stl",
     ]
     .iter()
