@@ -471,9 +471,11 @@ fn check_quick_answers_the_solid_question_on_every_peer_case() {
         let name = case["name"].as_str().unwrap();
         let v = check_case(&case, &["--quick"]);
         let e = &case["expect"];
-        // The oracle: surfaces meeting, or the unit cube centred at (1,1,1) inside [0,2]³.
+        // The oracle: surfaces meeting, or a part swallowed by the other (the unit cube
+        // centred at (1,1,1) inside [0,2]³; the soup inside the unit cube).
         let nested = name == "cube_inside_cube_nested";
-        let want_hit = e["intersects"].as_bool().unwrap() || nested;
+        let want_hit =
+            e["intersects"].as_bool().unwrap() || common::swallowed_by_construction(&case);
         assert_eq!(v["interferes"], want_hit, "{name}");
         let got = v["solid_distance"].as_f64().unwrap();
         if want_hit {
@@ -518,4 +520,38 @@ fn info_counts_the_bodies_of_a_part() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["bodies"], 2);
     assert_eq!(v["closed_bodies"], 2);
+}
+
+/// A cube in the teapot's belly: the teapot (SOURCES.md: "open, 3 bodies") bounds no solid,
+/// and the text says why there is no containment. The soup of 100
+/// loose triangles inside the unit cube is inside it.
+#[test]
+fn check_says_why_nothing_is_inside_an_open_part() {
+    let (teapot, cube, soup) = (
+        case_path("meshes/teapot.stl"),
+        case_path("meshes/cube_trimesh.stl"),
+        case_path("meshes/soup.stl"),
+    );
+    let (t, c, s) = (
+        teapot.to_str().unwrap(),
+        cube.to_str().unwrap(),
+        soup.to_str().unwrap(),
+    );
+    let (code, out, _) = meshclash(&["check", t, c, "--translate-b", "0,0,12"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("intersects:   no"), "{out}");
+    assert!(
+        out.contains(
+            "containment:  none (none of the 3 bodies of A is closed, so nothing is inside it)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("interferes:   no"), "{out}");
+    let (code, out, _) = meshclash(&["check", s, c, "--translate-b", "0.5,0.5,0.5"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("containment:  A (or one of its 100 bodies) is inside B"),
+        "{out}"
+    );
+    assert!(out.contains("interferes:   yes"), "{out}");
 }

@@ -151,7 +151,9 @@ fn all_zero_area_duplicated_open_and_non_manifold_meshes() {
         query::self_intersections(&load("bunny_lowres")).count(query::SelfKind::DuplicateFace),
         93
     );
-    // Open and non-manifold: containment is not claimed (it needs closed meshes).
+    // Open and non-manifold: an open part bounds no solid; the teapot, 100 away, is in no
+    // other; the non-manifold mesh touches the cube (containment is asked only of parts whose
+    // surfaces do not meet). An open part inside a solid is: tests/queries.rs.
     let (open, cube) = (load("teapot"), load("cube_trimesh"));
     let far = Pose::translation(DVec3::new(100.0, 0.0, 0.0));
     let r = query::check(&open, Pose::IDENTITY, &cube, far, &Default::default());

@@ -578,10 +578,10 @@ fn brute_parity(p: DVec3, m: &Posed, solid: &[bool], seed: u64) -> bool {
     }
 }
 
-/// Per vertex and per triangle: in a closed body (triangles sharing vertices, every edge of
-/// theirs used by exactly two of them)? By relabelling until nothing changes, and counting
-/// edges: slow, simple, and not the library's.
-fn brute_solid(m: &Mesh) -> (Vec<bool>, Vec<bool>) {
+/// Per triangle: in a closed body (triangles sharing vertices, every edge of theirs used by
+/// exactly two of them)? By relabelling until nothing changes, and counting edges: slow,
+/// simple, and not the library's.
+fn brute_solid(m: &Mesh) -> Vec<bool> {
     let mut label: Vec<u32> = (0..m.vertices.len() as u32).collect();
     loop {
         let mut changed = false;
@@ -605,22 +605,15 @@ fn brute_solid(m: &Mesh) -> (Vec<bool>, Vec<bool>) {
             *uses.entry((u.min(v), u.max(v))).or_insert(0) += 1;
         }
     }
-    let mut open = std::collections::HashSet::new();
-    for (&(u, _), &n) in &uses {
-        if n != 2 {
-            open.insert(label[u as usize]);
-        }
-    }
-    let used: std::collections::HashSet<u32> = m.triangles.iter().flatten().copied().collect();
-    let vertex = (0..m.vertices.len())
-        .map(|v| used.contains(&(v as u32)) && !open.contains(&label[v]))
+    let open: std::collections::HashSet<u32> = uses
+        .iter()
+        .filter(|(_, &n)| n != 2)
+        .map(|(&(u, _), _)| label[u as usize])
         .collect();
-    let tri = m
-        .triangles
+    m.triangles
         .iter()
         .map(|t| !open.contains(&label[t[0] as usize]))
-        .collect();
-    (vertex, tri)
+        .collect()
 }
 
 /// Small real meshes (each at most a thousand triangles, so that every pair can be tried) and
@@ -653,6 +646,14 @@ fn brute_meshes() -> Vec<(&'static str, PreparedMesh)> {
     m.triangles
         .extend([[0, 1, 2], [0, 2, 3]].map(|t| t.map(|k| k + base)));
     v.push(("sphere and a sheet", prep(m)));
+    // Open alone, small enough to sit inside the sphere or the cube.
+    let mut m = Mesh {
+        source: "open box".into(),
+        vertices: Vec::new(),
+        triangles: Vec::new(),
+    };
+    open_box(&mut m, DVec3::ZERO, 0.15);
+    v.push(("small open box", prep(m)));
     v
 }
 
@@ -791,35 +792,36 @@ fn random_poses_of_small_real_meshes_equal_brute_force() {
                 .collect();
             assert_eq!(listed, want, "{name}: clearance pairs");
         }
-        // Containment, where the surfaces do not meet: every vertex of each part's closed bodies
-        // against the other's closed bodies by ray parity over all their triangles (no octree),
-        // and by the winding number where the other part is closed and oriented.
-        let (sa, sb) = (brute_solid(&a.mesh), brute_solid(&b.mesh));
-        let has_solid = |s: &(Vec<bool>, Vec<bool>)| s.1.contains(&true);
-        let want_inside = if has_solid(&sa) && has_solid(&sb) && want_hits.is_empty() {
-            let any_inside =
-                |p: &Posed, ps: &(Vec<bool>, Vec<bool>), m: &Posed, ms: &(Vec<bool>, Vec<bool>)| {
-                    let n = p.prep.mesh.vertices.len() as u32;
-                    let inside: Vec<bool> = (0..n)
-                        .filter(|&v| ps.0[v as usize])
-                        .map(|v| {
-                            let inside = brute_parity(p.vertex(v), m, &ms.1, seed);
-                            if m.prep.info.closed && m.prep.info.oriented {
-                                let w = winding(p.vertex(v), m);
-                                assert_eq!(w.round().abs() == 1.0, inside, "{name}: winding {w}");
-                            }
-                            inside
-                        })
-                        .collect();
-                    inside.contains(&true)
-                };
-            if any_inside(&x, &sa, &y, &sb) {
-                Some(query::Containment::AInB)
-            } else if any_inside(&y, &sb, &x, &sa) {
-                Some(query::Containment::BInA)
-            } else {
-                None
+        // Containment, where the surfaces do not meet: every vertex of each part against the
+        // solid of the other's closed bodies, by ray parity over all their triangles (no
+        // octree), and by the winding number where the other part is closed and oriented.
+        let any_inside = |p: &Posed, m: &Posed| {
+            let solid = brute_solid(&m.prep.mesh);
+            if !solid.contains(&true) {
+                return false;
             }
+            let mut used: Vec<u32> = p.prep.mesh.triangles.iter().flatten().copied().collect();
+            used.sort_unstable();
+            used.dedup();
+            let inside: Vec<bool> = used
+                .into_iter()
+                .map(|v| {
+                    let inside = brute_parity(p.vertex(v), m, &solid, seed);
+                    if m.prep.info.closed && m.prep.info.oriented {
+                        let w = winding(p.vertex(v), m);
+                        assert_eq!(w.round().abs() == 1.0, inside, "{name}: winding {w}");
+                    }
+                    inside
+                })
+                .collect();
+            inside.contains(&true)
+        };
+        let want_inside = if !want_hits.is_empty() {
+            None
+        } else if any_inside(&x, &y) {
+            Some(query::Containment::AInB)
+        } else if any_inside(&y, &x) {
+            Some(query::Containment::BInA)
         } else {
             None
         };
@@ -840,6 +842,28 @@ fn random_poses_of_small_real_meshes_equal_brute_force() {
         );
     }
     eprintln!("cases by kind: {seen:?}");
+}
+
+/// Adds to `m` an open body: the box of half-width `h` about `c` without its top face.
+fn open_box(m: &mut Mesh, c: DVec3, h: f32) {
+    let base = m.vertices.len() as u32;
+    for k in 0..8 {
+        let s = |bit: u32| if k & bit == 0 { -h } else { h };
+        m.vertices
+            .push([c.x as f32 + s(1), c.y as f32 + s(2), c.z as f32 + s(4)]);
+    }
+    // Bottom, and the four sides; no top (z = +h).
+    let faces = [
+        [0, 1, 3, 2],
+        [0, 4, 5, 1],
+        [1, 5, 7, 3],
+        [3, 7, 6, 2],
+        [2, 6, 4, 0],
+    ];
+    for [p, q, r, t] in faces {
+        m.triangles.push([p, q, r].map(|k| k + base));
+        m.triangles.push([p, r, t].map(|k| k + base));
+    }
 }
 
 /// One mesh of several bodies: small spheres at `centres`, each body a closed surface of its own.
@@ -901,26 +925,6 @@ fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
     // With an open body added to each part (a defect a CAD export may carry): the closed
     // bodies still bound solids, the open ones bound nothing. B's is a box without its top
     // around the swallowed body, so that a ray from that body crosses it once.
-    let open_box = |m: &mut Mesh, c: DVec3, h: f32| {
-        let base = m.vertices.len() as u32;
-        for k in 0..8 {
-            let s = |bit: u32| if k & bit == 0 { -h } else { h };
-            m.vertices
-                .push([c.x as f32 + s(1), c.y as f32 + s(2), c.z as f32 + s(4)]);
-        }
-        // Bottom, and the four sides; no top (z = +h).
-        let faces = [
-            [0, 1, 3, 2],
-            [0, 4, 5, 1],
-            [1, 5, 7, 3],
-            [3, 7, 6, 2],
-            [2, 6, 4, 0],
-        ];
-        for [p, q, r, t] in faces {
-            m.triangles.push([p, q, r].map(|k| k + base));
-            m.triangles.push([p, r, t].map(|k| k + base));
-        }
-    };
     let mut with_open = bodies(&centres);
     open_box(&mut with_open, DVec3::new(5.0, 5.0, 0.0), 1.0);
     let mut big_with_open = generate::sphere(2.0, 16, 24);
@@ -940,6 +944,31 @@ fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
             let (x, y) = (Posed::new(a, Pose::IDENTITY), Posed::new(b, at));
             assert!(query::interferes(&x, &y), "{c}");
         }
+    }
+    // A part that is all open (a box without its top) inside the big sphere: its surface is
+    // inside the solid, so the parts interfere; the sphere is in no solid of the box.
+    let mut lone = Mesh {
+        source: "open box".into(),
+        vertices: Vec::new(),
+        triangles: Vec::new(),
+    };
+    open_box(&mut lone, DVec3::ZERO, 0.5);
+    let lone = prep(lone);
+    assert_eq!(lone.bodies().closed, [false]);
+    for (swap, want) in [
+        (false, query::Containment::AInB),
+        (true, query::Containment::BInA),
+    ] {
+        let (a, b) = if swap { (&big, &lone) } else { (&lone, &big) };
+        let r = query::check(a, Pose::IDENTITY, b, Pose::IDENTITY, &Default::default());
+        assert_eq!(
+            r.containment,
+            Some(want),
+            "open box in the sphere, swapped: {swap}"
+        );
+        let (x, y) = (Posed::new(a, Pose::IDENTITY), Posed::new(b, Pose::IDENTITY));
+        assert!(query::interferes(&x, &y));
+        assert_eq!(query::solid_distance(&x, &y).distance(), 0.0);
     }
     // No body inside: no interference.
     let apart = Pose::translation(DVec3::new(5.0, 5.0, 0.0));

@@ -696,12 +696,31 @@ fn print_check(
         1 => name.to_string(),
         n => format!("{name} (or one of its {n} bodies)"),
     };
+    // Nothing can be inside a part none of whose bodies is closed: say so, not just "none".
+    let no_solid = |name: &str, m: &PreparedMesh| {
+        let b = m.bodies();
+        (!b.closed.contains(&true)).then(|| match b.closed.len() {
+            1 => format!("{name} is not closed, so nothing is inside it"),
+            n => format!("none of the {n} bodies of {name} is closed, so nothing is inside it"),
+        })
+    };
     println!(
         "containment:  {}",
         match r.containment {
             Some(query::Containment::AInB) => format!("{} is inside B", part("A", ma)),
             Some(query::Containment::BInA) => format!("{} is inside A", part("B", mb)),
-            None => "none".to_string(),
+            None if r.intersects() => "none".to_string(),
+            None => {
+                let why: Vec<String> = [no_solid("A", ma), no_solid("B", mb)]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                if why.is_empty() {
+                    "none".to_string()
+                } else {
+                    format!("none ({})", why.join("; "))
+                }
+            }
         }
     );
     println!(

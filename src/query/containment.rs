@@ -155,14 +155,10 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
 }
 
 /// Vertices whose inside-ness stands for their mesh's (any vertex of a body would do when the
-/// surfaces do not meet): one per closed body ([`crate::mesh::Bodies::probes`]), where it is.
+/// surfaces do not meet: a body is connected, so it is wholly on one side of the other part's
+/// surface): one per body, open or closed ([`crate::mesh::Bodies::probes`]), where it is.
 pub(crate) fn probes<'a>(m: &'a Posed) -> impl Iterator<Item = (u32, DVec3)> + 'a {
-    let b = m.prep.bodies();
-    b.probes
-        .iter()
-        .zip(&b.closed)
-        .filter(|(_, &closed)| closed)
-        .map(|(&v, _)| (v, m.vertex(v)))
+    m.prep.bodies().probes.iter().map(|&v| (v, m.vertex(v)))
 }
 
 /// Whether the mesh bounds a solid: it is closed, or some body of it is.
@@ -170,23 +166,24 @@ pub(crate) fn has_solid(m: &Posed) -> bool {
     m.prep.info.closed || m.prep.bodies().closed.contains(&true)
 }
 
-/// The first of `probes` that is strictly inside the mesh `m`.
+/// The first of `probes` inside the solid that `m`'s closed bodies bound (none when it has
+/// none).
 pub(crate) fn first_inside(
     probes: impl Iterator<Item = (u32, DVec3)>,
     m: &Posed,
 ) -> Option<(u32, DVec3)> {
+    if !has_solid(m) {
+        return None;
+    }
     probes
         .into_iter()
         .find(|&(_, p)| point_in_closed_mesh(p, m) == Some(true))
 }
 
 /// With the surfaces known not to intersect: is one part inside the other, or a body of it?
-/// Decided for the closed bodies of each: a vertex of a body is inside the other part's solid
-/// exactly when the whole body is; open bodies bound nothing.
+/// Inside means inside the solid the other part's closed bodies bound; the part inside may be
+/// open (a sheet inside a solid shares its points with it).
 pub fn containment(a: &Posed, b: &Posed) -> Option<Containment> {
-    if !(has_solid(a) && has_solid(b)) {
-        return None;
-    }
     if first_inside(probes(a), b).is_some() {
         return Some(Containment::AInB);
     }

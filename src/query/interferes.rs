@@ -1,7 +1,7 @@
 //! A yes/no clash query that stops at the first evidence: the question a clash review asks
 //! first, answered without listing every pair.
 
-use super::containment::{first_inside, has_solid, probes};
+use super::containment::{first_inside, probes};
 use super::{leaf_gap, Posed};
 use crate::geom::{spheres_within, tritri, DVec3};
 use crate::octree::{any_leaf_pair, world_box};
@@ -35,16 +35,15 @@ pub fn interferes(a: &Posed, b: &Posed) -> bool {
 }
 
 /// The first evidence that the parts interfere, or `None` when they do not:
-/// - both bound solids (each has a closed body): a vertex of a closed body of either that ray
-///   parity puts inside the other's solid means the solids overlap (or, if the vertex is on the
-///   surface, touch): interference, in microseconds. A vertex found outside proves nothing yet;
-/// - otherwise the surface search, stopping at the first intersecting pair;
-/// - no pair intersecting, both bound solids: a vertex of every other closed body of each (a
-///   part of several bodies may have one inside the other part and the rest outside it).
+/// - a vertex of either that ray parity puts inside the solid the other's closed bodies bound
+///   means the parts overlap (or, if the vertex is on the surface, touch): interference, in
+///   microseconds. A vertex found outside proves nothing yet;
+/// - the surface search, stopping at the first intersecting pair;
+/// - no pair intersecting: a vertex of every other body of each (a part of several bodies may
+///   have one inside the other part and the rest outside it).
 ///
 /// Only the vertices and nodes visited are posed.
 pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
-    let solids = has_solid(a) && has_solid(b);
     // The first body of each first: a part that is one body is settled by these two rays.
     let inside = |skip: usize, take: usize| {
         if let Some((vertex, point)) = first_inside(probes(a).skip(skip).take(take), b) {
@@ -53,10 +52,8 @@ pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
         first_inside(probes(b).skip(skip).take(take), a)
             .map(|(vertex, point)| Interference::VertexOfBInA { vertex, point })
     };
-    if solids {
-        if let Some(i) = inside(0, 1) {
-            return Some(i);
-        }
+    if let Some(i) = inside(0, 1) {
+        return Some(i);
     }
     // The node search in A's own frame: A's boxes as built, B's carried by A⁻¹B, one pose per
     // box instead of two. Both are padded by 1e-12 of the world coordinates' magnitude, which
@@ -80,8 +77,5 @@ pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
         return Some(Interference::SurfacesMeet);
     }
     // The other bodies: one of them may be inside where the first is not.
-    if solids {
-        return inside(1, usize::MAX);
-    }
-    None
+    inside(1, usize::MAX)
 }
