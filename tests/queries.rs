@@ -899,7 +899,7 @@ fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
     ];
     let many = prep(bodies(&centres));
     assert!(many.info.closed && many.info.oriented);
-    assert_eq!(many.bodies().closed, [true; 3]);
+    assert_eq!(many.bodies.closed, [true; 3]);
     let big = prep(generate::sphere(2.0, 16, 24));
     for c in centres {
         let at = Pose::translation(c);
@@ -931,7 +931,7 @@ fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
     open_box(&mut big_with_open, DVec3::ZERO, 1.5);
     let (many_open, big_open) = (prep(with_open), prep(big_with_open));
     assert!(!many_open.info.closed && !big_open.info.closed);
-    assert_eq!(many_open.bodies().closed, [true, true, true, false]);
+    assert_eq!(many_open.bodies.closed, [true, true, true, false]);
     for (a, b) in [
         (&many_open, &big),
         (&many, &big_open),
@@ -954,7 +954,7 @@ fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
     };
     open_box(&mut lone, DVec3::ZERO, 0.5);
     let lone = prep(lone);
-    assert_eq!(lone.bodies().closed, [false]);
+    assert_eq!(lone.bodies.closed, [false]);
     for (swap, want) in [
         (false, query::Containment::AInB),
         (true, query::Containment::BInA),

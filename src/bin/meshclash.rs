@@ -692,13 +692,13 @@ fn print_check(
         println!("intersects:   no");
     }
     // A part of several bodies may have one inside the other part and the rest outside it.
-    let part = |name: &str, m: &PreparedMesh| match m.bodies().probes.len() {
+    let part = |name: &str, m: &PreparedMesh| match m.bodies.probes.len() {
         1 => name.to_string(),
         n => format!("{name} (or one of its {n} bodies)"),
     };
     // Nothing can be inside a part none of whose bodies is closed: say so, not just "none".
     let no_solid = |name: &str, m: &PreparedMesh| {
-        let b = m.bodies();
+        let b = &m.bodies;
         (!b.closed.contains(&true)).then(|| match b.closed.len() {
             1 => format!("{name} is not closed, so nothing is inside it"),
             n => format!("none of the {n} bodies of {name} is closed, so nothing is inside it"),

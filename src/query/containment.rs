@@ -106,7 +106,7 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
             stack.extend(node.children());
         }
     }
-    let open = (!m.prep.info.closed).then(|| m.prep.bodies());
+    let open = (!m.prep.info.closed).then_some(&m.prep.bodies);
     let crossings = |&n: &u32| -> Option<u64> {
         let mut count = 0;
         for &t in m.node_tris(n) {
@@ -158,12 +158,12 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
 /// surfaces do not meet: a body is connected, so it is wholly on one side of the other part's
 /// surface): one per body, open or closed ([`crate::mesh::Bodies::probes`]), where it is.
 pub(crate) fn probes<'a>(m: &'a Posed) -> impl Iterator<Item = (u32, DVec3)> + 'a {
-    m.prep.bodies().probes.iter().map(|&v| (v, m.vertex(v)))
+    m.prep.bodies.probes.iter().map(|&v| (v, m.vertex(v)))
 }
 
 /// Whether the mesh bounds a solid: it is closed, or some body of it is.
 pub(crate) fn has_solid(m: &Posed) -> bool {
-    m.prep.info.closed || m.prep.bodies().closed.contains(&true)
+    m.prep.info.closed || m.prep.bodies.closed.contains(&true)
 }
 
 /// The first of `probes` inside the solid that `m`'s closed bodies bound (none when it has

@@ -38,7 +38,7 @@ use rayon::prelude::*;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-/// A mesh ready for queries: welded, with its octree, topology and zero-area flags.
+/// A mesh ready for queries: welded, with its octree, topology, bodies and zero-area flags.
 pub struct PreparedMesh {
     pub mesh: Mesh,
     pub octree: Octree,
@@ -46,10 +46,8 @@ pub struct PreparedMesh {
     pub zero_area: Vec<bool>,
     /// Time to build the octree, milliseconds.
     pub octree_ms: f64,
-    /// Vertices with an edge not shared by exactly two triangles (none when closed).
-    open_vertices: Vec<u32>,
-    /// [`Mesh::bodies`], made when containment first asks.
-    bodies: OnceLock<Bodies>,
+    /// Its connected pieces, and which of them are closed ([`Mesh::bodies`]).
+    pub bodies: Bodies,
 }
 
 impl PreparedMesh {
@@ -59,21 +57,15 @@ impl PreparedMesh {
         let octree_ms = ms(t);
         let zero_area = mesh.zero_area_flags();
         let (info, open_vertices) = mesh.info_and_open_vertices(&zero_area);
+        let bodies = mesh.bodies(&open_vertices);
         PreparedMesh {
             mesh,
             octree,
             info,
             zero_area,
             octree_ms,
-            open_vertices,
-            bodies: OnceLock::new(),
+            bodies,
         }
-    }
-
-    /// The mesh's bodies ([`Mesh::bodies`]).
-    pub fn bodies(&self) -> &Bodies {
-        self.bodies
-            .get_or_init(|| self.mesh.bodies(&self.open_vertices))
     }
 }
 
