@@ -654,6 +654,9 @@ fn brute_meshes() -> Vec<(&'static str, PreparedMesh)> {
     };
     open_box(&mut m, DVec3::ZERO, 0.15);
     v.push(("small open box", prep(m)));
+    // A part ten thousand times smaller than the others: bounds padded by the magnitude of
+    // coordinates must not swallow its gaps.
+    v.push(("tiny torus", prep(generate::torus(1e-4, 3e-5, 24, 10))));
     v
 }
 
