@@ -800,14 +800,7 @@ fn a_walk_cut_short_by_the_driver_is_an_error_and_the_budget_avoids_it() {
 /// The random cases' range: `MESHCLASH_GPU_FUZZ_FIRST` (default 0) and
 /// `MESHCLASH_GPU_FUZZ_CASES` (CI default 24).
 fn fuzz_seeds() -> std::ops::Range<u64> {
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(default)
-    };
-    let first = env("MESHCLASH_GPU_FUZZ_FIRST", 0);
-    first..first + env("MESHCLASH_GPU_FUZZ_CASES", 24)
+    common::seeds("MESHCLASH_GPU_FUZZ_FIRST", "MESHCLASH_GPU_FUZZ_CASES", 24)
 }
 
 /// Self-intersection of random soups ([`common::soup`]), near the origin or 1e5 from it.

@@ -683,21 +683,14 @@ fn brute_all(a: &Posed, b: &Posed) -> Vec<(u32, u32, f64, bool)> {
 /// nothing. Overlapping, grazing, centred (one part swallowed by the other where it is
 /// smaller), a copy touching by its box's width (coplanar faces), and near misses made by
 /// moving B along the separation to a gap of 0, 1e-9, 1e-6 or 1e-3 of its size; near the
-/// origin or far from it. Containment against the winding number. Cases:
+/// origin or far from it. Containment against ray parity over every triangle and the winding
+/// number. Cases:
 /// `MESHCLASH_BRUTE_CASES` (CI default 12) from seed `MESHCLASH_BRUTE_FIRST` (default 0).
 #[test]
 fn random_poses_of_small_real_meshes_equal_brute_force() {
-    let env = |k: &str, d: u64| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
-    let first = env("MESHCLASH_BRUTE_FIRST", 0);
-    let cases = env("MESHCLASH_BRUTE_CASES", 12);
     let meshes = brute_meshes();
     let mut seen = [0usize; 5];
-    for seed in first..first + cases {
+    for seed in common::seeds("MESHCLASH_BRUTE_FIRST", "MESHCLASH_BRUTE_CASES", 12) {
         let mut r = common::lcg(seed.wrapping_mul(0xA076_1D64_78BD_642F) + 3);
         let pick = |x: f64, n: usize| ((x * n as f64) as usize).min(n - 1);
         let (ia, ib) = (pick(r(), meshes.len()), pick(r(), meshes.len()));
@@ -992,15 +985,8 @@ fn random_soups_self_intersect_as_exact_linear_programming_says() {
     use common::oracle::{triangles_intersect_int, triangles_meet_beyond_int};
     use query::SelfKind;
     use rayon::prelude::*;
-    let env = |k: &str, d: u64| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
-    let first = env("MESHCLASH_BRUTE_FIRST", 0);
     let mut by_kind = [0usize; 4];
-    for seed in first..first + env("MESHCLASH_BRUTE_SOUPS", 4) {
+    for seed in common::seeds("MESHCLASH_BRUTE_FIRST", "MESHCLASH_BRUTE_SOUPS", 4) {
         let m = PreparedMesh::new(common::soup(seed, 0.0));
         let got = query::self_intersections(&m);
         let far = query::self_intersections(&PreparedMesh::new(common::soup(seed, 1e5)));

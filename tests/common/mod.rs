@@ -140,3 +140,16 @@ pub fn swallowed_by_construction(case: &serde_json::Value) -> bool {
         _ => false,
     }
 }
+
+/// A range of random cases' seeds: `count` cases (its variable, else `default`) from `first`'s
+/// (else 0). A failure names its seed, which `first` and a count of 1 replay.
+pub fn seeds(first: &str, count: &str, default: u64) -> std::ops::Range<u64> {
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let start = env(first, 0);
+    start..start + env(count, default)
+}
