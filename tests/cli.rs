@@ -555,3 +555,16 @@ fn check_says_why_nothing_is_inside_an_open_part() {
     );
     assert!(out.contains("interferes:   yes"), "{out}");
 }
+
+/// Every option of `check` says what it does (the pose options' help once came out empty).
+#[test]
+fn check_help_describes_every_option() {
+    let (code, out, _) = meshclash(&["check", "--help"]);
+    assert_eq!(code, 0);
+    for line in out.lines().filter(|l| l.trim_start().starts_with("--")) {
+        let words = line.split_whitespace().count();
+        assert!(words > 3, "no help: {line}");
+    }
+    assert!(out.contains("Translate B by x,y,z"), "{out}");
+    assert!(out.contains("<A>  Part A"), "{out}");
+}

@@ -31,7 +31,9 @@ struct Cli {
 enum Command {
     /// Do two placed parts intersect, is one inside the other, how far apart are they.
     Check {
+        /// Part A: an STL (binary or ASCII) or OBJ file.
         a: PathBuf,
+        /// Part B: an STL (binary or ASCII) or OBJ file.
         b: PathBuf,
         #[command(flatten)]
         pose_a: PoseArgsA,
@@ -51,23 +53,30 @@ enum Command {
         /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
         #[arg(long, value_enum, default_value_t = Backend::Auto)]
         backend: Backend,
     },
     /// Does a mesh cut itself (CGAL's convention for neighbouring triangles).
     #[command(name = "self")]
     SelfCheck {
+        /// An STL (binary or ASCII) or OBJ file.
         mesh: PathBuf,
+        /// List the self-intersecting triangle pairs.
         #[arg(long)]
         pairs: bool,
+        /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
+        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
         #[arg(long, value_enum, default_value_t = Backend::Auto)]
         backend: Backend,
     },
     /// Triangles, welded vertices, bounds, zero-area triangles, closed and oriented, bodies.
     Info {
+        /// An STL (binary or ASCII) or OBJ file.
         mesh: PathBuf,
+        /// One JSON object on stdout.
         #[arg(long)]
         json: bool,
     },
@@ -84,6 +93,8 @@ enum Command {
         /// Triangles per mesh.
         #[arg(long, default_value_t = 100_000)]
         triangles: usize,
+        /// What to time: the CPU always; the GPU too with gpu, or with auto where there is a
+        /// hardware one.
         #[arg(long, value_enum, default_value_t = Backend::Auto)]
         backend: Backend,
         /// One JSON object per scene, one per line, each printed as its scene finishes.
@@ -103,14 +114,15 @@ macro_rules! pose_args {
     ($name:ident, $t:literal, $r:literal, $m:literal, $which:literal) => {
         #[derive(Args)]
         struct $name {
-            #[doc = concat!("Translate ", $which, " by x,y,z.")]
-            #[arg(long = $t, id = $t, value_name = "X,Y,Z", allow_hyphen_values = true)]
+            // clap reads doc comments, not `doc = concat!(..)`: the help is given directly.
+            #[arg(long = $t, id = $t, value_name = "X,Y,Z", allow_hyphen_values = true,
+                  help = concat!("Translate ", $which, " by x,y,z (after the rotation)"))]
             translate: Option<String>,
-            #[doc = concat!("Rotate ", $which, " by rx,ry,rz degrees about the fixed X, then Y, then Z axis.")]
-            #[arg(long = $r, id = $r, value_name = "RX,RY,RZ", allow_hyphen_values = true)]
+            #[arg(long = $r, id = $r, value_name = "RX,RY,RZ", allow_hyphen_values = true,
+                  help = concat!("Rotate ", $which, " by rx,ry,rz degrees about the fixed X, then Y, then Z axis"))]
             rotate: Option<String>,
-            #[doc = concat!("Place ", $which, " by a rigid 4x4 matrix, 16 numbers row-major.")]
-            #[arg(long = $m, id = $m, value_name = "M00,...,M33", allow_hyphen_values = true)]
+            #[arg(long = $m, id = $m, value_name = "M00,...,M33", allow_hyphen_values = true,
+                  help = concat!("Place ", $which, " by a rigid 4x4 matrix, 16 numbers row-major"))]
             matrix: Option<String>,
         }
         impl $name {
