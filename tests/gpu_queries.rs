@@ -671,6 +671,46 @@ fn random_poses_of_real_meshes_are_answered_identically() {
     }
 }
 
+/// Random poses, as above, of parts of very different sizes: a torus 1e-4 across beside real
+/// meshes tens of units across, near the origin and 1e6 from it, where f32 resolves 0.06 and
+/// the torus is below it: whatever the f32 stages cannot decide must reach the CPU's exact
+/// answer. Also a part of several bodies and an open one. Cases as above
+/// (`MESHCLASH_GPU_FUZZ_CASES`, `MESHCLASH_GPU_FUZZ_FIRST`).
+#[test]
+fn random_poses_of_parts_of_very_different_sizes_are_answered_identically() {
+    let Some(b) = backend(
+        "random_poses_of_parts_of_very_different_sizes_are_answered_identically",
+        None,
+    ) else {
+        return;
+    };
+    let load = |rel: &str| PreparedMesh::new(Mesh::load(case_path(rel)).unwrap());
+    let meshes: Vec<(&str, PreparedMesh)> = vec![
+        (
+            "tiny torus",
+            PreparedMesh::new(generate::torus(1e-4, 3e-5, 24, 10)),
+        ),
+        ("meshes/teapot.stl", load("meshes/teapot.stl")),
+        (
+            "meshes/multibody_ascii.stl",
+            load("meshes/multibody_ascii.stl"),
+        ),
+        ("meshes/soup.stl", load("meshes/soup.stl")),
+        ("sphere", PreparedMesh::new(generate::sphere(0.7, 12, 18))),
+    ];
+    let uploaded: Vec<GpuMesh> = meshes.iter().map(|(_, m)| b.upload(m).unwrap()).collect();
+    for seed in fuzz_seeds() {
+        let (name, ia, ib, pa, pb, clearance) = fuzz_case(seed, &meshes);
+        let (ma, mb) = (&meshes[ia].1, &meshes[ib].1);
+        let opts = CheckOptions { clearance };
+        let cpu = query::check(ma, pa, mb, pb, &opts);
+        let gpu = b
+            .check(ma, &uploaded[ia], pa, mb, &uploaded[ib], pb, &opts)
+            .unwrap();
+        assert_same(&name, &cpu, &gpu);
+    }
+}
+
 /// Seed 285 of the random cases: a teapot 22.43 from a torus a tenth its size. Every leaf of
 /// the teapot comes near enough every leaf of the torus that its nearest walk visits most of
 /// them, and lavapipe ended those walks after 65535 loop iterations per 8 lanes (Mesa's
