@@ -647,6 +647,21 @@ fn fuzz_case(
     (name, ia, ib, pa, pb, clearance)
 }
 
+/// Every random case of [`fuzz_seeds`] over `meshes` ([`fuzz_case`]), checked on both backends.
+fn fuzz_through_both(b: &GpuBackend, meshes: &[(&str, PreparedMesh)]) {
+    let uploaded: Vec<GpuMesh> = meshes.iter().map(|(_, m)| b.upload(m).unwrap()).collect();
+    for seed in fuzz_seeds() {
+        let (name, ia, ib, pa, pb, clearance) = fuzz_case(seed, meshes);
+        let (ma, mb) = (&meshes[ia].1, &meshes[ib].1);
+        let opts = CheckOptions { clearance };
+        let cpu = query::check(ma, pa, mb, pb, &opts);
+        let gpu = b
+            .check(ma, &uploaded[ia], pa, mb, &uploaded[ib], pb, &opts)
+            .unwrap();
+        assert_same(&name, &cpu, &gpu);
+    }
+}
+
 /// Random poses of real meshes, through both backends: overlapping, grazing, just apart, one
 /// part inside the other, exactly touching (a copy moved by its own box's width: coplanar faces
 /// where the mesh has flat sides), each near the origin or far from it. Cases:
@@ -658,17 +673,7 @@ fn random_poses_of_real_meshes_are_answered_identically() {
         return;
     };
     let meshes = fuzz_meshes();
-    let uploaded: Vec<GpuMesh> = meshes.iter().map(|(_, m)| b.upload(m).unwrap()).collect();
-    for seed in fuzz_seeds() {
-        let (name, ia, ib, pa, pb, clearance) = fuzz_case(seed, &meshes);
-        let (ma, mb) = (&meshes[ia].1, &meshes[ib].1);
-        let opts = CheckOptions { clearance };
-        let cpu = query::check(ma, pa, mb, pb, &opts);
-        let gpu = b
-            .check(ma, &uploaded[ia], pa, mb, &uploaded[ib], pb, &opts)
-            .unwrap();
-        assert_same(&name, &cpu, &gpu);
-    }
+    fuzz_through_both(&b, &meshes);
 }
 
 /// Random poses, as above, of parts of very different sizes: a torus 1e-4 across beside real
@@ -698,17 +703,7 @@ fn random_poses_of_parts_of_very_different_sizes_are_answered_identically() {
         ("meshes/soup.stl", load("meshes/soup.stl")),
         ("sphere", PreparedMesh::new(generate::sphere(0.7, 12, 18))),
     ];
-    let uploaded: Vec<GpuMesh> = meshes.iter().map(|(_, m)| b.upload(m).unwrap()).collect();
-    for seed in fuzz_seeds() {
-        let (name, ia, ib, pa, pb, clearance) = fuzz_case(seed, &meshes);
-        let (ma, mb) = (&meshes[ia].1, &meshes[ib].1);
-        let opts = CheckOptions { clearance };
-        let cpu = query::check(ma, pa, mb, pb, &opts);
-        let gpu = b
-            .check(ma, &uploaded[ia], pa, mb, &uploaded[ib], pb, &opts)
-            .unwrap();
-        assert_same(&name, &cpu, &gpu);
-    }
+    fuzz_through_both(&b, &meshes);
 }
 
 /// Seed 285 of the random cases: a teapot 22.43 from a torus a tenth its size. Every leaf of
