@@ -536,17 +536,19 @@ fn shared_vertex_shortcut_agrees_with_the_edge_tests() {
     assert!(seen[0] > 1000 && seen[1] > 1000, "{seen:?}");
 }
 
-/// Whether `p` is inside the closed mesh `m` (its triangles flagged in `solid`) by the parity
-/// of its crossings with a ray, tried against every triangle with exact signs; a ray through an edge, a vertex or a plane's edge
-/// case is thrown away for another random direction.
-fn brute_parity(p: DVec3, m: &Posed, solid: &[bool], seed: u64) -> bool {
+/// Whether `p` is inside the closed mesh `m` (its triangles flagged in `solid`) by its
+/// crossings with a ray, tried against every triangle with exact signs: the nonzero winding
+/// rule (crossings counted with their direction) where `m` is oriented, else parity. A ray
+/// through an edge, a vertex or a plane's edge case is thrown away for another random
+/// direction.
+fn brute_inside(p: DVec3, m: &Posed, solid: &[bool], seed: u64) -> bool {
     use meshclash::geom::predicates::{is_degenerate, orient3d};
     let mut r = common::lcg(seed ^ 0x005e_ed0f_ba11);
     let size = m.prep.mesh.bounding_box().diagonal() + (p - m.vertex(0)).length();
     'ray: loop {
         let dir = DVec3::new(r() - 0.5, r() - 0.5, r() - 0.5).normalize_or(DVec3::Z);
         let q = p + dir * (4.0 * size + 1.0);
-        let mut crossings = 0;
+        let (mut crossings, mut winding) = (0, 0);
         for i in 0..m.prep.mesh.triangles.len() as u32 {
             let t = m.tri(i);
             if is_degenerate(&t) || !solid[i as usize] {
@@ -572,9 +574,14 @@ fn brute_parity(p: DVec3, m: &Posed, solid: &[bool], seed: u64) -> bool {
             }
             if s[0] == s[1] && s[1] == s[2] {
                 crossings += 1;
+                winding += sp as i64;
             }
         }
-        return crossings % 2 == 1;
+        return if m.prep.info.oriented {
+            winding != 0
+        } else {
+            crossings % 2 == 1
+        };
     }
 }
 
@@ -657,6 +664,22 @@ fn brute_meshes() -> Vec<(&'static str, PreparedMesh)> {
     // A part ten thousand times smaller than the others: bounds padded by the magnitude of
     // coordinates must not swallow its gaps.
     v.push(("tiny torus", prep(generate::torus(1e-4, 3e-5, 24, 10))));
+    // Two overlapping bodies (winding number 2 where they overlap), and a hollow ball (0 in
+    // its cavity).
+    v.push((
+        "overlapping spheres",
+        prep(spheres(&[
+            (DVec3::ZERO, 0.5, false),
+            (DVec3::new(0.4, 0.0, 0.0), 0.5, false),
+        ])),
+    ));
+    v.push((
+        "hollow ball",
+        prep(spheres(&[
+            (DVec3::ZERO, 1.0, false),
+            (DVec3::ZERO, 0.5, true),
+        ])),
+    ));
     v
 }
 
@@ -789,8 +812,8 @@ fn random_poses_of_small_real_meshes_equal_brute_force() {
             assert_eq!(listed, want, "{name}: clearance pairs");
         }
         // Containment, where the surfaces do not meet: every vertex of each part against the
-        // solid of the other's closed bodies, by ray parity over all their triangles (no
-        // octree), and by the winding number where the other part is closed and oriented.
+        // solid of the other's closed bodies, by a ray over all their triangles (no octree),
+        // and by the winding number (solid angles) where the other part is closed and oriented.
         let any_inside = |p: &Posed, m: &Posed| {
             let solid = brute_solid(&m.prep.mesh);
             if !solid.contains(&true) {
@@ -802,10 +825,10 @@ fn random_poses_of_small_real_meshes_equal_brute_force() {
             let inside: Vec<bool> = used
                 .into_iter()
                 .map(|v| {
-                    let inside = brute_parity(p.vertex(v), m, &solid, seed);
+                    let inside = brute_inside(p.vertex(v), m, &solid, seed);
                     if m.prep.info.closed && m.prep.info.oriented {
                         let w = winding(p.vertex(v), m);
-                        assert_eq!(w.round().abs() == 1.0, inside, "{name}: winding {w}");
+                        assert_eq!(w.round() != 0.0, inside, "{name}: winding {w}");
                     }
                     inside
                 })
@@ -1045,4 +1068,83 @@ fn random_soups_self_intersect_as_exact_linear_programming_says() {
         assert_eq!(got.zero_area_triangles, zero, "soup {seed}");
     }
     eprintln!("pairs by kind (disjoint, vertex, edge, duplicate): {by_kind:?}");
+}
+
+/// Spheres as one mesh (each a closed body), each of `radius` at its centre; `inward` flips a
+/// sphere's triangles, so that its normals point into it (a cavity's shell).
+fn spheres(parts: &[(DVec3, f64, bool)]) -> Mesh {
+    let mut m = Mesh {
+        source: "spheres".into(),
+        vertices: Vec::new(),
+        triangles: Vec::new(),
+    };
+    for &(c, r, inward) in parts {
+        let one = generate::sphere(r, 12, 18);
+        let base = m.vertices.len() as u32;
+        m.vertices.extend(
+            one.vertices
+                .iter()
+                .map(|v| [v[0] + c.x as f32, v[1] + c.y as f32, v[2] + c.z as f32]),
+        );
+        m.triangles.extend(one.triangles.iter().map(|t| {
+            let t = t.map(|k| k + base);
+            if inward {
+                [t[0], t[2], t[1]]
+            } else {
+                t
+            }
+        }));
+    }
+    m
+}
+
+/// Inside a part whose bodies overlap (an assembly exported as one file without uniting its
+/// solids) a point is inside both: the winding number (solid angles, independent of the rays)
+/// is 2, and a small part there is swallowed, though a ray crosses the surface twice. In the
+/// cavity of a hollow part (an inner shell facing into the cavity) the winding number is 0 and
+/// nothing is swallowed; in its wall, 1.
+#[test]
+fn a_part_in_two_overlapping_bodies_or_in_a_wall_is_swallowed_and_in_a_cavity_is_not() {
+    let small = prep(generate::sphere(0.05, 8, 12));
+    let overlapping = prep(spheres(&[
+        (DVec3::ZERO, 0.5, false),
+        (DVec3::new(0.4, 0.0, 0.0), 0.5, false),
+    ]));
+    let hollow = prep(spheres(&[
+        (DVec3::ZERO, 1.0, false),
+        (DVec3::ZERO, 0.5, true),
+    ]));
+    for m in [&overlapping, &hollow] {
+        assert!(m.info.closed && m.info.oriented);
+        assert_eq!(m.bodies.closed, [true, true]);
+    }
+    let cases = [
+        (&overlapping, DVec3::new(0.2, 0.0, 0.0), 2.0),
+        (&hollow, DVec3::ZERO, 0.0),
+        (&hollow, DVec3::new(0.0, 0.75, 0.0), 1.0),
+        (&overlapping, DVec3::new(2.0, 0.0, 0.0), 0.0),
+    ];
+    for (m, at, want) in cases {
+        let name = format!("{} at {at}", m.mesh.source.display());
+        let (x, y) = (
+            Posed::new(m, Pose::IDENTITY),
+            Posed::new(&small, Pose::translation(at)),
+        );
+        // Every vertex of the small part: its winding number about the big one.
+        for v in 0..small.mesh.vertices.len() as u32 {
+            let w = winding(y.vertex(v), &x);
+            assert!((w - want).abs() < 1e-6, "{name}: winding {w}");
+        }
+        let r = query::check(
+            m,
+            Pose::IDENTITY,
+            &small,
+            Pose::translation(at),
+            &Default::default(),
+        );
+        assert!(!r.intersects(), "{name}");
+        let want_in = (want != 0.0).then_some(query::Containment::BInA);
+        assert_eq!(r.containment, want_in, "{name}");
+        assert_eq!(query::interferes(&x, &y), want != 0.0, "{name}");
+    }
 }

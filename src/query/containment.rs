@@ -38,8 +38,12 @@ fn direction(k: usize) -> DVec3 {
 
 /// Whether `p` is strictly inside the closed mesh `m` (its surface must not pass through `p`);
 /// of a mesh with open bodies, inside the solid its closed bodies bound (the open ones bound
-/// nothing and are not counted). `None` if every direction grazed an edge or vertex (never seen
-/// on real meshes).
+/// nothing and are not counted). A ray's crossings are counted with their direction: where the
+/// mesh is oriented, inside means a winding number other than 0, so that a point in two
+/// overlapping bodies (an assembly exported as one file, its bodies not united) is inside,
+/// where parity would call it outside; a cavity's shell, oriented into the cavity, still
+/// cancels the outer one. Otherwise parity. `None` if every direction grazed an edge or
+/// vertex (never seen on real meshes).
 pub fn point_in_closed_mesh(p: DVec3, m: &Posed) -> Option<bool> {
     let root = m.node_box(0);
     // The root box holds every vertex with room to spare, so a point outside it is outside the
@@ -51,8 +55,12 @@ pub fn point_in_closed_mesh(p: DVec3, m: &Posed) -> Option<bool> {
     let first = out_nearest(p, &root);
     for dir in std::iter::once(first).chain((0..16).map(direction)) {
         let q = p + dir * reach;
-        if let Some(crossings) = count_crossings(p, q, m) {
-            return Some(crossings % 2 == 1);
+        if let Some((crossings, winding)) = count_crossings(p, q, m) {
+            return Some(if m.prep.info.oriented {
+                winding != 0
+            } else {
+                crossings % 2 == 1
+            });
         }
     }
     None
@@ -79,9 +87,11 @@ fn out_nearest(p: DVec3, root: &crate::geom::Aabb) -> DVec3 {
 /// Below this many leaves a ray's crossings are counted on the calling thread.
 const PARALLEL_LEAVES: usize = 64;
 
-/// Proper crossings of segment `pq` with the surface; `None` if it touches an edge or vertex, or
-/// lies in a triangle's plane across it (the parity would be ambiguous).
-fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
+/// Proper crossings of segment `pq` with the surface, and their sum with signs (+1 where `p` is
+/// on the triangle's back, leaving through its front: an oriented closed surface's winding
+/// number around `p`, up to its sign); `None` if it touches an edge or vertex, or lies in a
+/// triangle's plane across it (the count would be ambiguous).
+fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<(u64, i64)> {
     let tree = m.tree();
     // The nodes are culled in the mesh's own coordinates, the segment carried back there once,
     // rather than each node's box posed: both roundings (the segment's now, the vertices' when
@@ -107,8 +117,8 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
         }
     }
     let open = (!m.prep.info.closed).then_some(&m.prep.bodies);
-    let crossings = |&n: &u32| -> Option<u64> {
-        let mut count = 0;
+    let crossings = |&n: &u32| -> Option<(u64, i64)> {
+        let (mut count, mut winding) = (0, 0);
         for &t in m.node_tris(n) {
             if open.is_some_and(|b| !b.closed[b.of_triangle[t as usize] as usize]) {
                 continue;
@@ -143,14 +153,22 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed) -> Option<u64> {
                 return None; // through an edge or a vertex
             }
             count += 1;
+            winding += op as i64;
         }
-        Some(count)
+        Some((count, winding))
     };
+    let add = |x: (u64, i64), y: (u64, i64)| (x.0 + y.0, x.1 + y.1);
     // A ray meets few leaves: threads would cost more than they save.
     if leaves.len() < PARALLEL_LEAVES {
-        leaves.iter().map(crossings).sum()
+        leaves
+            .iter()
+            .map(crossings)
+            .try_fold((0, 0), |acc, c| c.map(|c| add(acc, c)))
     } else {
-        leaves.par_iter().map(crossings).sum()
+        leaves
+            .par_iter()
+            .map(crossings)
+            .try_reduce(|| (0, 0), |x, y| Some(add(x, y)))
     }
 }
 
