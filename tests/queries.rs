@@ -624,7 +624,8 @@ fn brute_solid(m: &Mesh) -> Vec<bool> {
 }
 
 /// Small real meshes (each at most a thousand triangles, so that every pair can be tried) and
-/// two generated closed ones: open and closed, non-manifold, zero-area and soup triangles.
+/// generated ones: open and closed, non-manifold, zero-area and soup triangles, parts of
+/// several bodies (overlapping, hollow, closed beside open), and parts of very different sizes.
 fn brute_meshes() -> Vec<(&'static str, PreparedMesh)> {
     let mut v: Vec<(&'static str, PreparedMesh)> = [
         "meshes/teapot.stl",
@@ -706,9 +707,9 @@ fn brute_all(a: &Posed, b: &Posed) -> Vec<(u32, u32, f64, bool)> {
 /// nothing. Overlapping, grazing, centred (one part swallowed by the other where it is
 /// smaller), a copy touching by its box's width (coplanar faces), and near misses made by
 /// moving B along the separation to a gap of 0, 1e-9, 1e-6 or 1e-3 of its size; near the
-/// origin or far from it. Containment against ray parity over every triangle and the winding
-/// number. Cases:
-/// `MESHCLASH_BRUTE_CASES` (CI default 12) from seed `MESHCLASH_BRUTE_FIRST` (default 0).
+/// origin or far from it. Containment against a ray over every triangle ([`brute_inside`]) and
+/// the winding number. Cases: `MESHCLASH_BRUTE_CASES` (CI default 12) from seed
+/// `MESHCLASH_BRUTE_FIRST` (default 0).
 #[test]
 fn random_poses_of_small_real_meshes_equal_brute_force() {
     let meshes = brute_meshes();
@@ -885,27 +886,6 @@ fn open_box(m: &mut Mesh, c: DVec3, h: f32) {
     }
 }
 
-/// One mesh of several bodies: small spheres at `centres`, each body a closed surface of its own.
-fn bodies(centres: &[DVec3]) -> Mesh {
-    let one = generate::sphere(0.5, 8, 12);
-    let mut m = Mesh {
-        source: "bodies".into(),
-        vertices: Vec::new(),
-        triangles: Vec::new(),
-    };
-    for c in centres {
-        let base = m.vertices.len() as u32;
-        m.vertices.extend(
-            one.vertices
-                .iter()
-                .map(|v| [v[0] + c.x as f32, v[1] + c.y as f32, v[2] + c.z as f32]),
-        );
-        m.triangles
-            .extend(one.triangles.iter().map(|t| t.map(|k| k + base)));
-    }
-    m
-}
-
 /// A part of several bodies, one of them swallowed by the other part, the rest outside it: the
 /// parts interfere, whichever body the answer starts from. Each body of the first part in turn
 /// is the one inside, and the parts swap roles.
@@ -916,7 +896,9 @@ fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
         DVec3::new(10.0, 0.0, 0.0),
         DVec3::new(0.0, 10.0, 0.0),
     ];
-    let many = prep(bodies(&centres));
+    // One mesh of three bodies: spheres of radius 0.5 at the centres.
+    let bodies = || spheres(&centres.map(|c| (c, 0.5, false)));
+    let many = prep(bodies());
     assert!(many.info.closed && many.info.oriented);
     assert_eq!(many.bodies.closed, [true; 3]);
     let big = prep(generate::sphere(2.0, 16, 24));
@@ -944,7 +926,7 @@ fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
     // With an open body added to each part (a defect a CAD export may carry): the closed
     // bodies still bound solids, the open ones bound nothing. B's is a box without its top
     // around the swallowed body, so that a ray from that body crosses it once.
-    let mut with_open = bodies(&centres);
+    let mut with_open = bodies();
     open_box(&mut with_open, DVec3::new(5.0, 5.0, 0.0), 1.0);
     let mut big_with_open = generate::sphere(2.0, 16, 24);
     open_box(&mut big_with_open, DVec3::ZERO, 1.5);
