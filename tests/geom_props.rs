@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::oracle::triangles_intersect_int;
+use common::oracle::{intersection_dimension_int, triangles_intersect_int};
 use meshclash::geom::closest::*;
 use meshclash::geom::overlap::aabb_triangle;
 use meshclash::geom::ray::{ray_triangle_mt, TriangleMatrix};
@@ -128,6 +128,39 @@ fn exact_triangle_triangle_matches_lp_oracle() {
             t2,
             mv
         );
+        // The class (point, segment, area) and touching against the exact oracle, on the
+        // integer triangles themselves: a move far from the origin makes the points' merging
+        // tolerance absolute (documented as tolerance-based), so the class is held exact here.
+        if want {
+            let exact = |t: &ITri| t.map(|p| DVec3::from_array(p.map(|c| c as f64)));
+            let c = classify::classify(&exact(&t1), &exact(&t2)).expect("intersecting");
+            let dim = intersection_dimension_int(&t1, &t2).expect("intersecting");
+            let class = c.class().map(|k| k as usize);
+            prop_assert_eq!(class, Some(dim), "t1={:?} t2={:?}", t1, t2);
+            // Piercing: not coplanar, each strictly on both sides of the other's plane, and a
+            // segment in common (integer signs, exact).
+            let side = |t: &ITri, p: &[i64; 3]| {
+                let d = |a: &[i64; 3], b: &[i64; 3]| -> [i128; 3] {
+                    std::array::from_fn(|k| (a[k] - b[k]) as i128)
+                };
+                let (u, v, w) = (d(&t[1], &t[0]), d(&t[2], &t[0]), d(p, &t[0]));
+                let n = [
+                    u[1] * v[2] - u[2] * v[1],
+                    u[2] * v[0] - u[0] * v[2],
+                    u[0] * v[1] - u[1] * v[0],
+                ];
+                (n, (n[0] * w[0] + n[1] * w[1] + n[2] * w[2]).signum())
+            };
+            let straddles = |t: &ITri, o: &ITri| {
+                let s: Vec<i128> = t.iter().map(|p| side(o, p).1).collect();
+                side(o, &o[0]).0 != [0, 0, 0] && s.contains(&1) && s.contains(&-1)
+            };
+            let flat = |t: &ITri| side(t, &t[0]).0 == [0, 0, 0];
+            let coplanar = !flat(&t1) && !flat(&t2) && t2.iter().all(|p| side(&t1, p).1 == 0);
+            prop_assert_eq!(c.coplanar, coplanar, "t1={:?} t2={:?}", t1, t2);
+            let piercing = !coplanar && dim == 1 && straddles(&t1, &t2) && straddles(&t2, &t1);
+            prop_assert_eq!(c.touching, !piercing, "t1={:?} t2={:?}", t1, t2);
+        }
         // Every intersecting pair classifies, and its points lie on both triangles.
         if want {
             let c = classify::classify(&a, &b).expect("classify agrees with intersect");

@@ -33,6 +33,9 @@ impl Q {
             d: s * d / g,
         }
     }
+    fn add(self, o: Q) -> Q {
+        Q::norm(self.n * o.d + o.n * self.d, self.d * o.d)
+    }
     fn sub(self, o: Q) -> Q {
         Q::norm(self.n * o.d - o.n * self.d, self.d * o.d)
     }
@@ -126,4 +129,37 @@ pub fn triangles_intersect_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> bool {
 /// a vertex of their polytope, so the basic solutions decide it.)
 pub fn triangles_meet_beyond_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3], shared: &[usize]) -> bool {
     basic_solutions(p, q).any(|x| (0..3).any(|i| !shared.contains(&i) && x[i].n > 0))
+}
+
+/// Exact, for intersecting triangles with integer vertices: the dimension of their common set
+/// (0 a point, 1 a segment, 2 an area), from the extreme points of the polytope of common
+/// points' weights, each mapped to its point `Σ λ_i p_i`; `None` when they do not meet.
+pub fn intersection_dimension_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> Option<usize> {
+    let points: Vec<[Q; 3]> = basic_solutions(p, q)
+        .map(|x| {
+            std::array::from_fn(|k| {
+                (0..3).fold(Q::int(0), |acc, i| {
+                    acc.add(x[i].mul(Q::int(p[i][k] as i128)))
+                })
+            })
+        })
+        .collect();
+    let first = *points.first()?;
+    let diffs: Vec<[Q; 3]> = points
+        .iter()
+        .map(|x| std::array::from_fn(|k| x[k].sub(first[k])))
+        .filter(|v: &[Q; 3]| v.iter().any(|c| !c.is_zero()))
+        .collect();
+    let Some(u) = diffs.first() else {
+        return Some(0);
+    };
+    let cross = |v: &[Q; 3]| {
+        [
+            u[1].mul(v[2]).sub(u[2].mul(v[1])),
+            u[2].mul(v[0]).sub(u[0].mul(v[2])),
+            u[0].mul(v[1]).sub(u[1].mul(v[0])),
+        ]
+    };
+    let flat = diffs.iter().all(|v| cross(v).iter().all(|c| c.is_zero()));
+    Some(if flat { 1 } else { 2 })
 }
