@@ -207,6 +207,7 @@ fn search(
     let mut tested = 0u64;
     let mut stack = vec![start];
     let (mut leaf_a, mut leaf_b) = (Vec::new(), Vec::new());
+    let (mut span_a, mut span_b) = (Vec::new(), Vec::new());
     while let Some((d2, x, y)) = stack.pop() {
         if d2 > load(best) {
             continue;
@@ -231,8 +232,35 @@ fn search(
             if lb > 0.0 && lb * lb > load(best) {
                 continue;
             }
-            for &(i, t1, sa) in &leaf_a {
-                for &(j, t2, sb) in &leaf_b {
+            // Each triangle's span along the line between the leaves (their first triangles'
+            // centres): where the parts are apart, that line is close to the direction of
+            // their distance, and the spans' gap settles most pairs for a subtraction, before
+            // the spheres and the three-axis bound.
+            let (Some(fa), Some(fb)) = (leaf_a.first(), leaf_b.first()) else {
+                continue; // no pairs
+            };
+            let u = (fb.2.center - fa.2.center).normalize_or_zero();
+            let mut magnitude = 0.0f64;
+            let mut spans = |leaf: &super::LeafTris, out: &mut Vec<(f64, f64)>| {
+                out.clear();
+                out.extend(leaf.iter().map(|(_, t, _)| {
+                    let x = t.map(|p| {
+                        magnitude = magnitude.max(p.abs().max_element());
+                        p.dot(u)
+                    });
+                    (x[0].min(x[1]).min(x[2]), x[0].max(x[1]).max(x[2]))
+                }));
+            };
+            spans(&leaf_a, &mut span_a);
+            spans(&leaf_b, &mut span_b);
+            // Rounding of the projections, as in tritri::gap_between.
+            let margin = 1e-12 * magnitude;
+            for (&(i, t1, sa), &(lo_a, hi_a)) in leaf_a.iter().zip(&span_a) {
+                for (&(j, t2, sb), &(lo_b, hi_b)) in leaf_b.iter().zip(&span_b) {
+                    let gap = (lo_b - hi_a).max(lo_a - hi_b) - margin;
+                    if gap > 0.0 && gap * gap > load(best) {
+                        continue;
+                    }
                     let gap = sa.center.distance(sb.center) - sa.radius - sb.radius;
                     if gap > 0.0 && gap * gap > load(best) {
                         continue;
