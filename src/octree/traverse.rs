@@ -20,6 +20,11 @@ pub fn world_boxes(tree: &Octree, pose: &Pose) -> Vec<Aabb> {
 /// relative 1e-12 so that rounding in the pose never makes a box miss a vertex that
 /// `Pose::apply` puts on its surface.
 pub fn world_box(b: &Aabb, pose: &Pose) -> Aabb {
+    // The identity poses every point exactly (1·x + 0·y + 0·z + 0 is x): no rounding to pad
+    // for. A part left where it was loaded is common, and a search far apart poses little else.
+    if *pose == Pose::IDENTITY {
+        return *b;
+    }
     let c = pose.apply(b.center());
     let h = pose.rotate_extent(b.half_extent());
     let pad = 1e-12 * (c.abs().max_element() + h.max_element()) + f64::MIN_POSITIVE;

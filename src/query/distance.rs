@@ -4,7 +4,7 @@
 //! for any thread count.
 
 use super::{leaf_gap, ClearanceReport, IntersectReport, Posed, Timings};
-use crate::geom::{tritri, DVec3};
+use crate::geom::{tritri, Aabb, DVec3};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -40,18 +40,35 @@ fn load(a: &AtomicU64) -> f64 {
 /// each child paired with the other node, with the squared gap of their boxes. Boxes are posed
 /// as visited, so a search that ends near the roots (parts far apart) poses few of them.
 fn open_pair(a: &Posed, b: &Posed, x: u32, y: u32, out: &mut Vec<Pair>) {
+    let mut boxed = Vec::with_capacity(8);
+    let boxes = (a.node_box(x as usize), b.node_box(y as usize));
+    open_boxed(a, b, (x, y), boxes, &mut boxed);
+    out.extend(boxed.iter().map(|p| p.0));
+}
+
+/// A node pair with its boxes, posed once: a pair opened in the search was a child of one
+/// opened before it, whose children's boxes were posed then.
+type Boxed = (Pair, (Aabb, Aabb));
+
+/// [`open_pair`] given the pair's boxes, giving the children's.
+fn open_boxed(
+    a: &Posed,
+    b: &Posed,
+    (x, y): (u32, u32),
+    (bx, by): (Aabb, Aabb),
+    out: &mut Vec<Boxed>,
+) {
     let (nx, ny) = (&a.tree().nodes[x as usize], &b.tree().nodes[y as usize]);
-    let (bx, by) = (a.node_box(x as usize), b.node_box(y as usize));
     if !nx.is_leaf() && (ny.is_leaf() || bx.diagonal() >= by.diagonal()) {
-        out.extend(
-            nx.children()
-                .map(|c| (a.node_box(c).distance_squared(&by), c as u32, y)),
-        );
+        out.extend(nx.children().map(|c| {
+            let bc = a.node_box(c);
+            ((bc.distance_squared(&by), c as u32, y), (bc, by))
+        }));
     } else {
-        out.extend(
-            ny.children()
-                .map(|c| (bx.distance_squared(&b.node_box(c)), x, c as u32)),
-        );
+        out.extend(ny.children().map(|c| {
+            let bc = b.node_box(c);
+            ((bx.distance_squared(&bc), x, c as u32), (bx, bc))
+        }));
     }
 }
 
@@ -205,10 +222,12 @@ fn search(
     let (ta, tb) = (a.tree(), b.tree());
     let mut local: Best = None;
     let mut tested = 0u64;
-    let mut stack = vec![start];
+    let start_boxes = (a.node_box(start.1 as usize), b.node_box(start.2 as usize));
+    let mut stack: Vec<Boxed> = vec![(start, start_boxes)];
+    let mut kids = Vec::with_capacity(8);
     let (mut leaf_a, mut leaf_b) = (Vec::new(), Vec::new());
     let (mut span_a, mut span_b) = (Vec::new(), Vec::new());
-    while let Some((d2, x, y)) = stack.pop() {
+    while let Some(((d2, x, y), boxes)) = stack.pop() {
         if d2 > load(best) {
             continue;
         }
@@ -280,11 +299,10 @@ fn search(
             }
             continue;
         }
-        let mut kids = Vec::with_capacity(8);
-        open_pair(a, b, x, y, &mut kids);
+        open_boxed(a, b, (x, y), boxes, &mut kids);
         // Nearest last, so it is popped first.
-        kids.sort_by(|p, q| q.0.total_cmp(&p.0));
-        stack.extend(kids);
+        kids.sort_by(|p, q| q.0 .0.total_cmp(&p.0 .0));
+        stack.append(&mut kids);
     }
     ((tested, local), true)
 }
