@@ -711,7 +711,7 @@ fn print_check(
     // Nothing can be inside a part none of whose bodies is closed: say so, not just "none".
     let no_solid = |name: &str, m: &PreparedMesh| {
         let b = &m.bodies;
-        (!b.closed.contains(&true)).then(|| match b.closed.len() {
+        (!b.bound_a_solid()).then(|| match b.closed.len() {
             1 => format!("{name} is not closed, so nothing is inside it"),
             n => format!("none of the {n} bodies of {name} is closed, so nothing is inside it"),
         })

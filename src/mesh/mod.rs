@@ -278,6 +278,13 @@ pub struct Bodies {
     pub of_triangle: Vec<u32>,
 }
 
+impl Bodies {
+    /// Some body is closed, so that the mesh bounds a solid something can be inside.
+    pub fn bound_a_solid(&self) -> bool {
+        self.closed.contains(&true)
+    }
+}
+
 /// What `meshclash info` reports.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MeshInfo {

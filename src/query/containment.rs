@@ -1,6 +1,7 @@
-//! Is one closed mesh inside another? Point-in-closed-mesh by ray parity, decided exactly:
-//! each crossing is an exact segment–triangle test, and a ray that grazes an edge or a vertex
-//! (detected exactly) is thrown away for another direction, so parity is never miscounted.
+//! Is one part inside another? Point in the solid a mesh's closed bodies bound, by a ray's
+//! crossings decided exactly: each crossing is an exact segment–triangle test, and a ray that
+//! grazes an edge or a vertex (detected exactly) is thrown away for another direction, so the
+//! crossings (parity, or the winding number where the mesh is oriented) are never miscounted.
 
 use super::Posed;
 use crate::geom::predicates::{orient3d, segment_triangle};
@@ -181,21 +182,19 @@ pub(crate) fn probes<'a>(m: &'a Posed) -> impl Iterator<Item = (u32, DVec3)> + '
 
 /// Whether the mesh bounds a solid: it is closed, or some body of it is.
 pub(crate) fn has_solid(m: &Posed) -> bool {
-    m.prep.info.closed || m.prep.bodies.closed.contains(&true)
+    m.prep.info.closed || m.prep.bodies.bound_a_solid()
 }
 
 /// The first of `probes` inside the solid that `m`'s closed bodies bound (none when it has
 /// none).
 pub(crate) fn first_inside(
-    probes: impl Iterator<Item = (u32, DVec3)>,
+    mut probes: impl Iterator<Item = (u32, DVec3)>,
     m: &Posed,
 ) -> Option<(u32, DVec3)> {
     if !has_solid(m) {
         return None;
     }
-    probes
-        .into_iter()
-        .find(|&(_, p)| point_in_closed_mesh(p, m) == Some(true))
+    probes.find(|&(_, p)| point_in_closed_mesh(p, m) == Some(true))
 }
 
 /// With the surfaces known not to intersect: is one part inside the other, or a body of it?

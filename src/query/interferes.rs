@@ -35,7 +35,7 @@ pub fn interferes(a: &Posed, b: &Posed) -> bool {
 }
 
 /// The first evidence that the parts interfere, or `None` when they do not:
-/// - a vertex of either that ray parity puts inside the solid the other's closed bodies bound
+/// - a vertex of either that a ray puts inside the solid the other's closed bodies bound
 ///   means the parts overlap (or, if the vertex is on the surface, touch): interference, in
 ///   microseconds. A vertex found outside proves nothing yet;
 /// - the surface search, stopping at the first intersecting pair;
