@@ -32,7 +32,7 @@ fn primitives(c: &mut Criterion) {
     g.bench_function("intersect (exact)", |b| {
         b.iter(|| ps.iter().filter(|(x, y)| tritri::intersect(x, y)).count())
     });
-    g.bench_function("distance (seed 000)", |b| {
+    g.bench_function("distance (Nathan (2015))", |b| {
         b.iter(|| {
             ps.iter()
                 .map(|(x, y)| tritri::separated_distance(x, y).distance)

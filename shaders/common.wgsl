@@ -112,7 +112,7 @@ fn from_local(m: array<vec4<f32>, 3>, p: vec3<f32>) -> vec3<f32> {
     );
 }
 
-// How far the point c lies outside the node's box, per axis (seed 001: point to AABB).
+// How far the point c lies outside the node's box, per axis (Ericson: point to AABB).
 fn box_gap(node: OctreeNode, c: vec3<f32>) -> vec3<f32> {
     return max(node.min - c, vec3<f32>(0.0)) + max(c - node.max, vec3<f32>(0.0));
 }
@@ -239,7 +239,7 @@ fn vertices_face(x: array<vec3<f32>, 3>, t: array<vec3<f32>, 3>) -> FaceTerm {
     return FaceTerm(min(min(vertex_face(x[0], t, n), vertex_face(x[1], t, n)), vertex_face(x[2], t, n)), 0.0);
 }
 
-// f32 distance of two disjoint triangles (seed 000 step 3): vertex-face and edge-edge. For a
+// f32 distance of two disjoint triangles (Nathan (2015) step 3): vertex-face and edge-edge. For a
 // sliver the vertex-face terms are dropped and its height subtracted, which keeps the value a
 // lower bound; otherwise it is within the band q.tol.w of the true distance. Written out, not
 // looped: lavapipe kept the loops' dynamically indexed arrays in memory.

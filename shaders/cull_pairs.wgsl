@@ -1,7 +1,7 @@
 // Cull, second half: candidate pairs. First far keeps the leaf pairs from cull_leaves.wgsl that
 // leaf_far cannot settle, then main takes LEAF_THREADS threads per kept leaf pair;
 // thread s takes the pair's A triangle s (a leaf holds at most LEAF_THREADS) and tests it against
-// every triangle of the B leaf by seed 000's step 1 with tolerance d, padded by the f32 error bound:
+// every triangle of the B leaf by Nathan's step 1 with tolerance d, padded by the f32 error bound:
 // |C_j - C_i|^2 <= (R_i + R_j + d + pad)^2 (both centres in B's record frame).
 // CPU twin: gpu::twin::cull.
 

@@ -1,7 +1,7 @@
 // Nearest stage (distance queries): the threads of each leaf of A (its triangles at positions
 // chunk_start .. chunk_end of A's octree order) walk B's octree, pruned by box-to-box gaps
 // against the best f32 distance any thread has found so far (counters.min_dist_bits,
-// an atomic minimum), with seed 000's f32 distance for the triangle pairs of the leaves it
+// an atomic minimum), with Nathan's f32 distance for the triangle pairs of the leaves it
 // reaches. Walks pruned by the leaf's box, not each triangle's: coherent across the leaf.
 //
 // It also emits every pair it evaluates whose f32 distance is within 3 bands of the best so far

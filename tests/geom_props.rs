@@ -331,7 +331,7 @@ proptest! {
         }
     }
 
-    /// Seed 004's matrix and Möller–Trumbore: the same hit, or both miss, away from the edges.
+    /// the GPWiki article's matrix and Möller–Trumbore: the same hit, or both miss, away from the edges.
     #[test]
     fn seed004_matrix_equals_moller_trumbore(t in float_tri(), o in v3(-2.0f64..2.0), d in v3(-1.0f64..1.0)) {
         let (o, d) = (DVec3::from_array(o), DVec3::from_array(d));

@@ -97,7 +97,7 @@ fn seed001_closest_points_of_two_lines() {
 #[test]
 fn seed001_closest_points_of_segments_fixes_seed000_independent_clamp() {
     // Segment 1: x from 1 to 2 on the x-axis. Segment 2: (t, t, 1), t ∈ [−1, 1].
-    // Unconstrained minimum at x = 0 (outside segment 1). Seed 000 clamps s1 to x = 1 and keeps
+    // Unconstrained minimum at x = 0 (outside segment 1). Nathan (2015) clamps s1 to x = 1 and keeps
     // t = 0: points (1,0,0),(0,0,1), distance² = 2. The true minimum is from (1,0,0) to the line:
     // minimise (1−t)² + t² + 1 → t = 1/2, distance² = 3/2.
     let r = closest_points_segments(v(1., 0., 0.), v(2., 0., 0.), v(-1., -1., 1.), v(1., 1., 1.));
@@ -363,7 +363,7 @@ fn seed000_triangle_triangle_cases() {
     ));
     // Separated vertically.
     assert!(!both(&t1, &[v(0., 0., 1.), v(1., 0., 1.), v(0., 1., 1.)]));
-    // Coplanar overlap (the case seed 000 skips).
+    // Coplanar overlap (the case Nathan (2015) skips).
     assert!(both(
         &t1,
         &[v(0.1, 0.1, 0.), v(2., 0.1, 0.), v(0.1, 2., 0.)]

@@ -10,7 +10,7 @@ use meshclash::query::{self, Posed, PreparedMesh};
 
 /// Spheres of radii 1 and 1.01 (about 30k triangles each), the outer moved by (0.002, 0.001, 0):
 /// the bench's near miss. parry3d's `intersection_test` calls them intersecting and names a
-/// triangle pair; exact predicates call that pair disjoint, and seed 000's distance puts it
+/// triangle pair; exact predicates call that pair disjoint, and Nathan's distance puts it
 /// about 0.01 apart. (At 1k and 10k triangles parry3d answers "not intersecting", taking 2.5 and
 /// 19 ms; at 100k it names such a pair at once, in under 1 µs.)
 #[test]

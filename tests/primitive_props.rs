@@ -102,7 +102,7 @@ proptest! {
         if sampled > r + edge / n_s as f64 + 1e-9 { prop_assert!(sphere_triangle(&s, &t).is_none()); }
     }
 
-    /// Seed 001's floating-point segment–triangle and line–triangle agree with the exact
+    /// Ericson's floating-point segment–triangle and line–triangle agree with the exact
     /// predicate wherever the hit is not within 1e-9 of the triangle's boundary or plane.
     #[test]
     fn segment_and_line_triangle_agree_with_exact(t in tri(), p in pt(2.0), q in pt(2.0)) {
@@ -210,7 +210,7 @@ proptest! {
     }
 
     /// The separating-axis bounds (on any axis, and on the triangles' normals) never exceed the
-    /// pair's distance from seed 000's triangle–triangle distance, for slivers and 1e6 from the
+    /// pair's distance from Nathan's triangle–triangle distance, for slivers and 1e6 from the
     /// origin too; intersecting triangles are never proved apart; and triangles in parallel
     /// planes `g` apart, one over the other, get a bound within rounding of `g`.
     #[test]

@@ -684,7 +684,7 @@ fn brute_meshes() -> Vec<(&'static str, PreparedMesh)> {
     v
 }
 
-/// Every pair of A and B: `(a, b, distance, intersects)` from the exact test and seed 000's
+/// Every pair of A and B: `(a, b, distance, intersects)` from the exact test and Nathan's
 /// distance, in `(a, b)` order.
 fn brute_all(a: &Posed, b: &Posed) -> Vec<(u32, u32, f64, bool)> {
     use rayon::prelude::*;

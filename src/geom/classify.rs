@@ -1,4 +1,4 @@
-//! Seed 002: classify an intersecting pair as none / point / segment / area, crossing or
+//! Sabharwal and Leopold: classify an intersecting pair as none / point / segment / area, crossing or
 //! coplanar, and compute the intersection itself.
 //!
 //! The existence of the intersection and the coplanar/crossing decision are exact
@@ -20,7 +20,7 @@ pub enum Intersection {
     Area(Vec<DVec3>),
 }
 
-/// Seed 002's class names.
+/// Sabharwal and Leopold's class names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ContactClass {
     Point,
@@ -134,7 +134,7 @@ fn clip_in_plane(poly: &[DVec3], b: &Tri) -> Vec<DVec3> {
 }
 
 /// Points where the edges of `src` meet `dst` (non-degenerate): exact tests choose the edges;
-/// a crossing point is computed as barycentric weights on `dst` from seed 001's line–triangle
+/// a crossing point is computed as barycentric weights on `dst` from Ericson's line–triangle
 /// triple products, a convex combination, so it lies on `dst` by construction even when either
 /// triangle is a sliver. An edge lying in `dst`'s plane contributes its part inside `dst`.
 fn edge_contacts(src: &Tri, dst: &Tri, out: &mut Vec<DVec3>) {

@@ -1,8 +1,8 @@
-//! Closest points and distances (seed 001 "Closest-point Computations", seed 003).
+//! Closest points and distances (Ericson "Closest-point Computations", Ericson 5.1.5).
 
 use super::{Aabb, DVec3, Plane, Tri};
 
-/// Seed 001, closest point on plane to point: `R = Q − (n·(Q − P))/(n·n) n`.
+/// Ericson, closest point on plane to point: `R = Q − (n·(Q − P))/(n·n) n`.
 pub fn closest_point_plane(q: DVec3, plane: &Plane) -> DVec3 {
     let nn = plane.n.length_squared();
     if nn == 0.0 {
@@ -11,7 +11,7 @@ pub fn closest_point_plane(q: DVec3, plane: &Plane) -> DVec3 {
     q - plane.signed_distance(q) / nn * plane.n
 }
 
-/// Seed 001, closest point on segment `ab` to `c`, with its parameter `t ∈ [0, 1]`.
+/// Ericson, closest point on segment `ab` to `c`, with its parameter `t ∈ [0, 1]`.
 pub fn closest_point_segment(c: DVec3, a: DVec3, b: DVec3) -> (DVec3, f64) {
     let ab = b - a;
     let denom = ab.length_squared();
@@ -22,7 +22,7 @@ pub fn closest_point_segment(c: DVec3, a: DVec3, b: DVec3) -> (DVec3, f64) {
     (a + t * ab, t)
 }
 
-/// Seed 001, squared distance point–segment without forming the closest point.
+/// Ericson, squared distance point–segment without forming the closest point.
 pub fn distance_squared_point_segment(c: DVec3, a: DVec3, b: DVec3) -> f64 {
     let (ab, ac, bc) = (b - a, c - a, c - b);
     let e = ac.dot(ab);
@@ -36,12 +36,12 @@ pub fn distance_squared_point_segment(c: DVec3, a: DVec3, b: DVec3) -> f64 {
     (ac.length_squared() - e * e / f).max(0.0)
 }
 
-/// Seed 001, closest point on (or in) an AABB: clamp each coordinate.
+/// Ericson, closest point on (or in) an AABB: clamp each coordinate.
 pub fn closest_point_aabb(p: DVec3, b: &Aabb) -> DVec3 {
     p.clamp(b.min, b.max)
 }
 
-/// Seed 001, squared distance point–AABB without forming the closest point.
+/// Ericson, squared distance point–AABB without forming the closest point.
 pub fn distance_squared_point_aabb(p: DVec3, b: &Aabb) -> f64 {
     let mut sq = 0.0;
     for k in 0..3 {
@@ -56,7 +56,7 @@ pub fn distance_squared_point_aabb(p: DVec3, b: &Aabb) -> f64 {
     sq
 }
 
-/// Seed 003 (Ericson 5.1.5): closest point on triangle `abc` to `p` by Voronoi regions, with the
+/// Ericson 5.1.5: closest point on triangle `abc` to `p` by Voronoi regions, with the
 /// face-region barycentrics in the Lagrange-identity form (`va`, `vb`, `vc` from dot products
 /// only). Zero-area triangles fall back to the closest of their three edges, where the face
 /// region's denominator vanishes.
@@ -135,7 +135,7 @@ fn closest_on_edges(p: DVec3, t: &Tri) -> DVec3 {
         .unwrap_or(a)
 }
 
-/// Seed 001, closest points of two (infinite) lines `p1 + s d1` and `p2 + t d2`. `None` when the
+/// Ericson, closest points of two (infinite) lines `p1 + s d1` and `p2 + t d2`. `None` when the
 /// lines are parallel (`d = ae − b² = 0`).
 pub fn closest_points_lines(p1: DVec3, d1: DVec3, p2: DVec3, d2: DVec3) -> Option<(f64, f64)> {
     let r = p1 - p2;
@@ -158,10 +158,10 @@ pub struct SegmentClosest {
     pub distance_squared: f64,
 }
 
-/// Seed 001 (Ericson 5.1.9), closest points of segments `p1q1` and `p2q2`, clamped to both, with
+/// Ericson 5.1.9, closest points of segments `p1q1` and `p2q2`, clamped to both, with
 /// the parallel and zero-length cases handled.
 ///
-/// Seed 000 clamps `s1` and `s2` independently after solving the unconstrained system; that can
+/// Nathan (2015) clamps `s1` and `s2` independently after solving the unconstrained system; that can
 /// miss the true minimum when one parameter is clamped (a vertex against the interior of the
 /// other edge). Here `t` is recomputed after `s` is clamped and `s` after `t` is, which is exact
 /// for the convex quadratic.

@@ -1,4 +1,4 @@
-//! Seed 001, "Interval Halving for Intersecting Moving Objects": a recursive binary search over
+//! Ericson, "Interval Halving for Intersecting Moving Objects": a recursive binary search over
 //! the motion of a sphere against a static shape, which cannot tunnel through the shape as
 //! sampled tests can.
 

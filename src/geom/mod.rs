@@ -1,6 +1,6 @@
-//! Scalar geometry: every primitive of the source documents, in `f64`.
+//! Scalar geometry: every primitive of the published methods the project builds on, in `f64`.
 //!
-//! Each function names the seed section it implements (`../shared/seeds/`). The CPU path is the
+//! Each function names the method or book section it implements (`docs/references.md` lists them). The CPU path is the
 //! reference the GPU is checked against, so the kernels avoid anything an `f32` WGSL twin could
 //! not do mechanically (no recursion, no allocation in the hot functions, no dynamic dispatch).
 //!
@@ -19,10 +19,10 @@ pub mod tritri;
 pub use glam::DVec3;
 
 /// A triangle given by its three vertices, counter-clockwise seen from the side its normal points
-/// to (seed 000: "anti-clockwise winding").
+/// to (Nathan (2015): "anti-clockwise winding").
 pub type Tri = [DVec3; 3];
 
-/// Axis-aligned bounding box (seed 001: AABB).
+/// Axis-aligned bounding box (Ericson: AABB).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Aabb {
     pub min: DVec3,
@@ -94,7 +94,7 @@ pub struct Sphere {
     pub radius: f64,
 }
 
-/// Plane `n · X = d` (seed 001 notation). `n` need not be unit length unless a function says so.
+/// Plane `n · X = d` (Ericson notation). `n` need not be unit length unless a function says so.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Plane {
     pub n: DVec3,
@@ -123,7 +123,7 @@ pub fn centroid(t: &Tri) -> DVec3 {
     (t[0] + t[1] + t[2]) / 3.0
 }
 
-/// Bounding sphere of seed 000: centre at the centroid, radius to the farthest vertex.
+/// Bounding sphere of Nathan (2015): centre at the centroid, radius to the farthest vertex.
 pub fn triangle_bounding_sphere(t: &Tri) -> Sphere {
     let c = centroid(t);
     let r = t
@@ -136,7 +136,7 @@ pub fn triangle_bounding_sphere(t: &Tri) -> Sphere {
     }
 }
 
-/// Seed 000, step 1: the bounding-sphere cull with tolerance `d`:
+/// Nathan (2015), step 1: the bounding-sphere cull with tolerance `d`:
 /// `(C2 − C1)·(C2 − C1) ≤ (R1 + R2 + d)²`.
 pub fn spheres_within(a: &Sphere, b: &Sphere, d: f64) -> bool {
     let r = a.radius + b.radius + d;

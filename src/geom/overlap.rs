@@ -1,4 +1,4 @@
-//! Boolean primitive tests of seed 001 ("Testing Primitives"): separating axes, sphere, box,
+//! Boolean primitive tests of Ericson ("Testing Primitives"): separating axes, sphere, box,
 //! plane, triangle. Floating point; the certified booleans are in [`super::predicates`].
 
 use super::closest::{closest_point_triangle, distance_squared_point_aabb};
@@ -19,14 +19,14 @@ pub fn separated_on_axis(axis: DVec3, a: &[DVec3], b: &[DVec3]) -> bool {
 }
 
 /// Separating-axis test for two convex polytopes given by vertices and candidate axes
-/// (`2F + E²` axes for polytopes, seed 001). True when no axis separates them.
+/// (`2F + E²` axes for polytopes, Ericson). True when no axis separates them.
 pub fn sat_overlap(a: &[DVec3], b: &[DVec3], axes: &[DVec3]) -> bool {
     !axes
         .iter()
         .any(|&axis| axis != DVec3::ZERO && separated_on_axis(axis, a, b))
 }
 
-/// Where a sphere lies against a plane (unit normal), seed 001 "Testing Sphere Against Plane".
+/// Where a sphere lies against a plane (unit normal), Ericson "Testing Sphere Against Plane".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlaneSide {
     /// Entirely in front (on the normal's side).
@@ -37,7 +37,7 @@ pub enum PlaneSide {
     Intersecting,
 }
 
-/// Seed 001: sphere against plane `n·X = d` with unit `n`.
+/// Ericson: sphere against plane `n·X = d` with unit `n`.
 pub fn sphere_plane(s: &Sphere, p: &Plane) -> PlaneSide {
     let dist = p.signed_distance(s.center);
     if dist > s.radius {
@@ -49,12 +49,12 @@ pub fn sphere_plane(s: &Sphere, p: &Plane) -> PlaneSide {
     }
 }
 
-/// Seed 001: sphere intersects the negative half-space of the plane (unit normal).
+/// Ericson: sphere intersects the negative half-space of the plane (unit normal).
 pub fn sphere_inside_halfspace(s: &Sphere, p: &Plane) -> bool {
     p.signed_distance(s.center) <= s.radius
 }
 
-/// Seed 001, "Testing Box Against Plane": AABB against plane `n·X = d` (any `n`), by the
+/// Ericson, "Testing Box Against Plane": AABB against plane `n·X = d` (any `n`), by the
 /// projection radius `r = e·|n|`.
 pub fn aabb_plane(b: &Aabb, p: &Plane) -> bool {
     let c = b.center();
@@ -63,19 +63,19 @@ pub fn aabb_plane(b: &Aabb, p: &Plane) -> bool {
     p.signed_distance(c).abs() <= r
 }
 
-/// Seed 001: sphere against AABB, by the squared distance of the centre to the box.
+/// Ericson: sphere against AABB, by the squared distance of the centre to the box.
 pub fn sphere_aabb(s: &Sphere, b: &Aabb) -> bool {
     distance_squared_point_aabb(s.center, b) <= s.radius * s.radius
 }
 
-/// Seed 001: sphere against triangle, by the closest point of the triangle (seed 003). Returns
+/// Ericson: sphere against triangle, by the closest point of the triangle (Ericson 5.1.5). Returns
 /// that point when they intersect.
 pub fn sphere_triangle(s: &Sphere, t: &Tri) -> Option<DVec3> {
     let p = closest_point_triangle(s.center, t);
     (p.distance_squared(s.center) <= s.radius * s.radius).then_some(p)
 }
 
-/// Seed 001, "Testing AABB Against Triangle": the 13 separating axes, in the order 3-1-2 the
+/// Ericson, "Testing AABB Against Triangle": the 13 separating axes, in the order 3-1-2 the
 /// seed recommends (box normals, triangle normal, nine edge cross products).
 pub fn aabb_triangle(b: &Aabb, t: &Tri) -> bool {
     let c = b.center();
@@ -89,7 +89,7 @@ pub fn aabb_triangle(b: &Aabb, t: &Tri) -> bool {
             return false;
         }
     }
-    // 1: the triangle's plane against the box (seed 001's box–plane test), projecting all
+    // 1: the triangle's plane against the box (Ericson's box–plane test), projecting all
     // three vertices rather than only V0 so that a sliver's noisy normal stays consistent with
     // the triangle it came from.
     let f = [v[1] - v[0], v[2] - v[1], v[0] - v[2]];

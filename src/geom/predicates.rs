@@ -157,7 +157,7 @@ pub fn point_in_triangle(p: DVec3, t: &Tri) -> bool {
 
 /// Closed segment `ab` against closed triangle `t`, exact; any degeneracy of either.
 ///
-/// Seed 001 "segment–triangle" by scalar triple products, with the signs taken from `orient3d`
+/// Ericson "segment–triangle" by scalar triple products, with the signs taken from `orient3d`
 /// instead of floating-point determinants, and the coplanar case (which the triple products
 /// cannot decide) done in 2-D.
 pub fn segment_triangle(a: DVec3, b: DVec3, t: &Tri) -> bool {

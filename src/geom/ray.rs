@@ -1,10 +1,10 @@
-//! Lines, rays and segments against planes, spheres, boxes and triangles (seed 001
+//! Lines, rays and segments against planes, spheres, boxes and triangles (Ericson, *Real-Time Collision Detection*:
 //! "Intersecting Lines, Rays, and (Directed) Segments", "Intersection of Two Planes") and the
-//! per-triangle world→(a, b, c) matrix of seed 004 with Möller–Trumbore beside it.
+//! per-triangle world→(a, b, c) matrix of the GPWiki article "Ray Triangle Collision", with Möller–Trumbore beside it.
 
 use super::{Aabb, DVec3, Plane, Sphere, Tri};
 
-/// Seed 001, segment `ab` against plane `n·X = d`: the parameter `t ∈ [0, 1]` and the point.
+/// Ericson, segment `ab` against plane `n·X = d`: the parameter `t ∈ [0, 1]` and the point.
 pub fn segment_plane(a: DVec3, b: DVec3, p: &Plane) -> Option<(f64, DVec3)> {
     let ab = b - a;
     let denom = p.n.dot(ab);
@@ -15,7 +15,7 @@ pub fn segment_plane(a: DVec3, b: DVec3, p: &Plane) -> Option<(f64, DVec3)> {
     (0.0..=1.0).contains(&t).then(|| (t, a + t * ab))
 }
 
-/// The five cases of seed 001's ray–sphere figure.
+/// The five cases of Ericson's ray–sphere figure.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RaySphere {
     /// (a) enters and leaves in front of the origin: first hit at `t`.
@@ -30,7 +30,7 @@ pub enum RaySphere {
     Miss,
 }
 
-/// Seed 001: ray `p + t d` (`d` unit, `t ≥ 0`) against a sphere, `t = −b ± √(b² − c)`.
+/// Ericson: ray `p + t d` (`d` unit, `t ≥ 0`) against a sphere, `t = −b ± √(b² − c)`.
 pub fn ray_sphere(p: DVec3, d: DVec3, s: &Sphere) -> RaySphere {
     let m = p - s.center;
     let b = m.dot(d);
@@ -56,7 +56,7 @@ pub fn ray_sphere(p: DVec3, d: DVec3, s: &Sphere) -> RaySphere {
     }
 }
 
-/// Seed 001: segment `ab` against a sphere; the first contact parameter in `[0, 1]`.
+/// Ericson: segment `ab` against a sphere; the first contact parameter in `[0, 1]`.
 pub fn segment_sphere(a: DVec3, b: DVec3, s: &Sphere) -> Option<f64> {
     let len = a.distance(b);
     if len == 0.0 {
@@ -70,7 +70,7 @@ pub fn segment_sphere(a: DVec3, b: DVec3, s: &Sphere) -> Option<f64> {
     }
 }
 
-/// Seed 001, ray `p + t d` (`t ≥ 0`, any `d`) against an AABB by slabs: entry and exit `t`.
+/// Ericson, ray `p + t d` (`t ≥ 0`, any `d`) against an AABB by slabs: entry and exit `t`.
 pub fn ray_aabb(p: DVec3, d: DVec3, b: &Aabb) -> Option<(f64, f64)> {
     slabs(p, d, DVec3::ONE / d, b)
 }
@@ -100,7 +100,7 @@ fn slabs(p: DVec3, d: DVec3, inv: DVec3, b: &Aabb) -> Option<(f64, f64)> {
     Some((tmin, tmax))
 }
 
-/// Seed 001: segment `ab` against an AABB (slabs with `t ∈ [0, 1]`).
+/// Ericson: segment `ab` against an AABB (slabs with `t ∈ [0, 1]`).
 pub fn segment_aabb(a: DVec3, b: DVec3, bx: &Aabb) -> Option<(f64, f64)> {
     ray_aabb(a, b - a, bx)
         .filter(|&(t0, _)| t0 <= 1.0)
@@ -137,7 +137,7 @@ fn triple(a: DVec3, b: DVec3, c: DVec3) -> f64 {
     a.dot(b.cross(c))
 }
 
-/// Seed 001, line through `p, q` against triangle `abc` (counter-clockwise) by scalar triple
+/// Ericson, line through `p, q` against triangle `abc` (counter-clockwise) by scalar triple
 /// products `u = [PQ PC PB]`, `v = [PQ PA PC]`, `w = [PQ PB PA]`. Returns the barycentric
 /// coordinates `(u, v, w)` of the hit, which sum to one. Either winding is accepted.
 pub fn line_triangle(p: DVec3, q: DVec3, t: &Tri) -> Option<DVec3> {
@@ -151,7 +151,7 @@ pub fn line_triangle(p: DVec3, q: DVec3, t: &Tri) -> Option<DVec3> {
     (same && sum != 0.0).then(|| DVec3::new(u, v, w) / sum)
 }
 
-/// Seed 001, directed segment `pq` against triangle `abc`: solves
+/// Ericson, directed segment `pq` against triangle `abc`: solves
 /// `[(P − Q) (B − A) (C − A)] (t, v, w)ᵀ = P − A` with `n = (B − A) × (C − A)`,
 /// `d = (P − Q)·n`, `e = (P − Q) × (P − A)`. Returns `(t, v, w)`; hits from either side.
 pub fn segment_triangle(p: DVec3, q: DVec3, tri: &Tri) -> Option<(f64, f64, f64)> {
@@ -173,7 +173,7 @@ pub fn segment_triangle(p: DVec3, q: DVec3, tri: &Tri) -> Option<(f64, f64, f64)
     (v >= 0.0 && w >= 0.0 && v + w <= 1.0).then_some((t, v, w))
 }
 
-/// Seed 001, intersection line of planes `n1·X = d1`, `n2·X = d2`: point and direction
+/// Ericson, intersection line of planes `n1·X = d1`, `n2·X = d2`: point and direction
 /// `n1 × n2`. `None` when the planes are parallel or coincident.
 pub fn plane_plane(p1: &Plane, p2: &Plane) -> Option<(DVec3, DVec3)> {
     let d = p1.n.cross(p2.n);
@@ -185,7 +185,7 @@ pub fn plane_plane(p1: &Plane, p2: &Plane) -> Option<(DVec3, DVec3)> {
     Some((point, d))
 }
 
-/// Seed 004: the world→(a, b, c) matrix of a triangle, rows of `R` (3×4, the last row of the
+/// GPWiki (Ray Triangle Collision): the world→(a, b, c) matrix of a triangle, rows of `R` (3×4, the last row of the
 /// 4×4 being `0 0 0 1`). `a = B − A`, `b = C − A`, `c = a × b`; `R = M⁻¹` with
 /// `det M = |c|²`. Precomputable per triangle and reusable under rigid motion.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -226,7 +226,7 @@ impl TriangleMatrix {
         DVec3::new(row(0), row(1), row(2))
     }
 
-    /// Seed 004 `collide`: the segment `j → k` against the triangle. Returns the hit's
+    /// GPWiki (Ray Triangle Collision) `collide`: the segment `j → k` against the triangle. Returns the hit's
     /// coordinates `(i'x, i'y)` along `AB` and `AC` and the segment parameter. The seed rejects
     /// `j'z · k'z ≥ 0`; this keeps the touching cases (one end on the plane) and rejects only a
     /// segment lying in the plane, so it agrees with the closed triangle.

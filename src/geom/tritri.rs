@@ -1,7 +1,7 @@
-//! Triangle–triangle intersection and minimum distance (seed 000).
+//! Triangle–triangle intersection and minimum distance (Nathan 2015).
 //!
 //! Two intersection tests live here:
-//! - [`intersect_edge_plane`]: seed 000's step 2 (edge–plane intersection, then the edge-normal
+//! - [`intersect_edge_plane`]: Nathan's step 2 (edge–plane intersection, then the edge-normal
 //!   point-in-triangle test, in both directions) plus the coplanar case the seed leaves out. It
 //!   works on the precomputed per-triangle quantities with a tolerance `eps`, exactly as the
 //!   `f32` GPU kernel does, and is the CPU twin of that kernel.
@@ -13,7 +13,7 @@ use super::closest::{closest_point_triangle, closest_points_segments};
 use super::predicates;
 use super::{DVec3, Tri};
 
-/// The per-triangle quantities of seed 000, in `f64` (see `mesh::TriRecord` for the `f32` GPU
+/// The per-triangle quantities of Nathan (2015), in `f64` (see `mesh::TriRecord` for the `f32` GPU
 /// layout of the same numbers).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TriFrame {
@@ -23,7 +23,7 @@ pub struct TriFrame {
     /// Unit normal; zero for a zero-area triangle.
     pub n: DVec3,
     /// Edge unit normals `(E_i / |E_i|) × n`: for counter-clockwise winding they point out of
-    /// the triangle, so a point is inside when `n_Ei · (P − V_i) ≤ ε` for all three (seed 000).
+    /// the triangle, so a point is inside when `n_Ei · (P − V_i) ≤ ε` for all three (Nathan 2015).
     pub en: [DVec3; 3],
 }
 
@@ -39,14 +39,14 @@ impl TriFrame {
         self.n == DVec3::ZERO
     }
 
-    /// Seed 000's edge-normal point-in-triangle test, inclusive of the edges, tolerance `eps`.
+    /// Nathan's edge-normal point-in-triangle test, inclusive of the edges, tolerance `eps`.
     /// `p` is assumed to be on (or within `eps` of) the plane.
     pub fn contains(&self, p: DVec3, eps: f64) -> bool {
         (0..3).all(|i| self.en[i].dot(p - self.v[i]) <= eps)
     }
 }
 
-/// Seed 000 step 2, both directions, plus the coplanar case; tolerance `eps` in length units.
+/// Nathan (2015) step 2, both directions, plus the coplanar case; tolerance `eps` in length units.
 /// Zero-area triangles are tested as the segments they are.
 pub fn intersect_edge_plane(t1: &TriFrame, t2: &TriFrame, eps: f64) -> bool {
     if t1.is_degenerate() || t2.is_degenerate() {
@@ -85,7 +85,7 @@ fn edges_pierce(a: &TriFrame, d: &[f64; 3], b: &TriFrame, eps: f64) -> bool {
     })
 }
 
-/// The coplanar case seed 000 skips: a vertex of either triangle inside the other, or two edges
+/// The coplanar case Nathan (2015) skips: a vertex of either triangle inside the other, or two edges
 /// crossing (closest distance of the edges within `eps`).
 fn coplanar_within(t1: &TriFrame, t2: &TriFrame, eps: f64) -> bool {
     t1.v.iter().any(|&p| t2.contains(p, eps))
@@ -109,7 +109,7 @@ pub fn intersect(t1: &Tri, t2: &Tri) -> bool {
 }
 
 /// Minimum distance between two triangles, with the closest point on each and the separation
-/// vector from triangle 2 to triangle 1 (`point_1 − point_2`, seed 000's convention).
+/// vector from triangle 2 to triangle 1 (`point_1 − point_2`, Nathan's convention).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TriTriDistance {
     pub distance: f64,
@@ -118,11 +118,11 @@ pub struct TriTriDistance {
     pub separation: DVec3,
 }
 
-/// Seed 000 step 3: the minimum over
+/// Nathan (2015) step 3: the minimum over
 /// 1. vertex–plane: each vertex against the other triangle, counted when its projection falls in
-///    the triangle (done by the closest point on the triangle, seed 003, which also covers the
+///    the triangle (done by the closest point on the triangle, Ericson 5.1.5, which also covers the
 ///    projections that fall outside);
-/// 2. edge–edge: all nine pairs, clamped properly and with parallel edges handled (seed 001);
+/// 2. edge–edge: all nine pairs, clamped properly and with parallel edges handled (Ericson);
 /// 3. vertex–vertex: the endpoints of the clamped edge–edge solutions.
 ///
 /// For disjoint triangles the minimum is attained at a vertex–face or edge–edge pair, so this
@@ -212,7 +212,7 @@ pub fn separation_bound(t1: &Tri, t2: &Tri, axis: DVec3) -> f64 {
 
 /// [`distance`] without the intersection test: exact (up to rounding) whenever the triangles are
 /// disjoint. For intersecting ones it can be far from 0: an edge piercing the other's interior is
-/// neither a vertex–face nor an edge–edge contact, which is why seed 000 tests for intersection
+/// neither a vertex–face nor an edge–edge contact, which is why Nathan (2015) tests for intersection
 /// first, and so does every caller here.
 pub fn separated_distance(t1: &Tri, t2: &Tri) -> TriTriDistance {
     let mut best = (f64::INFINITY, DVec3::ZERO, DVec3::ZERO);

@@ -1,4 +1,4 @@
-//! Meshes: loading, welding, validation, topology, and the per-triangle records of seed 000.
+//! Meshes: loading, welding, validation, topology, and the per-triangle records of Nathan (2015).
 
 pub mod generate;
 mod pose;
@@ -113,7 +113,7 @@ impl Mesh {
             .collect()
     }
 
-    /// The per-triangle records of seed 000, in the GPU layout.
+    /// The per-triangle records of Nathan (2015), in the GPU layout.
     pub fn records(&self) -> Vec<TriRecord> {
         (0..self.triangles.len())
             .map(|i| TriRecord::new(&self.triangle(i)))

@@ -1,9 +1,9 @@
-//! The per-triangle record of seed 000 in the layout the GPU reads, unchanged.
+//! The per-triangle record of Nathan (2015) in the layout the GPU reads, unchanged.
 
 use crate::geom::{triangle_bounding_sphere, Tri};
 use bytemuck::{Pod, Zeroable};
 
-/// Seed 000's preprocessed triangle: vertices, edge vectors, unit normal, edge unit normals,
+/// Nathan's preprocessed triangle: vertices, edge vectors, unit normal, edge unit normals,
 /// bounding sphere and the "F" vectors with the inverse determinant of the barycentric test.
 ///
 /// WGSL twin: `struct TriRecord` in `shaders/common.wgsl`; `tests/layout.rs` checks sizes and

@@ -1,5 +1,5 @@
 //! A flattened octree over a mesh's triangles: nodes in one array, triangle indices in another,
-//! no pointers, so the GPU can traverse the very arrays the CPU does (seed 000: "octree search
+//! no pointers, so the GPU can traverse the very arrays the CPU does (Nathan (2015): "octree search
 //! instead of O(N) scans").
 //!
 //! Each node splits its triangles into eight octants by centroid around the centre of their

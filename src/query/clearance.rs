@@ -24,7 +24,7 @@ pub struct ClearanceReport {
     pub timings: Timings,
 }
 
-/// Pairs of `a` and `b` whose distance is `< d`. Culls: node boxes within `d`, then seed 000
+/// Pairs of `a` and `b` whose distance is `< d`. Culls: node boxes within `d`, then Nathan (2015)
 /// step 1 with tolerance `d`: `(C2 − C1)·(C2 − C1) ≤ (R1 + R2 + d)²`.
 pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
     let mut timings = Timings::default();
@@ -57,7 +57,7 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
                     continue;
                 }
                 // An intersecting pair can be far apart by the vertex/edge measures (an edge
-                // piercing a face), so intersection is decided first, as in seed 000; a positive
+                // piercing a face), so intersection is decided first, as in Nathan (2015); a positive
                 // bound has proved the pair disjoint already.
                 let meets = lb <= 0.0 && tritri::intersect(&ta, &tb);
                 let dist = if meets {

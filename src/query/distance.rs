@@ -1,5 +1,5 @@
 //! Minimum distance between two surfaces: branch and bound over the two octrees, pruned by the
-//! best distance found so far (shared between threads), with seed 000's pair distance at the
+//! best distance found so far (shared between threads), with Nathan's pair distance at the
 //! leaves. The reported pair is the smallest `(distance², a, b)`, so ties resolve the same way
 //! for any thread count.
 
@@ -15,7 +15,7 @@ pub struct DistanceReport {
     pub distance: f64,
     pub point_a: DVec3,
     pub point_b: DVec3,
-    /// From B to A: `point_a − point_b` (seed 000: "from triangle 2 to triangle 1").
+    /// From B to A: `point_a − point_b` (Nathan (2015): "from triangle 2 to triangle 1").
     pub separation: DVec3,
     pub triangle_a: u32,
     pub triangle_b: u32,
@@ -103,7 +103,7 @@ pub fn distance_with_budget(
             timings,
         };
     }
-    // No pair intersects, so every pair is disjoint and seed 000's vertex–face / edge–edge
+    // No pair intersects, so every pair is disjoint and Nathan's vertex–face / edge–edge
     // minimum is exact for each of them.
     // First on this thread, within a budget: parts far apart (or small ones) are settled in
     // microseconds, where starting threads would cost more than the search.

@@ -40,7 +40,7 @@ impl IntersectReport {
     }
 }
 
-/// Seed 002's classification of intersecting pairs (shared by both backends).
+/// Sabharwal and Leopold's classification of intersecting pairs (shared by both backends).
 pub(crate) fn classify_pairs(a: &Posed, b: &Posed, hits: &[(u32, u32)]) -> Vec<PairContact> {
     hits.par_iter()
         .map(|&(i, j)| PairContact {
@@ -55,8 +55,8 @@ pub(crate) fn classify_pairs(a: &Posed, b: &Posed, hits: &[(u32, u32)]) -> Vec<P
         .collect()
 }
 
-/// Every intersecting triangle pair of `a` and `b`: octree dual traversal, seed 000's
-/// bounding-sphere cull (`d = 0`), then the exact test and seed 002's classification.
+/// Every intersecting triangle pair of `a` and `b`: octree dual traversal, Nathan's
+/// bounding-sphere cull (`d = 0`), then the exact test and Sabharwal and Leopold's classification.
 pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
     let mut timings = Timings::default();
     let t = Instant::now();

@@ -147,7 +147,7 @@ impl<'a> Posed<'a> {
         }
     }
 
-    /// Seed 000 bounding spheres (centroid, farthest vertex), radius padded by a relative 1e-9
+    /// Nathan (2015) bounding spheres (centroid, farthest vertex), radius padded by a relative 1e-9
     /// so that rounding can never cull a touching pair.
     pub fn spheres(&self) -> &[Sphere] {
         self.spheres.get_or_init(|| {
@@ -195,7 +195,7 @@ impl<'a> Posed<'a> {
     }
 }
 
-/// Seed 000's bounding sphere of `t` (centroid, farthest vertex), its radius padded by a
+/// Nathan's bounding sphere of `t` (centroid, farthest vertex), its radius padded by a
 /// relative 1e-9 so that rounding can never cull a touching pair.
 fn padded_sphere(t: &Tri) -> Sphere {
     let s = crate::geom::triangle_bounding_sphere(t);
