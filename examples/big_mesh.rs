@@ -4,7 +4,8 @@
 
 use glam::DVec3;
 use meshclash::mesh::{generate, Pose};
-use meshclash::query::{self, CheckOptions, PreparedMesh};
+use meshclash::query::{self, CheckOptions};
+use meshclash::PreparedMesh;
 use std::time::Instant;
 
 fn main() {

@@ -16,7 +16,8 @@ mod parry_peer;
 use meshclash::bench::{run, scenes, stages, Scene};
 use meshclash::gpu::{GpuBackend, GpuContext};
 use meshclash::mesh::{Mesh, Pose};
-use meshclash::query::{self, Posed, PreparedMesh};
+use meshclash::query::{self, Posed};
+use meshclash::PreparedMesh;
 use std::time::Instant;
 
 fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {

@@ -4,8 +4,9 @@
 
 use crate::error::Result;
 use crate::gpu::GpuBackend;
+use crate::mesh::PreparedMesh;
 use crate::mesh::{generate, Pose};
-use crate::query::{self, CheckOptions, CheckReport, PreparedMesh, Timings};
+use crate::query::{self, CheckOptions, CheckReport, Timings};
 use glam::DVec3;
 use std::time::Instant;
 

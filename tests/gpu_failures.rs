@@ -6,7 +6,8 @@ mod common;
 use glam::DVec3;
 use meshclash::gpu::{GpuBackend, GpuContext};
 use meshclash::mesh::{generate, Pose};
-use meshclash::query::{self, CheckOptions, PreparedMesh};
+use meshclash::query::{self, CheckOptions};
+use meshclash::PreparedMesh;
 
 #[test]
 fn tiny_limits_split_everything_and_still_answer_identically() {

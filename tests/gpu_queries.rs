@@ -10,7 +10,8 @@ use meshclash::gpu::layout::{MODE_CLEARANCE, MODE_DISTANCE};
 use meshclash::gpu::query::frame;
 use meshclash::gpu::{GpuBackend, GpuMesh, Narrow, WalkSteps};
 use meshclash::mesh::{generate, Mesh, Pose};
-use meshclash::query::{self, CheckOptions, CheckReport, Posed, PreparedMesh};
+use meshclash::query::{self, CheckOptions, CheckReport, Posed};
+use meshclash::PreparedMesh;
 
 /// The backend with every query on the GPU stages: distances the CPU would settle in a few
 /// microseconds included.

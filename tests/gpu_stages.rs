@@ -13,7 +13,8 @@ use meshclash::gpu::layout::{
 };
 use meshclash::gpu::{query::frame, twin, GpuBackend, GpuMesh, HostArrays, Narrow};
 use meshclash::mesh::{generate, Mesh, Pose};
-use meshclash::query::{Posed, PreparedMesh};
+use meshclash::query::Posed;
+use meshclash::PreparedMesh;
 use std::collections::{BTreeMap, BTreeSet};
 
 fn scenes() -> Vec<(String, PreparedMesh, Pose, PreparedMesh, Pose)> {

@@ -8,7 +8,8 @@ mod common;
 use common::case_path;
 use glam::DVec3;
 use meshclash::mesh::{read, Mesh, Pose};
-use meshclash::query::{self, PreparedMesh};
+use meshclash::query::{self};
+use meshclash::PreparedMesh;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 

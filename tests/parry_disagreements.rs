@@ -6,7 +6,8 @@ mod parry_peer;
 use glam::DVec3;
 use meshclash::geom::tritri;
 use meshclash::mesh::{generate, Pose};
-use meshclash::query::{self, Posed, PreparedMesh};
+use meshclash::query::{self, Posed};
+use meshclash::PreparedMesh;
 
 /// Spheres of radii 1 and 1.01 (about 30k triangles each), the outer moved by (0.002, 0.001, 0):
 /// the bench's near miss. parry3d's `intersection_test` calls them intersecting and names a

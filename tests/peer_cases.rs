@@ -7,7 +7,8 @@ mod common;
 use common::{case_path, load_cases, pose};
 use meshclash::geom::DVec3;
 use meshclash::mesh::Mesh;
-use meshclash::query::{self, check, CheckOptions, PreparedMesh, SelfKind};
+use meshclash::query::{self, check, CheckOptions, SelfKind};
+use meshclash::PreparedMesh;
 use serde_json::Value;
 use std::collections::HashMap;
 

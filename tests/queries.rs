@@ -10,7 +10,8 @@ use glam::DVec3;
 use meshclash::geom::tritri;
 use meshclash::mesh::{generate, Mesh, Pose};
 use meshclash::octree::Octree;
-use meshclash::query::{self, Posed, PreparedMesh};
+use meshclash::query::{self, Posed};
+use meshclash::PreparedMesh;
 
 fn prep(m: Mesh) -> PreparedMesh {
     let p = PreparedMesh::new(m);

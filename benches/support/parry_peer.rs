@@ -2,7 +2,7 @@
 //! `benches/queries.rs` and `examples/compare_timings.rs`.
 
 use meshclash::mesh::Pose;
-use meshclash::query::PreparedMesh;
+use meshclash::PreparedMesh;
 use parry3d::math::{Mat3, Pose as PPose, Rot3, Vector};
 use parry3d::shape::TriMesh;
 

@@ -15,9 +15,9 @@
 use super::GpuContext;
 use crate::error::{Error, Result};
 use crate::geom::{Aabb, DVec3};
+use crate::mesh::PreparedMesh;
 use crate::mesh::{Mesh, TriRecord};
 use crate::octree::{down, up, Octree, OctreeNode};
-use crate::query::PreparedMesh;
 use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 

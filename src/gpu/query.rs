@@ -10,14 +10,14 @@ use super::layout::{
 use super::GpuMesh;
 use crate::error::{Error, Result};
 use crate::geom::{tritri, DVec3};
-use crate::mesh::Pose;
+use crate::mesh::{Pose, PreparedMesh};
 use crate::query::check::check_with;
 use crate::query::distance::settled_on_one_thread;
 use crate::query::intersect::classify_pairs;
 use crate::query::self_intersect::pair_kind;
 use crate::query::{
     distance, CheckOptions, CheckReport, ClearancePair, ClearanceReport, DistanceReport,
-    IntersectReport, Posed, PreparedMesh, SelfKind, SelfPair, SelfReport, Timings, GPU_BUSY,
+    IntersectReport, Posed, SelfKind, SelfPair, SelfReport, Timings, GPU_BUSY,
 };
 use rayon::prelude::*;
 use std::time::Instant;

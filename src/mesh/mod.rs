@@ -2,10 +2,12 @@
 
 pub mod generate;
 mod pose;
+mod prepared;
 pub mod read;
 mod record;
 
 pub use pose::Pose;
+pub use prepared::PreparedMesh;
 pub use record::TriRecord;
 
 use crate::error::{Error, Result};

@@ -32,42 +32,11 @@ pub use self_intersect::{
 pub use solid::{solid_distance, SolidDistance};
 
 use crate::geom::{tritri, Aabb, DVec3, Sphere, Tri};
-use crate::mesh::{Bodies, Mesh, MeshInfo, Pose};
+use crate::mesh::{Pose, PreparedMesh};
 use crate::octree::{world_box, world_boxes, Octree};
 use rayon::prelude::*;
 use std::sync::OnceLock;
 use std::time::Instant;
-
-/// A mesh ready for queries: welded, with its octree, topology, bodies and zero-area flags.
-pub struct PreparedMesh {
-    pub mesh: Mesh,
-    pub octree: Octree,
-    pub info: MeshInfo,
-    pub zero_area: Vec<bool>,
-    /// Time to build the octree, milliseconds.
-    pub octree_ms: f64,
-    /// Its connected pieces, and which of them are closed ([`Mesh::bodies`]).
-    pub bodies: Bodies,
-}
-
-impl PreparedMesh {
-    pub fn new(mesh: Mesh) -> PreparedMesh {
-        let t = Instant::now();
-        let octree = Octree::build(&mesh);
-        let octree_ms = ms(t);
-        let zero_area = mesh.zero_area_flags();
-        let (info, open_vertices) = mesh.info_and_open_vertices(&zero_area);
-        let bodies = mesh.bodies(&open_vertices);
-        PreparedMesh {
-            mesh,
-            octree,
-            info,
-            zero_area,
-            octree_ms,
-            bodies,
-        }
-    }
-}
 
 /// A prepared mesh under a pose, for one query: everything in world coordinates, posed on
 /// demand. A query that touches most of the mesh asks for whole arrays ([`Posed::verts`],

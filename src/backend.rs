@@ -1,0 +1,267 @@
+//! Who answers a query: the CPU, the GPU, or (`auto`) a hardware GPU with the CPU behind it.
+//!
+//! Every query has one signature whatever the backend, and both backends return the same
+//! values to the last bit: the GPU culls and certifies in `f32`, the CPU re-decides what it
+//! could not and recomputes every reported distance in `f64`. So the choice is about speed
+//! alone, and `auto` may change its mind mid-session (a lost device) without changing answers.
+
+use crate::error::{Error, Result};
+use crate::gpu::{GpuBackend, GpuContext, GpuInfo};
+use crate::mesh::{Pose, PreparedMesh};
+use crate::query::{self, CheckOptions, CheckReport, Posed, SelfReport, SolidDistance};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+/// The backend asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BackendKind {
+    /// The exact `f64` CPU path.
+    Cpu,
+    /// The GPU, or an error ([`Error::NoAdapter`]) when no adapter can be set up.
+    Gpu,
+    /// A hardware GPU when there is one, else the CPU; falls back to the CPU when the GPU fails
+    /// mid-query (a lost device, say). A software adapter (lavapipe, llvmpipe, WARP) is slower
+    /// than the CPU path, so `auto` leaves it to [`BackendKind::Gpu`].
+    #[default]
+    Auto,
+}
+
+impl FromStr for BackendKind {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<BackendKind> {
+        match s.to_ascii_lowercase().as_str() {
+            "cpu" => Ok(BackendKind::Cpu),
+            "gpu" => Ok(BackendKind::Gpu),
+            "auto" => Ok(BackendKind::Auto),
+            _ => Err(Error::Argument(format!(
+                "backend must be cpu, gpu or auto, got {s:?}"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self {
+            BackendKind::Cpu => "cpu",
+            BackendKind::Gpu => "gpu",
+            BackendKind::Auto => "auto",
+        })
+    }
+}
+
+/// Called with a one-line reason each time `auto` answers on the CPU instead of the GPU.
+type Notice = Box<dyn Fn(&str) + Send + Sync>;
+
+/// A backend, made once and used for any number of queries (the GPU's pipelines and work
+/// buffers are made once). Safe to share between threads.
+///
+/// ```no_run
+/// use meshclash::{Backend, CheckOptions, Mesh, Pose, PreparedMesh};
+/// let a = PreparedMesh::new(Mesh::load("a.stl")?);
+/// let b = PreparedMesh::new(Mesh::load("b.stl")?);
+/// let backend = Backend::auto();
+/// let r = backend.check(&a, Pose::IDENTITY, &b, Pose::IDENTITY, &CheckOptions::default())?;
+/// println!("{} answered: interferes {}", backend.name(), r.interferes());
+/// # Ok::<(), meshclash::Error>(())
+/// ```
+pub struct Backend {
+    kind: BackendKind,
+    /// The GPU that answers, while there is one; `auto` drops it on its first failure.
+    gpu: RwLock<Option<Arc<GpuBackend>>>,
+    fallback: Mutex<Option<String>>,
+    notice: Notice,
+}
+
+impl Backend {
+    /// The CPU path.
+    pub fn cpu() -> Backend {
+        Backend::from_parts(BackendKind::Cpu, None, |_| {})
+    }
+
+    /// The GPU; an error when no adapter can be set up.
+    pub fn gpu() -> Result<Backend> {
+        Backend::new(BackendKind::Gpu)
+    }
+
+    /// A hardware GPU when there is one, else the CPU ([`Backend::fallback_reason`] says why).
+    pub fn auto() -> Backend {
+        Backend::with_notice(BackendKind::Auto, |_| {}).unwrap_or_else(|_| Backend::cpu())
+    }
+
+    pub fn new(kind: BackendKind) -> Result<Backend> {
+        Backend::with_notice(kind, |_| {})
+    }
+
+    /// As [`Backend::new`], calling `notice` with the reason whenever `auto` answers on the CPU
+    /// (at once, when it takes no GPU; later, when the GPU fails mid-query).
+    pub fn with_notice(
+        kind: BackendKind,
+        notice: impl Fn(&str) + Send + Sync + 'static,
+    ) -> Result<Backend> {
+        if kind == BackendKind::Cpu {
+            return Ok(Backend::from_parts(kind, None, notice));
+        }
+        match GpuContext::new().and_then(GpuBackend::new) {
+            Ok(g) if kind == BackendKind::Auto && g.ctx.software => {
+                let b = Backend::from_parts(kind, None, notice);
+                b.fall_back(format!(
+                    "only a software GPU adapter ({}); answering on the CPU, which is faster \
+                     (--backend gpu uses it)",
+                    g.ctx.info.name
+                ));
+                Ok(b)
+            }
+            Ok(g) => Ok(Backend::from_parts(kind, Some(g), notice)),
+            Err(e) if kind == BackendKind::Gpu => Err(match e {
+                Error::Gpu(m) => Error::NoAdapter(format!(": the GPU could not be set up: {m}")),
+                e => e,
+            }),
+            Err(e) => {
+                let b = Backend::from_parts(kind, None, notice);
+                b.fall_back(format!("{e}; answering on the CPU"));
+                Ok(b)
+            }
+        }
+    }
+
+    /// A backend over a GPU backend made by hand (tests and benchmarks set its capacities).
+    #[doc(hidden)]
+    pub fn from_gpu(g: GpuBackend) -> Backend {
+        Backend::from_parts(BackendKind::Gpu, Some(g), |_| {})
+    }
+
+    fn from_parts(
+        kind: BackendKind,
+        gpu: Option<GpuBackend>,
+        notice: impl Fn(&str) + Send + Sync + 'static,
+    ) -> Backend {
+        Backend {
+            kind,
+            gpu: RwLock::new(gpu.map(Arc::new)),
+            fallback: Mutex::new(None),
+            notice: Box::new(notice),
+        }
+    }
+
+    /// The backend asked for.
+    pub fn kind(&self) -> BackendKind {
+        self.kind
+    }
+
+    /// Who answers now: `"gpu"` or `"cpu"`.
+    pub fn name(&self) -> &'static str {
+        if self.gpu_backend().is_some() {
+            "gpu"
+        } else {
+            "cpu"
+        }
+    }
+
+    /// The adapter that answers, if a GPU does.
+    pub fn adapter(&self) -> Option<GpuInfo> {
+        self.gpu_backend().map(|g| g.ctx.info.clone())
+    }
+
+    /// Why `auto` answers on the CPU, if it does.
+    pub fn fallback_reason(&self) -> Option<String> {
+        self.fallback
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The GPU backend that answers, if any (for benchmarks and tests).
+    #[doc(hidden)]
+    pub fn gpu_backend(&self) -> Option<Arc<GpuBackend>> {
+        self.gpu
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn fall_back(&self, reason: String) {
+        *self.gpu.write().unwrap_or_else(PoisonError::into_inner) = None;
+        (self.notice)(&reason);
+        *self.fallback.lock().unwrap_or_else(PoisonError::into_inner) = Some(reason);
+    }
+
+    /// `on_gpu` when a GPU answers; under `auto` its failure falls back to `on_cpu`.
+    fn answer<T>(
+        &self,
+        on_gpu: impl FnOnce(&GpuBackend) -> Result<T>,
+        on_cpu: impl FnOnce() -> T,
+    ) -> Result<T> {
+        if let Some(g) = self.gpu_backend() {
+            match on_gpu(&g) {
+                Ok(r) => return Ok(r),
+                Err(e) if self.kind == BackendKind::Auto => {
+                    self.fall_back(format!("{e}; answering on the CPU"));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(on_cpu())
+    }
+
+    /// Everything a clash review asks of two placed parts ([`query::check`]): intersecting
+    /// pairs, containment, distance and closest points, and the pairs closer than
+    /// `opts.clearance`.
+    pub fn check(
+        &self,
+        a: &PreparedMesh,
+        pose_a: Pose,
+        b: &PreparedMesh,
+        pose_b: Pose,
+        opts: &CheckOptions,
+    ) -> Result<CheckReport> {
+        self.answer(
+            |g| {
+                let (ga, gb) = (g.upload(a)?, g.upload(b)?);
+                g.check(a, &ga, pose_a, b, &gb, pose_b, opts)
+            },
+            || query::check(a, pose_a, b, pose_b, opts),
+        )
+    }
+
+    /// Every pair of triangles of `m` that meet other than along their shared edges and
+    /// vertices ([`query::self_intersections`]).
+    pub fn self_intersections(&self, m: &PreparedMesh) -> Result<SelfReport> {
+        self.answer(
+            |g| g.self_intersections(m, &g.upload(m)?),
+            || query::self_intersections(m),
+        )
+    }
+
+    /// Whether the parts share a point, as solids: surfaces meeting or one inside the other
+    /// ([`query::interferes`]). Stops at the first evidence; answered on the CPU, where an
+    /// early exit costs microseconds.
+    pub fn interferes(
+        &self,
+        a: &PreparedMesh,
+        pose_a: Pose,
+        b: &PreparedMesh,
+        pose_b: Pose,
+    ) -> Result<bool> {
+        Ok(query::interferes(
+            &Posed::new(a, pose_a),
+            &Posed::new(b, pose_b),
+        ))
+    }
+
+    /// The distance between the solids, 0 when they interfere ([`query::solid_distance`]);
+    /// answered on the CPU, which stops at the first evidence.
+    pub fn solid_distance(
+        &self,
+        a: &PreparedMesh,
+        pose_a: Pose,
+        b: &PreparedMesh,
+        pose_b: Pose,
+    ) -> Result<SolidDistance> {
+        Ok(query::solid_distance(
+            &Posed::new(a, pose_a),
+            &Posed::new(b, pose_b),
+        ))
+    }
+}

@@ -1,0 +1,172 @@
+//! The command line's arguments: commands, options and poses.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use meshclash::{BackendKind, DVec3, Error, Pose};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "meshclash",
+    version,
+    about = "Clashes between triangle meshes: interference, containment, distance, clearance, self-intersection"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Do two placed parts intersect, is one inside the other, how far apart are they.
+    Check {
+        /// Part A: an STL (binary or ASCII) or OBJ file.
+        a: PathBuf,
+        /// Part B: an STL (binary or ASCII) or OBJ file.
+        b: PathBuf,
+        #[command(flatten)]
+        pose_a: PoseArgsA,
+        #[command(flatten)]
+        pose_b: PoseArgsB,
+        /// Also list every triangle pair closer than this distance.
+        #[arg(long, value_name = "D", allow_negative_numbers = true)]
+        clearance: Option<f64>,
+        /// List the intersecting (and clearance) triangle pairs.
+        #[arg(long)]
+        pairs: bool,
+        /// Only: do the parts interfere (the first evidence found), and if not, how far apart
+        /// are they. Solid semantics: a part inside another is at distance 0. On the CPU: the
+        /// first evidence takes microseconds, less than an upload to a GPU.
+        #[arg(long, conflicts_with_all = ["clearance", "pairs"])]
+        quick: bool,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
+        #[arg(long, value_enum, default_value_t = Backend::Auto)]
+        backend: Backend,
+    },
+    /// Does a mesh cut itself (CGAL's convention for neighbouring triangles).
+    #[command(name = "self")]
+    SelfCheck {
+        /// An STL (binary or ASCII) or OBJ file.
+        mesh: PathBuf,
+        /// List the self-intersecting triangle pairs.
+        #[arg(long)]
+        pairs: bool,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
+        #[arg(long, value_enum, default_value_t = Backend::Auto)]
+        backend: Backend,
+    },
+    /// Triangles, welded vertices, bounds, zero-area triangles, closed and oriented, bodies.
+    Info {
+        /// An STL (binary or ASCII) or OBJ file.
+        mesh: PathBuf,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build meshes in memory (linked tori, a part swallowed by another, a near miss), check them
+    /// on every available backend and show the answers and the time of each stage.
+    Demo {
+        /// Triangles per mesh.
+        #[arg(long, default_value_t = 200_000)]
+        triangles: usize,
+    },
+    /// Time every query on the CPU and on the GPU (when there is one) on generated scenes:
+    /// overlapping, near miss, far apart, one inside the other; answers are checked equal.
+    Bench {
+        /// Triangles per mesh.
+        #[arg(long, default_value_t = 100_000)]
+        triangles: usize,
+        /// What to time: the CPU always; the GPU too with gpu, or with auto where there is a
+        /// hardware one.
+        #[arg(long, value_enum, default_value_t = Backend::Auto)]
+        backend: Backend,
+        /// One JSON object per scene, one per line, each printed as its scene finishes.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    Cpu,
+    Gpu,
+    Auto,
+}
+
+impl Backend {
+    pub fn kind(self) -> BackendKind {
+        match self {
+            Backend::Cpu => BackendKind::Cpu,
+            Backend::Gpu => BackendKind::Gpu,
+            Backend::Auto => BackendKind::Auto,
+        }
+    }
+}
+
+macro_rules! pose_args {
+    ($name:ident, $t:literal, $r:literal, $m:literal, $which:literal) => {
+        #[derive(Args)]
+        pub struct $name {
+            // clap reads doc comments, not `doc = concat!(..)`: the help is given directly.
+            #[arg(long = $t, id = $t, value_name = "X,Y,Z", allow_hyphen_values = true,
+                  help = concat!("Translate ", $which, " by x,y,z (after the rotation)"))]
+            translate: Option<String>,
+            #[arg(long = $r, id = $r, value_name = "RX,RY,RZ", allow_hyphen_values = true,
+                  help = concat!("Rotate ", $which, " by rx,ry,rz degrees about the fixed X, then Y, then Z axis"))]
+            rotate: Option<String>,
+            #[arg(long = $m, id = $m, value_name = "M00,...,M33", allow_hyphen_values = true,
+                  help = concat!("Place ", $which, " by a rigid 4x4 matrix, 16 numbers row-major"))]
+            matrix: Option<String>,
+        }
+        impl $name {
+            pub fn pose(&self) -> Result<Pose, Error> {
+                parse_pose(self.translate.as_deref(), self.rotate.as_deref(), self.matrix.as_deref(), $which)
+            }
+        }
+    };
+}
+pose_args!(PoseArgsA, "translate-a", "rotate-a", "matrix-a", "A");
+pose_args!(PoseArgsB, "translate-b", "rotate-b", "matrix-b", "B");
+
+fn numbers(s: &str, n: usize, what: &str) -> Result<Vec<f64>, Error> {
+    let v: Result<Vec<f64>, _> = s.split(',').map(|x| x.trim().parse::<f64>()).collect();
+    match v {
+        Ok(v) if v.len() == n && v.iter().all(|x| x.is_finite()) => Ok(v),
+        _ => Err(Error::Argument(format!(
+            "{what} needs {n} finite comma-separated numbers, got {s:?}"
+        ))),
+    }
+}
+
+fn parse_pose(
+    t: Option<&str>,
+    r: Option<&str>,
+    m: Option<&str>,
+    which: &str,
+) -> Result<Pose, Error> {
+    if let Some(m) = m {
+        if t.is_some() || r.is_some() {
+            return Err(Error::Argument(format!(
+                "--matrix for {which} cannot be combined with --translate or --rotate"
+            )));
+        }
+        return Pose::from_matrix(&numbers(m, 16, "--matrix")?);
+    }
+    let t = t
+        .map(|s| numbers(s, 3, "--translate"))
+        .transpose()?
+        .unwrap_or(vec![0.0; 3]);
+    let r = r
+        .map(|s| numbers(s, 3, "--rotate"))
+        .transpose()?
+        .unwrap_or(vec![0.0; 3]);
+    Ok(Pose::from_euler_degrees(
+        [r[0], r[1], r[2]],
+        DVec3::new(t[0], t[1], t[2]),
+    ))
+}

@@ -1,0 +1,65 @@
+//! `meshclash check`: two placed parts, in full or (`--quick`) only whether they interfere and
+//! how far apart they are as solids.
+
+use crate::{choose_backend, json, load, text};
+use meshclash::{BackendKind, CheckOptions, Error, Pose, Timings};
+use std::path::Path;
+use std::time::Instant;
+
+/// How to print the answer.
+pub struct Output {
+    pub pairs: bool,
+    pub json: bool,
+}
+
+pub fn check(
+    a: &Path,
+    b: &Path,
+    (pa, pb): (Pose, Pose),
+    clearance: Option<f64>,
+    kind: BackendKind,
+    out: Output,
+) -> Result<(), Error> {
+    if let Some(d) = clearance {
+        if !(d.is_finite() && d >= 0.0) {
+            return Err(Error::Argument(format!(
+                "--clearance must be a finite distance ≥ 0, got {d}"
+            )));
+        }
+    }
+    let (ma, mb) = (load(a)?, load(b)?);
+    let backend = choose_backend(kind)?;
+    let r = backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance })?;
+    if out.json {
+        println!("{}", json::check_json(&r, out.pairs, &backend));
+    } else {
+        text::print_check(a, b, &ma, &mb, &r, out.pairs, &backend);
+    }
+    Ok(())
+}
+
+/// `--quick`: on the CPU, where the first evidence takes microseconds (less than an upload).
+pub fn quick(
+    a: &Path,
+    b: &Path,
+    (pa, pb): (Pose, Pose),
+    kind: BackendKind,
+    json: bool,
+) -> Result<(), Error> {
+    if kind == BackendKind::Gpu {
+        return Err(Error::Argument(
+            "--quick answers on the CPU; leave out --backend gpu".into(),
+        ));
+    }
+    let (ma, mb) = (load(a)?, load(b)?);
+    let t = Instant::now();
+    let r = meshclash::Backend::cpu().solid_distance(&ma, pa, &mb, pb)?;
+    let mut timings = Timings::default();
+    timings.add("solid_distance", t);
+    if json {
+        println!("{}", json::quick_json(&r, &timings));
+    } else {
+        text::print_quick(a, b, &ma, &mb, &r, &timings);
+    }
+    Ok(())
+}

@@ -1,0 +1,188 @@
+//! `meshclash`: a thin command line over the library. Exit 0 for a completed query whatever the
+//! answer, 2 for bad input or arguments (one line on stderr), 1 for an internal failure.
+
+mod args;
+mod bench;
+mod check;
+mod demo;
+mod json;
+mod text;
+
+use args::{Cli, Command};
+use clap::Parser;
+use meshclash::{Backend, BackendKind, Error, Mesh, PreparedMesh};
+use serde_json::Value;
+use std::io::IsTerminal;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+fn main() -> ExitCode {
+    // Rust starts programs with SIGPIPE ignored, so printing into a pipe whose reader has gone
+    // (`meshclash check a b --pairs | head`) made println! panic. A command-line tool ends
+    // quietly there, killed by the signal, as cat and grep do.
+    #[cfg(unix)]
+    // SAFETY: first thing in main, before any other thread starts; SIG_DFL is the action every
+    // process starts with, which Rust's runtime set to SIG_IGN.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // Mesa's Vulkan drivers print a warning on every start when a headless machine has no
+    // runtime directory; give them one so stderr keeps to meshclash's own lines. Done first,
+    // while this is the only thread.
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        let dir = std::env::temp_dir().join("meshclash-runtime");
+        if std::fs::create_dir_all(&dir).is_ok() {
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        }
+    }
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) if e.use_stderr() => {
+            eprintln!("meshclash: {} (see --help)", clap_message(&e));
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            // --help and --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("meshclash: {e}");
+            ExitCode::from(exit_code(&e))
+        }
+    }
+}
+
+/// clap's error in one line, as for every other bad argument.
+fn clap_message(e: &clap::Error) -> String {
+    if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        return "no command given: check, self, info or demo".into();
+    }
+    // clap's message runs until its first blank line (then usage and tips).
+    let text = e.render().to_string();
+    let msg: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    msg.join(" ").trim_start_matches("error: ").to_string()
+}
+
+/// Bad input and arguments are the user's to fix (2); a GPU that fails mid-query is ours (1).
+fn exit_code(e: &Error) -> u8 {
+    match e {
+        Error::Gpu(_) => 1,
+        _ => 2,
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Error> {
+    match cli.command {
+        Command::Info { mesh, json } => info(&mesh, json),
+        Command::Check {
+            a,
+            b,
+            pose_a,
+            pose_b,
+            clearance,
+            pairs,
+            quick,
+            json,
+            backend,
+        } => {
+            let poses = (pose_a.pose()?, pose_b.pose()?);
+            let out = check::Output { pairs, json };
+            if quick {
+                check::quick(&a, &b, poses, backend.kind(), json)
+            } else {
+                check::check(&a, &b, poses, clearance, backend.kind(), out)
+            }
+        }
+        Command::SelfCheck {
+            mesh,
+            pairs,
+            json,
+            backend,
+        } => {
+            let m = load(&mesh)?;
+            let backend = choose_backend(backend.kind())?;
+            let r = backend.self_intersections(&m)?;
+            if json {
+                println!("{}", json::self_json(&r, pairs, &backend));
+            } else {
+                text::print_self(&mesh, &m, &r, pairs, &backend);
+            }
+            Ok(())
+        }
+        Command::Demo { triangles } => demo::demo(triangles),
+        Command::Bench {
+            triangles,
+            backend,
+            json,
+        } => bench::bench(triangles, backend.kind(), json),
+    }
+}
+
+/// `meshclash info`: what a mesh is made of, and whether it bounds a solid.
+fn info(path: &Path, json: bool) -> Result<(), Error> {
+    let m = Mesh::load(path)?;
+    let (info, open) = m.info_and_open_vertices(&m.zero_area_flags());
+    let bodies = m.bodies(&open);
+    let (closed_bodies, bodies) = (
+        bodies.closed.iter().filter(|&&c| c).count(),
+        bodies.probes.len(),
+    );
+    if json {
+        let mut v = serde_json::to_value(&info).unwrap_or(Value::Null);
+        if let Value::Object(o) = &mut v {
+            o.insert("bodies".into(), bodies.into());
+            o.insert("closed_bodies".into(), closed_bodies.into());
+        }
+        println!("{v}");
+        return Ok(());
+    }
+    println!("mesh:                {}", path.display());
+    println!("triangles:           {}", info.triangles);
+    println!("vertices (welded):   {}", info.vertices);
+    println!("bbox min:            {:?}", info.bbox_min);
+    println!("bbox max:            {:?}", info.bbox_max);
+    println!("zero-area triangles: {}", info.zero_area_triangles);
+    println!("closed:              {}", info.closed);
+    println!("oriented:            {}", info.oriented);
+    println!("bodies:              {bodies} ({closed_bodies} closed)");
+    Ok(())
+}
+
+/// Progress on stderr, only for a person watching (never into a pipe or a CI log).
+fn progress(msg: &str) {
+    if std::io::stderr().is_terminal() {
+        eprintln!("{msg}");
+    }
+}
+
+/// The backend asked for; `auto` says on stderr when and why it answers on the CPU.
+fn choose_backend(kind: BackendKind) -> Result<Backend, Error> {
+    let backend = Backend::with_notice(kind, |why| eprintln!("meshclash: {why}"))?;
+    if let Some(a) = backend.adapter() {
+        progress(&format!("GPU: {} ({})", a.name, a.backend));
+    }
+    Ok(backend)
+}
+
+fn load(path: &Path) -> Result<PreparedMesh, Error> {
+    let t = Instant::now();
+    let mesh = Mesh::load(path)?;
+    let prep = PreparedMesh::new(mesh);
+    progress(&format!(
+        "loaded {} ({} triangles, octree {:.1} ms, {:.1} ms in all)",
+        path.display(),
+        prep.mesh.triangles.len(),
+        prep.octree_ms,
+        t.elapsed().as_secs_f64() * 1e3
+    ));
+    Ok(prep)
+}

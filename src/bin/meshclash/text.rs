@@ -1,0 +1,197 @@
+//! What each command prints for a person (the default; `--json` prints `json.rs`'s instead).
+
+use meshclash::query::Interference;
+use meshclash::{Backend, CheckReport, Containment, PreparedMesh, SelfKind, SelfReport};
+use meshclash::{SolidDistance, Timings};
+use std::path::Path;
+
+pub fn print_quick(
+    a: &Path,
+    b: &Path,
+    ma: &PreparedMesh,
+    mb: &PreparedMesh,
+    r: &SolidDistance,
+    timings: &Timings,
+) {
+    println!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
+    println!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
+    match r {
+        SolidDistance::Interfering(i) => {
+            let why = match i {
+                Interference::VertexOfAInB { vertex, point } => format!(
+                    "vertex {vertex} of A, at {:?}, is inside B or on its surface",
+                    point.to_array()
+                ),
+                Interference::VertexOfBInA { vertex, point } => format!(
+                    "vertex {vertex} of B, at {:?}, is inside A or on its surface",
+                    point.to_array()
+                ),
+                Interference::SurfacesMeet => "the surfaces meet".into(),
+            };
+            println!("interferes:     yes ({why})");
+            println!("solid distance: 0");
+        }
+        SolidDistance::Apart(d) => {
+            println!("interferes:     no");
+            println!(
+                "solid distance: {} between A triangle {} at {:?} and B triangle {} at {:?}",
+                d.distance,
+                d.triangle_a,
+                d.point_a.to_array(),
+                d.triangle_b,
+                d.point_b.to_array()
+            );
+        }
+    }
+    println!("time (ms):      {}", fmt_timings(timings));
+}
+
+pub fn fmt_timings(t: &Timings) -> String {
+    let parts: Vec<String> = t.0.iter().map(|(k, v)| format!("{k} {v:.2}")).collect();
+    format!("{} (total {:.2})", parts.join(", "), t.total())
+}
+
+pub fn print_check(
+    a: &Path,
+    b: &Path,
+    ma: &PreparedMesh,
+    mb: &PreparedMesh,
+    r: &CheckReport,
+    with_pairs: bool,
+    backend: &Backend,
+) {
+    let d = &r.distance;
+    let n = r.intersect.pairs.len();
+    let piercing = r
+        .intersect
+        .pairs
+        .iter()
+        .filter(|p| !p.contact.touching)
+        .count();
+    println!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
+    println!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
+    if n > 0 {
+        println!(
+            "intersects:   yes, {n} triangle pairs ({piercing} piercing, {} touching)",
+            n - piercing
+        );
+    } else {
+        println!("intersects:   no");
+    }
+    // A part of several bodies may have one inside the other part and the rest outside it.
+    let part = |name: &str, m: &PreparedMesh| match m.bodies.probes.len() {
+        1 => name.to_string(),
+        n => format!("{name} (or one of its {n} bodies)"),
+    };
+    // Nothing can be inside a part none of whose bodies is closed: say so, not just "none".
+    let no_solid = |name: &str, m: &PreparedMesh| {
+        let b = &m.bodies;
+        (!b.bound_a_solid()).then(|| match b.closed.len() {
+            1 => format!("{name} is not closed, so nothing is inside it"),
+            n => format!("none of the {n} bodies of {name} is closed, so nothing is inside it"),
+        })
+    };
+    println!(
+        "containment:  {}",
+        match r.containment {
+            Some(Containment::AInB) => format!("{} is inside B", part("A", ma)),
+            Some(Containment::BInA) => format!("{} is inside A", part("B", mb)),
+            None if r.intersects() => "none".to_string(),
+            None => {
+                let why: Vec<String> = [no_solid("A", ma), no_solid("B", mb)]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                if why.is_empty() {
+                    "none".to_string()
+                } else {
+                    format!("none ({})", why.join("; "))
+                }
+            }
+        }
+    );
+    println!(
+        "interferes:   {}",
+        if r.interferes() { "yes" } else { "no" }
+    );
+    println!(
+        "min distance: {} between A triangle {} at {:?} and B triangle {} at {:?}",
+        d.distance,
+        d.triangle_a,
+        d.point_a.to_array(),
+        d.triangle_b,
+        d.point_b.to_array()
+    );
+    if let Some(c) = &r.clearance {
+        println!(
+            "clearance {}: {} triangle pairs closer",
+            c.clearance,
+            c.pairs.len()
+        );
+    }
+    if with_pairs {
+        for p in &r.intersect.pairs {
+            println!(
+                "  pair {} {}: {}{}{}",
+                p.a,
+                p.b,
+                p.contact.class().map_or("?", |c| c.as_str()),
+                if p.contact.coplanar { ", coplanar" } else { "" },
+                if p.contact.touching {
+                    ", touching"
+                } else {
+                    ", piercing"
+                }
+            );
+        }
+        if let Some(c) = &r.clearance {
+            for p in &c.pairs {
+                println!("  clearance pair {} {}: distance {}", p.a, p.b, p.distance);
+            }
+        }
+    }
+    match backend.adapter() {
+        Some(a) => println!("backend:      gpu ({}, {})", a.name, a.backend),
+        None => println!("backend:      cpu"),
+    }
+    println!("timings (ms): {}", fmt_timings(&r.timings));
+}
+
+pub const KINDS: [SelfKind; 4] = [
+    SelfKind::DisjointVertices,
+    SelfKind::SharedVertex,
+    SelfKind::SharedEdgeFoldover,
+    SelfKind::DuplicateFace,
+];
+
+pub fn print_self(
+    path: &Path,
+    m: &PreparedMesh,
+    r: &SelfReport,
+    with_pairs: bool,
+    backend: &Backend,
+) {
+    println!(
+        "mesh: {} ({} triangles)",
+        path.display(),
+        m.mesh.triangles.len()
+    );
+    println!(
+        "self-intersects: {}",
+        if r.pairs.is_empty() { "no" } else { "yes" }
+    );
+    println!("pairs: {}", r.pairs.len());
+    for k in KINDS {
+        if r.count(k) > 0 {
+            println!("  {}: {}", k.as_str(), r.count(k));
+        }
+    }
+    println!("zero-area triangles (left out): {}", r.zero_area_triangles);
+    if with_pairs {
+        for p in &r.pairs {
+            println!("  pair {} {}: {}", p.a, p.b, p.kind.as_str());
+        }
+    }
+    println!("backend: {}", backend.name());
+    println!("timings (ms): {}", fmt_timings(&r.timings));
+}

@@ -1,0 +1,37 @@
+//! A mesh prepared once for any number of queries and poses: welded, with its octree,
+//! topology, bodies and zero-area flags.
+
+use super::{Bodies, Mesh, MeshInfo};
+use crate::octree::Octree;
+use std::time::Instant;
+
+/// A mesh ready for queries: welded, with its octree, topology, bodies and zero-area flags.
+pub struct PreparedMesh {
+    pub mesh: Mesh,
+    pub octree: Octree,
+    pub info: MeshInfo,
+    pub zero_area: Vec<bool>,
+    /// Time to build the octree, milliseconds.
+    pub octree_ms: f64,
+    /// Its connected pieces, and which of them are closed ([`Mesh::bodies`]).
+    pub bodies: Bodies,
+}
+
+impl PreparedMesh {
+    pub fn new(mesh: Mesh) -> PreparedMesh {
+        let t = Instant::now();
+        let octree = Octree::build(&mesh);
+        let octree_ms = t.elapsed().as_secs_f64() * 1e3;
+        let zero_area = mesh.zero_area_flags();
+        let (info, open_vertices) = mesh.info_and_open_vertices(&zero_area);
+        let bodies = mesh.bodies(&open_vertices);
+        PreparedMesh {
+            mesh,
+            octree,
+            info,
+            zero_area,
+            octree_ms,
+            bodies,
+        }
+    }
+}
