@@ -99,6 +99,13 @@ pub struct DispatchArgs {
     pub z: u32,
 }
 
+/// A leaf pair of `cull_leaves.wgsl`'s list: A's triangle positions `[start, count]`, then B's
+/// leaf's `[tri_start, tri_count]`. WGSL: `vec4<u32>`.
+pub type LeafPair = [u32; 4];
+
+/// A candidate pair of triangle positions (A's, B's). WGSL: `vec2<u32>`.
+pub type Pair = [u32; 2];
+
 /// Threads per workgroup of every stage (the WGSL files use the override `WG`).
 pub const WORKGROUP: u32 = 64;
 

@@ -1,17 +1,24 @@
-//! The GPU backend: one context (instance, adapter, device, queue), pipelines compiled once, and
-//! one readback helper. Each stage has a WGSL file in `shaders/` named after it and a CPU twin.
+//! The GPU backend: one context (instance, adapter, device, queue), the stages' pipelines
+//! compiled once (`stages/`, one module per `shaders/<stage>.wgsl`, each with a CPU twin in
+//! `twin/` of the same name), meshes uploaded once and kept resident, and the round that runs
+//! the stages in passes (`pass.rs`, `rounds.rs`). The queries (`query.rs`) answer in the CPU
+//! path's own types with the same values.
 
 mod backend;
 mod context;
 pub mod layout;
 mod mesh;
+mod pass;
 pub mod query;
+mod rounds;
 pub mod smoke;
+pub mod stages;
 pub mod twin;
 
-pub use backend::{Found, GpuBackend, Narrow, WalkSteps};
+pub use backend::{GpuBackend, Narrow, WalkSteps};
 pub use context::{GpuContext, GpuInfo};
 pub use mesh::{GpuMesh, HostArrays};
+pub use rounds::Found;
 
 /// The WGSL sources, by stage name. `common` holds the structs shared by the stages.
 pub mod shaders {

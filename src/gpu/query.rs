@@ -2,12 +2,12 @@
 //! the GPU culls and decides what it can certify; the CPU re-decides the unsure pairs exactly
 //! and recomputes in f64 every distance it reports, with the same tie-break.
 
-use super::backend::{Found, GpuBackend, Narrow};
 use super::layout::{
     Hit, Query, CERTAIN, DISJOINT, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, MODE_SELF,
     MODE_SELF_CROSS,
 };
 use super::GpuMesh;
+use super::{Found, GpuBackend, Narrow};
 use crate::error::{Error, Result};
 use crate::geom::{tritri, DVec3};
 use crate::mesh::{Pose, PreparedMesh};
@@ -141,10 +141,6 @@ impl GpuBackend {
                 .0
                 .push((GPU_BUSY.to_string(), self.stats().1 - since.1));
         }
-    }
-
-    pub fn upload(&self, prep: &PreparedMesh) -> Result<GpuMesh> {
-        GpuMesh::upload(&self.ctx, prep, self.part_limit)
     }
 
     /// Every pair of parts that can come within the query's tolerance, in rounds; hits with

@@ -3,7 +3,7 @@
 //! a value can differ in its last bit; the tests allow exactly that and nothing more: a pair may
 //! be certain on one side and unsure on the other, never certain both ways.)
 
-use super::layout::{Hit, Query, MODE_SELF};
+use crate::gpu::layout::{Hit, Query, MODE_SELF};
 use crate::mesh::TriRecord;
 use crate::octree::{OctreeNode, NO_CHILD};
 use glam::Vec3;
