@@ -9,9 +9,10 @@ mod common;
 use glam::DVec3;
 use meshclash::geom::tritri;
 use meshclash::gpu::layout::{
-    Hit, Query, CERTAIN, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, UNSURE,
+    Counters, Hit, Query, CERTAIN, DISJOINT, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT,
+    MODE_SELF, UNSURE,
 };
-use meshclash::gpu::{query::frame, twin, GpuBackend, GpuMesh, HostArrays, Narrow};
+use meshclash::gpu::{query::frame, twin, GpuBackend, GpuMesh, HostArrays, HostPart, Narrow};
 use meshclash::mesh::{generate, Mesh, Pose};
 use meshclash::query::Posed;
 use meshclash::PreparedMesh;
@@ -116,17 +117,8 @@ fn cull_equal_to_twin(
         .unwrap()
         .into_iter()
         .collect();
-    let twin_c: Candidates = twin::cull(
-        q,
-        &ha.records,
-        &hb.records,
-        &ha.nodes,
-        &ha.octree.tri_index,
-        &hb.nodes,
-        &hb.octree.tri_index,
-    )
-    .into_iter()
-    .collect();
+    let twin_c: Candidates = twin::cull(q, ha, hb).into_iter().collect();
+    leaf_lists_equal_their_twins(b, name, (ha, hb), q, &counters);
     let differ = gpu_c.symmetric_difference(&twin_c).count();
     assert!(
         differ * 1000 <= gpu_c.len().max(1),
@@ -134,6 +126,42 @@ fn cull_equal_to_twin(
         gpu_c.len()
     );
     (gpu_c, twin_c, hits, differ)
+}
+
+/// The stage boundaries inside the cull: the leaf pairs `cull_leaves` listed and those
+/// `cull_pairs::far` kept, each as a set against its twin's (the box and leaf bounds' last bit
+/// may differ: at most one leaf pair in 1 000).
+fn leaf_lists_equal_their_twins(
+    b: &GpuBackend,
+    name: &str,
+    (ha, hb): (&HostPart, &HostPart),
+    q: &Query,
+    counters: &Counters,
+) {
+    let gpu_leaves: BTreeSet<[u32; 4]> = b
+        .last_leaf_pairs(counters.leaf_pairs)
+        .unwrap()
+        .into_iter()
+        .collect();
+    let twin_leaves = twin::cull_leaves::leaf_pairs(q, &ha.nodes, &hb.nodes);
+    let gpu_live: BTreeSet<[u32; 4]> = b
+        .last_live_pairs(counters.live_pairs)
+        .unwrap()
+        .into_iter()
+        .collect();
+    let twin_live = twin::cull_pairs::far(q, &ha.records, &hb.records, &twin_leaves);
+    for (stage, gpu, twin) in [
+        ("cull_leaves", gpu_leaves, twin_leaves),
+        ("cull_pairs::far", gpu_live, twin_live),
+    ] {
+        let twin: BTreeSet<[u32; 4]> = twin.into_iter().collect();
+        let differ = gpu.symmetric_difference(&twin).count();
+        assert!(
+            differ * 1000 <= gpu.len().max(1),
+            "{name}: {stage} differs from its twin on {differ} of {} leaf pairs",
+            gpu.len()
+        );
+    }
 }
 
 /// Each mesh's host arrays as one part, as the GPU's one-part upload holds them.
@@ -270,7 +298,7 @@ fn nearest_finds_the_minimum_and_emits_every_pair_that_could_hold_it() {
             .unwrap()
             .expect("fits one round");
         let m = f32::from_bits(c.min_dist_bits) as f64;
-        let all = twin::nearest(
+        let all = twin::nearest::all_pairs(
             &q,
             &ha.parts[0].records,
             &ha.parts[0].octree.tri_index,
@@ -357,4 +385,175 @@ fn twin_frame(
         MODE_INTERSECT,
     )
     .unwrap()
+}
+
+/// The narrow stage's hits on the GPU and on its twin over the same candidates agree pair by
+/// pair: the same flag, or unsure on one side (a sign within its bound in the last bit); a
+/// clearance pair the GPU's f32 distance filter keeps and the twin's does not (or the other
+/// way) only at the threshold; the f32 distances equal up to fused multiply-adds; and such
+/// last-bit differences rare (one pair, and one in 1 000 more), so that a twin that decides
+/// less (or more) than its shader fails. Returns how many pairs were compared.
+fn hits_agree(name: &str, gpu: &[Hit], twin: &[Hit], threshold: f32) -> usize {
+    let by_pair =
+        |h: &[Hit]| -> BTreeMap<(u32, u32), Hit> { h.iter().map(|h| ((h.a, h.b), *h)).collect() };
+    let (g, t) = (by_pair(gpu), by_pair(twin));
+    assert_eq!(g.len(), gpu.len(), "{name}: a pair twice in the GPU's hits");
+    let near_threshold = |h: &Hit| {
+        let d = f32::from_bits(h.dist_bits);
+        (d - threshold).abs() <= 1e-5 * (1.0 + d.abs())
+    };
+    let keys: BTreeSet<(u32, u32)> = g.keys().chain(t.keys()).copied().collect();
+    let mut differ = 0;
+    for k in &keys {
+        let (x, y) = (g.get(k), t.get(k));
+        differ += (x.map(|h| h.flag) != y.map(|h| h.flag)) as usize;
+        match (x, y) {
+            (Some(x), Some(y)) if x.flag == y.flag => {
+                let (dx, dy) = (f32::from_bits(x.dist_bits), f32::from_bits(y.dist_bits));
+                assert!(
+                    (dx - dy).abs() <= 1e-5 * (1.0 + dx.abs()),
+                    "{name}: {k:?} f32 distance {dx} on the GPU, {dy} on the twin"
+                );
+            }
+            (Some(x), Some(y)) => assert!(
+                x.flag == UNSURE || y.flag == UNSURE,
+                "{name}: {k:?} flagged {} on the GPU, {} on the twin",
+                x.flag,
+                y.flag
+            ),
+            (Some(x), None) | (None, Some(x)) => assert!(
+                x.flag == UNSURE || (x.flag == DISJOINT && near_threshold(x)),
+                "{name}: {k:?} flagged {} on one side only",
+                x.flag
+            ),
+            (None, None) => unreachable!(),
+        }
+    }
+    assert!(
+        differ <= 1 + keys.len() / 1000,
+        "{name}: {differ} of {} pairs flagged differently on the GPU and the twin",
+        keys.len()
+    );
+    keys.len()
+}
+
+/// A part's records and vertex indices as the narrow twin takes them.
+fn side(p: &HostPart) -> twin::narrow::Side<'_> {
+    twin::narrow::Side {
+        tris: &p.records,
+        vidx: &p.vidx,
+    }
+}
+
+/// `narrow::main` in clearance mode (intersecting pairs, and disjoint ones kept by their f32
+/// distance against the clearance) equals its twin over the GPU's own candidates.
+#[test]
+fn narrow_at_a_clearance_equals_its_twin() {
+    let Some(ctx) = common::gpu_or_skip("narrow_at_a_clearance_equals_its_twin") else {
+        return;
+    };
+    let b = GpuBackend::new(ctx).unwrap();
+    let d = 0.05;
+    let mut compared = 0;
+    for (name, ma, pa, mb, pb) in scenes() {
+        let (ga, gb) = (b.upload(&ma).unwrap(), b.upload(&mb).unwrap());
+        let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
+        let q = whole_query(&b, (&xa, &ga), (&xb, &gb), d, MODE_CLEARANCE);
+        let (ha, hb) = (whole(&ma), whole(&mb));
+        let (gpu_c, _, hits, _) = cull_equal_to_twin(&b, &name, (&ha, &ga), (&hb, &gb), &q);
+        let (pa_, pb_) = (&ha.parts[0], &hb.parts[0]);
+        let pairs: Vec<[u32; 2]> = gpu_c.into_iter().collect();
+        let twin_h = twin::narrow::main(&q, side(pa_), side(pb_), &pairs);
+        compared += hits_agree(&name, &hits, &twin_h, q.tol[0] + q.tol[3]);
+    }
+    assert!(compared > 0, "no scene gave the narrow stage a pair");
+}
+
+/// Self-intersection: the cull of a mesh against itself (each unordered pair once, subtrees
+/// before A's triangles skipped) and the narrow stage's neighbour rule equal their twins, on
+/// meshes with neighbours of every kind (shared vertices, edges, a soup that cuts itself).
+#[test]
+fn self_cull_and_neighbour_rule_equal_their_twins() {
+    let Some(ctx) = common::gpu_or_skip("self_cull_and_neighbour_rule_equal_their_twins") else {
+        return;
+    };
+    let b = GpuBackend::new(ctx).unwrap();
+    let load = |f: &str| PreparedMesh::new(Mesh::load(common::case_path(f)).unwrap());
+    let meshes = [
+        (
+            "torus",
+            PreparedMesh::new(generate::torus(1.0, 0.3, 48, 16)),
+        ),
+        ("soup", load("meshes/soup.stl")),
+        ("cgal_non_manifold", load("meshes/cgal_non_manifold.stl")),
+        ("busted", load("meshes/busted.stl")),
+    ];
+    let mut neighbours = 0;
+    for (name, m) in &meshes {
+        let g = b.upload(m).unwrap();
+        let x = Posed::new(m, Pose::IDENTITY);
+        let q = whole_query(&b, (&x, &g), (&x, &g), 0.0, MODE_SELF);
+        let h = whole(m);
+        let (gpu_c, _, hits, _) = cull_equal_to_twin(&b, name, (&h, &g), (&h, &g), &q);
+        let p = &h.parts[0];
+        let pairs: Vec<[u32; 2]> = gpu_c.into_iter().collect();
+        assert!(
+            pairs.iter().all(|&[i, j]| i < j),
+            "{name}: a pair twice or with itself"
+        );
+        let twin_h = twin::narrow::main(&q, side(p), side(p), &pairs);
+        hits_agree(name, &hits, &twin_h, 0.0);
+        let shares = |&[i, j]: &[u32; 2]| {
+            let (a, c) = (
+                &p.vidx[3 * i as usize..][..3],
+                &p.vidx[3 * j as usize..][..3],
+            );
+            a.iter().any(|v| c.contains(v))
+        };
+        neighbours += pairs.iter().filter(|pr| shares(pr)).count();
+    }
+    assert!(neighbours > 0, "no candidate pair shared a vertex");
+}
+
+/// The nearest stage's twin walks as the shader does (sampled walks first, then every walk by
+/// the escapes, pruned by the shared bound): its minimum is the brute force's exactly (the
+/// same f32 function, and a pair is pruned only when a lower bound puts it beyond the bound),
+/// and it emits every pair at or below that minimum. On the CPU alone.
+#[test]
+fn nearest_walk_twin_finds_the_brute_force_minimum() {
+    let mut emitted_needed = 0;
+    for (name, ma, pa, mb, pb) in scenes() {
+        let (ha, hb) = (whole(&ma), whole(&mb));
+        let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
+        let mut f = twin_frame(&xa, &ha, &xb, &hb);
+        f.query.mode = MODE_DISTANCE;
+        let (pa_, pb_) = (&ha.parts[0], &hb.parts[0]);
+        let q = Query {
+            chunk_start: 0,
+            chunk_end: pa_.records.len().min(150) as u32,
+            ..f.query
+        };
+        let all = twin::nearest::all_pairs(&q, &pa_.records, &pa_.octree.tri_index, &pb_.records);
+        let m_brute = all.iter().map(|x| x.0).fold(f32::INFINITY, f32::min);
+        for walkers in [1, 4] {
+            let parts = twin::nearest::Parts {
+                tris_a: &pa_.records,
+                tris_b: &pb_.records,
+                nodes_a: &pa_.nodes,
+                nodes_b: &pb_.nodes,
+                walkers,
+            };
+            let (m, hits) = twin::nearest::walk(&q, &parts);
+            assert_eq!(
+                m, m_brute,
+                "{name}, {walkers} walkers: walk {m}, brute force {m_brute}"
+            );
+            let emitted: BTreeSet<(u32, u32)> = hits.iter().map(|h| (h.a, h.b)).collect();
+            for x in all.iter().filter(|x| x.0 <= m) {
+                assert!(emitted.contains(&(x.1, x.2)), "{name}: {x:?} not emitted");
+                emitted_needed += 1;
+            }
+        }
+    }
+    assert!(emitted_needed > 0, "no scene tested the emission");
 }

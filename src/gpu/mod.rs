@@ -17,7 +17,7 @@ pub mod twin;
 
 pub use backend::{GpuBackend, Narrow, WalkSteps};
 pub use context::{GpuContext, GpuInfo};
-pub use mesh::{GpuMesh, HostArrays};
+pub use mesh::{GpuMesh, HostArrays, HostPart};
 pub use rounds::Found;
 
 /// The WGSL sources, by stage name. `common` holds the structs shared by the stages.
