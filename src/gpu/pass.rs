@@ -4,6 +4,7 @@
 use super::backend::{GpuBackend, Narrow, Scratch, REPORT_HITS, REPORT_TIME};
 use super::layout::{Counters, Hit, Query, FAULT_CUT_SHORT, FAULT_STACK};
 use super::mesh::GpuPart;
+use super::stages::narrow;
 use crate::error::{Error, Result};
 use std::mem::size_of;
 use std::sync::atomic::Ordering;
@@ -144,6 +145,19 @@ impl GpuBackend {
             s.nearest.encode(ctx, &mut pass, bufs, a.node_count, first);
             return;
         };
+        self.encode_cull_and_narrow(&mut pass, (a, b), progress, kind, mode);
+    }
+
+    /// The cull's stages (the walks' only in a pass that walks) and then the narrow stage's.
+    fn encode_cull_and_narrow(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        (a, b): (&GpuPart, &GpuPart),
+        progress: Option<&wgpu::Buffer>,
+        kind: Pass,
+        mode: narrow::Mode,
+    ) {
+        let (ctx, s, f) = (&self.ctx, &self.stages, &self.bufs);
         // A pass that does not walk finds its live pairs, and main's dispatch, where the last
         // pass's main left them.
         if let Some(progress) = progress {
@@ -156,7 +170,7 @@ impl GpuBackend {
                 &f.args_far,
                 progress,
             ];
-            s.cull_leaves.encode(ctx, &mut pass, leaves, a.node_count);
+            s.cull_leaves.encode(ctx, pass, leaves, a.node_count);
             let far = [
                 &f.uniform,
                 &a.tris,
@@ -166,7 +180,7 @@ impl GpuBackend {
                 &f.live_pairs,
                 &f.args_pairs,
             ];
-            s.cull_pairs.encode_far(ctx, &mut pass, far, &f.args_far);
+            s.cull_pairs.encode_far(ctx, pass, far, &f.args_far);
         }
         // Main's live pairs: far's list in a pass that walks, the last pass's deferrals
         // otherwise; its deferrals go to the other list.
@@ -186,8 +200,7 @@ impl GpuBackend {
             main_in,
             main_out,
         ];
-        s.cull_pairs
-            .encode_main(ctx, &mut pass, main, &f.args_pairs);
+        s.cull_pairs.encode_main(ctx, pass, main, &f.args_pairs);
         let narrow_bufs = [
             &f.uniform,
             &a.tris,
@@ -200,7 +213,7 @@ impl GpuBackend {
             &b.vidx,
         ];
         s.narrow
-            .encode(ctx, &mut pass, narrow_bufs, &f.args_narrow, mode);
+            .encode(ctx, pass, narrow_bufs, &f.args_narrow, mode);
     }
 
     /// Submit and wait once: the counters, the timestamps and the first hits.

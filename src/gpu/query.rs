@@ -355,7 +355,20 @@ impl GpuBackend {
             self.add_busy(&mut timings, since);
             return Ok(distance_report(a, b, i, j, emitted.len() as u64, timings));
         }
-        // Otherwise: cull with the bound, f32 distances of every candidate, the band in f64.
+        self.distance_by_culling((a, ga), (b, gb), (nearest, &f0), timings, since)
+    }
+
+    /// The distance when the nearest stage's best pair lies beyond its band (`m` from a
+    /// sliver's lower bound): cull with a bound from `nearest`, f32 distances of every
+    /// candidate, the band in f64, widening until the best pair is within the cull.
+    fn distance_by_culling(
+        &self,
+        (a, ga): Side,
+        (b, gb): Side,
+        (nearest, f0): (f32, &Frame),
+        mut timings: Timings,
+        since: (u64, f64),
+    ) -> Result<DistanceReport> {
         let t = Instant::now();
         let mut d = if nearest.is_finite() {
             nearest as f64 + 2.0 * f0.band + 4.0 * f0.e_in

@@ -97,6 +97,45 @@ fn read_binary_stl(bytes: &[u8], count: usize, path: &Path) -> Result<Soup> {
     Ok(soup)
 }
 
+/// What the next keyword of an ASCII STL must be: a tiny state machine over the grammar.
+#[derive(PartialEq)]
+enum State {
+    Solid,
+    FacetOrEnd,
+    OuterLoop,
+    Vertex,
+    EndLoop,
+    EndFacet,
+}
+
+impl State {
+    /// The keyword expected, for the error message.
+    fn expected(&self) -> &'static str {
+        match self {
+            State::Solid => "\"solid\"",
+            State::FacetOrEnd => "\"facet\" or \"endsolid\"",
+            State::OuterLoop => "\"outer loop\"",
+            State::Vertex => "\"vertex x y z\"",
+            State::EndLoop => "\"endloop\" (a facet has 3 vertices)",
+            State::EndFacet => "\"endfacet\"",
+        }
+    }
+}
+
+/// A `vertex` line's three coordinates, or what is wrong with them.
+fn coordinates<'a>(tok: &mut impl Iterator<Item = &'a str>) -> Result<[f32; 3], String> {
+    let mut v = [0f32; 3];
+    for (k, slot) in v.iter_mut().enumerate() {
+        let t = tok
+            .next()
+            .ok_or_else(|| format!("vertex has {k} coordinates, expected 3"))?;
+        *slot = t
+            .parse::<f32>()
+            .map_err(|_| format!("not a number: {t:?}"))?;
+    }
+    Ok(v)
+}
+
 /// ASCII STL by hand: `stl_io` stops at the first `endsolid` (multi-body files hold several
 /// solids) and its errors carry no line number.
 fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
@@ -116,16 +155,6 @@ fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
     let mut soup = Vec::new();
     let mut vertex = 0usize;
     let mut current = [[0f32; 3]; 3];
-    // What the next keyword must be, as a tiny state machine over the grammar.
-    #[derive(PartialEq)]
-    enum State {
-        Solid,
-        FacetOrEnd,
-        OuterLoop,
-        Vertex,
-        EndLoop,
-        EndFacet,
-    }
     let mut state = State::Solid;
     let mut last_line = 0;
     for (i, raw) in text.lines().enumerate() {
@@ -146,16 +175,7 @@ fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
                 vertex = 0;
             }
             (State::Vertex, "vertex") => {
-                let mut v = [0f32; 3];
-                for (k, slot) in v.iter_mut().enumerate() {
-                    let t = tok.next().ok_or_else(|| {
-                        err(line, format!("vertex has {k} coordinates, expected 3"))
-                    })?;
-                    *slot = t
-                        .parse::<f32>()
-                        .map_err(|_| err(line, format!("not a number: {t:?}")))?;
-                }
-                current[vertex] = v;
+                current[vertex] = coordinates(&mut tok).map_err(|m| err(line, m))?;
                 vertex += 1;
                 if vertex == 3 {
                     state = State::EndLoop;
@@ -167,14 +187,7 @@ fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
                 state = State::FacetOrEnd;
             }
             _ => {
-                let want = match state {
-                    State::Solid => "\"solid\"",
-                    State::FacetOrEnd => "\"facet\" or \"endsolid\"",
-                    State::OuterLoop => "\"outer loop\"",
-                    State::Vertex => "\"vertex x y z\"",
-                    State::EndLoop => "\"endloop\" (a facet has 3 vertices)",
-                    State::EndFacet => "\"endfacet\"",
-                };
+                let want = state.expected();
                 return Err(err(
                     line,
                     format!("ASCII STL: expected {want}, found {word:?}"),

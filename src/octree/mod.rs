@@ -94,7 +94,7 @@ fn build_subtree(
         .iter()
         .fold(Aabb::EMPTY, |b, &t| b.union(&boxes[t as usize]));
     let cbox = Aabb::from_points(tris.iter().map(|&t| centroids[t as usize]));
-    let mut root = OctreeNode {
+    let root = OctreeNode {
         min: bounds.min.to_array().map(down),
         max: bounds.max.to_array().map(up),
         first_child: NO_CHILD,
@@ -113,29 +113,7 @@ fn build_subtree(
         let (n, k) = (tris.len(), tris.len().div_ceil(LEAF_SIZE).min(8));
         (0..k).map(|i| n * (i + 1) / k - n * i / k).collect()
     } else {
-        let c = cbox.center();
-        let octant = |t: u32| {
-            let p = centroids[t as usize];
-            (p.x > c.x) as usize | ((p.y > c.y) as usize) << 1 | ((p.z > c.z) as usize) << 2
-        };
-        // A stable partition by octant: `tris` arrive in increasing order (the root's 0..n,
-        // and each partition keeps it), so this is the sort by (octant, index) in linear time.
-        let octants: Vec<u8> = tris.iter().map(|&t| octant(t) as u8).collect();
-        let mut counts = [0usize; 8];
-        for &o in &octants {
-            counts[o as usize] += 1;
-        }
-        let mut next = [0usize; 8];
-        for o in 1..8 {
-            next[o] = next[o - 1] + counts[o - 1];
-        }
-        let mut sorted = vec![0u32; tris.len()];
-        for (&t, &o) in tris.iter().zip(&octants) {
-            sorted[next[o as usize]] = t;
-            next[o as usize] += 1;
-        }
-        tris.copy_from_slice(&sorted);
-        counts.to_vec()
+        partition_by_octant(centroids, tris, cbox.center()).to_vec()
     };
     // Disjoint slices, one per non-empty octant or run, with their offsets in the whole index.
     let mut slices: Vec<(&mut [u32], usize)> = Vec::with_capacity(8);
@@ -153,8 +131,38 @@ fn build_subtree(
     } else {
         slices.into_iter().map(build).collect()
     };
-    // Splice: this root, then the children's roots side by side (children are contiguous), then
-    // each child's remaining nodes; a child's node i > 0 lands at its offset + i - 1.
+    splice(root, subs)
+}
+
+/// Reorders `tris` by the octant of their centroids about `c`: the triangle count per octant.
+fn partition_by_octant(centroids: &[DVec3], tris: &mut [u32], c: DVec3) -> [usize; 8] {
+    let octant = |t: u32| {
+        let p = centroids[t as usize];
+        (p.x > c.x) as usize | ((p.y > c.y) as usize) << 1 | ((p.z > c.z) as usize) << 2
+    };
+    // A stable partition by octant: `tris` arrive in increasing order (the root's 0..n,
+    // and each partition keeps it), so this is the sort by (octant, index) in linear time.
+    let octants: Vec<u8> = tris.iter().map(|&t| octant(t) as u8).collect();
+    let mut counts = [0usize; 8];
+    for &o in &octants {
+        counts[o as usize] += 1;
+    }
+    let mut next = [0usize; 8];
+    for o in 1..8 {
+        next[o] = next[o - 1] + counts[o - 1];
+    }
+    let mut sorted = vec![0u32; tris.len()];
+    for (&t, &o) in tris.iter().zip(&octants) {
+        sorted[next[o as usize]] = t;
+        next[o as usize] += 1;
+    }
+    tris.copy_from_slice(&sorted);
+    counts
+}
+
+/// This root, then the children's roots side by side (children are contiguous), then each
+/// child's remaining nodes; a child's node i > 0 lands at its offset + i - 1.
+fn splice(mut root: OctreeNode, subs: Vec<Vec<OctreeNode>>) -> Vec<OctreeNode> {
     let k = subs.len();
     let mut offsets = Vec::with_capacity(k);
     let mut next = 1 + k;

@@ -225,8 +225,7 @@ fn search(
     let start_boxes = (a.node_box(start.1 as usize), b.node_box(start.2 as usize));
     let mut stack: Vec<Boxed> = vec![(start, start_boxes)];
     let mut kids = Vec::with_capacity(8);
-    let (mut leaf_a, mut leaf_b) = (Vec::new(), Vec::new());
-    let (mut span_a, mut span_b) = (Vec::new(), Vec::new());
+    let mut scratch = LeafScratch::default();
     while let Some(((d2, x, y), boxes)) = stack.pop() {
         if d2 > load(best) {
             continue;
@@ -245,58 +244,7 @@ fn search(
             }
         }
         if nx.is_leaf() && ny.is_leaf() {
-            a.leaf_tris(x, &mut leaf_a);
-            b.leaf_tris(y, &mut leaf_b);
-            let lb = leaf_gap(&leaf_a, &leaf_b);
-            if lb > 0.0 && lb * lb > load(best) {
-                continue;
-            }
-            // Each triangle's span along the line between the leaves (their first triangles'
-            // centres): where the parts are apart, that line is close to the direction of
-            // their distance, and the spans' gap settles most pairs for a subtraction, before
-            // the spheres and the three-axis bound.
-            let (Some(fa), Some(fb)) = (leaf_a.first(), leaf_b.first()) else {
-                continue; // no pairs
-            };
-            let u = (fb.2.center - fa.2.center).normalize_or_zero();
-            let mut magnitude = 0.0f64;
-            let mut spans = |leaf: &super::LeafTris, out: &mut Vec<(f64, f64)>| {
-                out.clear();
-                out.extend(leaf.iter().map(|(_, t, _)| {
-                    let x = t.map(|p| {
-                        magnitude = magnitude.max(p.abs().max_element());
-                        p.dot(u)
-                    });
-                    (x[0].min(x[1]).min(x[2]), x[0].max(x[1]).max(x[2]))
-                }));
-            };
-            spans(&leaf_a, &mut span_a);
-            spans(&leaf_b, &mut span_b);
-            // Rounding of the projections, as in tritri::gap_between.
-            let margin = 1e-12 * magnitude;
-            for (&(i, t1, sa), &(lo_a, hi_a)) in leaf_a.iter().zip(&span_a) {
-                for (&(j, t2, sb), &(lo_b, hi_b)) in leaf_b.iter().zip(&span_b) {
-                    let gap = (lo_b - hi_a).max(lo_a - hi_b) - margin;
-                    if gap > 0.0 && gap * gap > load(best) {
-                        continue;
-                    }
-                    let gap = sa.center.distance(sb.center) - sa.radius - sb.radius;
-                    if gap > 0.0 && gap * gap > load(best) {
-                        continue;
-                    }
-                    let lb = tritri::separation_bound(&t1, &t2, sb.center - sa.center);
-                    if lb > 0.0 && lb * lb > load(best) {
-                        continue;
-                    }
-                    tested += 1;
-                    let d = tritri::separated_distance(&t1, &t2);
-                    let d2 = d.distance * d.distance;
-                    if local.is_none_or(|l| (d2, i, j) < l) {
-                        local = Some((d2, i, j));
-                        fetch_min(best, d2);
-                    }
-                }
-            }
+            tested += leaf_pair(a, b, (x, y), &mut scratch, best, &mut local);
             continue;
         }
         open_boxed(a, b, (x, y), boxes, &mut kids);
@@ -305,6 +253,87 @@ fn search(
         stack.append(&mut kids);
     }
     ((tested, local), true)
+}
+
+/// A leaf pair's triangles and their spans, reused from one leaf pair to the next.
+#[derive(Default)]
+struct LeafScratch {
+    leaf_a: Vec<(u32, crate::geom::Tri, crate::geom::Sphere)>,
+    leaf_b: Vec<(u32, crate::geom::Tri, crate::geom::Sphere)>,
+    span_a: Vec<(f64, f64)>,
+    span_b: Vec<(f64, f64)>,
+}
+
+/// The triangle pairs of leaves `x` of A and `y` of B that no bound settles, their distances
+/// lowering `local` and `best`: how many were computed.
+fn leaf_pair(
+    a: &Posed,
+    b: &Posed,
+    (x, y): (u32, u32),
+    scratch: &mut LeafScratch,
+    best: &AtomicU64,
+    local: &mut Best,
+) -> u64 {
+    let mut tested = 0;
+    let LeafScratch {
+        leaf_a,
+        leaf_b,
+        span_a,
+        span_b,
+    } = scratch;
+    a.leaf_tris(x, leaf_a);
+    b.leaf_tris(y, leaf_b);
+    let lb = leaf_gap(leaf_a, leaf_b);
+    if lb > 0.0 && lb * lb > load(best) {
+        return 0;
+    }
+    // Each triangle's span along the line between the leaves (their first triangles'
+    // centres): where the parts are apart, that line is close to the direction of
+    // their distance, and the spans' gap settles most pairs for a subtraction, before
+    // the spheres and the three-axis bound.
+    let (Some(fa), Some(fb)) = (leaf_a.first(), leaf_b.first()) else {
+        return 0; // no pairs
+    };
+    let u = (fb.2.center - fa.2.center).normalize_or_zero();
+    let mut magnitude = 0.0f64;
+    let mut spans = |leaf: &super::LeafTris, out: &mut Vec<(f64, f64)>| {
+        out.clear();
+        out.extend(leaf.iter().map(|(_, t, _)| {
+            let x = t.map(|p| {
+                magnitude = magnitude.max(p.abs().max_element());
+                p.dot(u)
+            });
+            (x[0].min(x[1]).min(x[2]), x[0].max(x[1]).max(x[2]))
+        }));
+    };
+    spans(leaf_a, span_a);
+    spans(leaf_b, span_b);
+    // Rounding of the projections, as in tritri::gap_between.
+    let margin = 1e-12 * magnitude;
+    for (&(i, t1, sa), &(lo_a, hi_a)) in leaf_a.iter().zip(span_a.iter()) {
+        for (&(j, t2, sb), &(lo_b, hi_b)) in leaf_b.iter().zip(span_b.iter()) {
+            let gap = (lo_b - hi_a).max(lo_a - hi_b) - margin;
+            if gap > 0.0 && gap * gap > load(best) {
+                continue;
+            }
+            let gap = sa.center.distance(sb.center) - sa.radius - sb.radius;
+            if gap > 0.0 && gap * gap > load(best) {
+                continue;
+            }
+            let lb = tritri::separation_bound(&t1, &t2, sb.center - sa.center);
+            if lb > 0.0 && lb * lb > load(best) {
+                continue;
+            }
+            tested += 1;
+            let d = tritri::separated_distance(&t1, &t2);
+            let d2 = d.distance * d.distance;
+            if local.is_none_or(|l| (d2, i, j) < l) {
+                *local = Some((d2, i, j));
+                fetch_min(best, d2);
+            }
+        }
+    }
+    tested
 }
 
 /// The report for the smallest pair of the searches' `results`.

@@ -78,38 +78,7 @@ pub fn print_check(
     } else {
         println!("intersects:   no");
     }
-    // A part of several bodies may have one inside the other part and the rest outside it.
-    let part = |name: &str, m: &PreparedMesh| match m.bodies.probes.len() {
-        1 => name.to_string(),
-        n => format!("{name} (or one of its {n} bodies)"),
-    };
-    // Nothing can be inside a part none of whose bodies is closed: say so, not just "none".
-    let no_solid = |name: &str, m: &PreparedMesh| {
-        let b = &m.bodies;
-        (!b.bound_a_solid()).then(|| match b.closed.len() {
-            1 => format!("{name} is not closed, so nothing is inside it"),
-            n => format!("none of the {n} bodies of {name} is closed, so nothing is inside it"),
-        })
-    };
-    println!(
-        "containment:  {}",
-        match r.containment {
-            Some(Containment::AInB) => format!("{} is inside B", part("A", ma)),
-            Some(Containment::BInA) => format!("{} is inside A", part("B", mb)),
-            None if r.intersects() => "none".to_string(),
-            None => {
-                let why: Vec<String> = [no_solid("A", ma), no_solid("B", mb)]
-                    .into_iter()
-                    .flatten()
-                    .collect();
-                if why.is_empty() {
-                    "none".to_string()
-                } else {
-                    format!("none ({})", why.join("; "))
-                }
-            }
-        }
-    );
+    println!("containment:  {}", containment(r, ma, mb));
     println!(
         "interferes:   {}",
         if r.interferes() { "yes" } else { "no" }
@@ -130,31 +99,69 @@ pub fn print_check(
         );
     }
     if with_pairs {
-        for p in &r.intersect.pairs {
-            println!(
-                "  pair {} {}: {}{}{}",
-                p.a,
-                p.b,
-                p.contact.class().map_or("?", |c| c.as_str()),
-                if p.contact.coplanar { ", coplanar" } else { "" },
-                if p.contact.touching {
-                    ", touching"
-                } else {
-                    ", piercing"
-                }
-            );
-        }
-        if let Some(c) = &r.clearance {
-            for p in &c.pairs {
-                println!("  clearance pair {} {}: distance {}", p.a, p.b, p.distance);
-            }
-        }
+        print_pairs(r);
     }
     match backend.adapter() {
         Some(a) => println!("backend:      gpu ({}, {})", a.name, a.backend),
         None => println!("backend:      cpu"),
     }
     println!("timings (ms): {}", fmt_timings(&r.timings));
+}
+
+/// The containment line: who is inside whom, or why nothing can be.
+fn containment(r: &CheckReport, ma: &PreparedMesh, mb: &PreparedMesh) -> String {
+    // A part of several bodies may have one inside the other part and the rest outside it.
+    let part = |name: &str, m: &PreparedMesh| match m.bodies.probes.len() {
+        1 => name.to_string(),
+        n => format!("{name} (or one of its {n} bodies)"),
+    };
+    // Nothing can be inside a part none of whose bodies is closed: say so, not just "none".
+    let no_solid = |name: &str, m: &PreparedMesh| {
+        let b = &m.bodies;
+        (!b.bound_a_solid()).then(|| match b.closed.len() {
+            1 => format!("{name} is not closed, so nothing is inside it"),
+            n => format!("none of the {n} bodies of {name} is closed, so nothing is inside it"),
+        })
+    };
+    match r.containment {
+        Some(Containment::AInB) => format!("{} is inside B", part("A", ma)),
+        Some(Containment::BInA) => format!("{} is inside A", part("B", mb)),
+        None if r.intersects() => "none".to_string(),
+        None => {
+            let why: Vec<String> = [no_solid("A", ma), no_solid("B", mb)]
+                .into_iter()
+                .flatten()
+                .collect();
+            if why.is_empty() {
+                "none".to_string()
+            } else {
+                format!("none ({})", why.join("; "))
+            }
+        }
+    }
+}
+
+/// `--pairs`: every intersecting pair, then every clearance pair.
+fn print_pairs(r: &CheckReport) {
+    for p in &r.intersect.pairs {
+        println!(
+            "  pair {} {}: {}{}{}",
+            p.a,
+            p.b,
+            p.contact.class().map_or("?", |c| c.as_str()),
+            if p.contact.coplanar { ", coplanar" } else { "" },
+            if p.contact.touching {
+                ", touching"
+            } else {
+                ", piercing"
+            }
+        );
+    }
+    if let Some(c) = &r.clearance {
+        for p in &c.pairs {
+            println!("  clearance pair {} {}: distance {}", p.a, p.b, p.distance);
+        }
+    }
 }
 
 pub const KINDS: [SelfKind; 4] = [
