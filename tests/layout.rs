@@ -177,3 +177,76 @@ fn constants_shared_with_the_shaders_match() {
     let nearest = format!("{}\n{}", c, shaders::NEAREST);
     assert_eq!(wgsl_u32(&nearest, "SAMPLE"), NEAREST_SAMPLE);
 }
+
+/// The stage table (`gpu::stages::STAGES`) against the shaders: every entry point exists, and
+/// the bindings it uses are exactly the ones its table row lists (the rest of the group may be
+/// other entry points'), each at its slot with the WGSL variable's name, its address space and
+/// access, and the size of its struct or of one array element. Layouts are built from these
+/// rows, so a binding renumbered, retyped or resized on one side only fails here, without a GPU.
+#[test]
+fn stage_table_matches_the_shaders_bindings() {
+    use meshclash::gpu::stages::{Access, STAGES};
+    use naga::{AddressSpace, StorageAccess, TypeInner};
+    let mut checked = 0;
+    for stage in STAGES {
+        let src = format!("{}\n{}", shaders::COMMON, stage.source);
+        let m = module(&src, stage.name);
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&m)
+        .unwrap();
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(m.to_ctx()).unwrap();
+        for entry in stage.entries {
+            let index = m
+                .entry_points
+                .iter()
+                .position(|e| e.name == entry.name)
+                .unwrap_or_else(|| panic!("{}: no entry point {}", stage.name, entry.name));
+            let uses = info.get_entry_point(index);
+            for (handle, var) in m.global_variables.iter() {
+                let Some(rb) = &var.binding else {
+                    continue; // workgroup and private variables
+                };
+                let at = format!("{}::{} binding {}", stage.name, entry.name, rb.binding);
+                let row = entry.bindings.iter().find(|b| b.slot == rb.binding);
+                if uses[handle].is_empty() {
+                    continue;
+                }
+                let row = row.unwrap_or_else(|| panic!("{at}: used but not in the table"));
+                assert_eq!(rb.group, 0, "{at}");
+                assert_eq!(Some(row.name), var.name.as_deref(), "{at}");
+                let access = match var.space {
+                    AddressSpace::Uniform => Access::Uniform,
+                    AddressSpace::Storage { access } if access.contains(StorageAccess::STORE) => {
+                        Access::ReadWrite
+                    }
+                    AddressSpace::Storage { .. } => Access::Read,
+                    ref other => panic!("{at}: address space {other:?}"),
+                };
+                assert_eq!(row.access, access, "{at}");
+                let size = match m.types[var.ty].inner {
+                    TypeInner::Array { stride, .. } => stride,
+                    _ => layouter[var.ty].size,
+                };
+                assert_eq!(row.size, size as u64, "{at}: size");
+                checked += 1;
+            }
+            // Every row is a binding of the shader (an unused one would bind for nothing).
+            for row in entry.bindings {
+                assert!(
+                    m.global_variables
+                        .iter()
+                        .any(|(_, v)| v.binding.as_ref().is_some_and(|b| b.binding == row.slot)),
+                    "{}::{}: table binding {} is not in the shader",
+                    stage.name,
+                    entry.name,
+                    row.slot
+                );
+            }
+        }
+    }
+    assert!(checked >= 30, "only {checked} bindings checked");
+}
