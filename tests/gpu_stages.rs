@@ -305,6 +305,20 @@ fn nearest_finds_the_minimum_and_emits_every_pair_that_could_hold_it() {
             &hb.parts[0].records,
         );
         let m_twin = all.iter().map(|x| x.0).fold(f32::INFINITY, f32::min) as f64;
+        // The twin's own walk (the shader's, one thread after another) finds the same minimum.
+        let parts = twin::nearest::Parts {
+            tris_a: &ha.parts[0].records,
+            tris_b: &hb.parts[0].records,
+            nodes_a: &ha.parts[0].nodes,
+            nodes_b: &hb.parts[0].nodes,
+            walkers: 4,
+        };
+        let (m_walk, _) = twin::nearest::walk(&q, &parts);
+        assert!(
+            (m - m_walk as f64).abs() <= f.band,
+            "{name}: nearest {m}, its twin's walk {m_walk}, band {}",
+            f.band
+        );
         assert!(
             (m - m_twin).abs() <= f.band,
             "{name}: nearest {m}, brute force {m_twin}, band {}",

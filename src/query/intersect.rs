@@ -28,6 +28,12 @@ impl IntersectReport {
         !self.pairs.is_empty()
     }
 
+    /// The pairs that pierce (each triangle crosses the other's plane through both interiors)
+    /// rather than touch.
+    pub fn piercing_count(&self) -> usize {
+        self.pairs.iter().filter(|p| !p.contact.touching).count()
+    }
+
     /// The intersection curves, as the segments of the crossing (non-coplanar) pairs.
     pub fn curve_segments(&self) -> Vec<(DVec3, DVec3)> {
         self.pairs

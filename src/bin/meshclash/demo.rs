@@ -117,12 +117,7 @@ fn run_scene(sc: &Scene, backends: &[Backend]) -> Result<(), Error> {
         };
         let r = backend.check(a, pa, b, pb, &opts)?;
         let n = r.intersect.pairs.len();
-        let piercing = r
-            .intersect
-            .pairs
-            .iter()
-            .filter(|p| !p.contact.touching)
-            .count();
+        let piercing = r.intersect.piercing_count();
         println!(
             "  [{name}] intersects: {} ({n} pairs, {piercing} piercing), containment: {}, interferes: {}",
             r.intersects(),

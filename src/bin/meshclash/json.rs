@@ -29,12 +29,7 @@ fn timings_json(t: &Timings) -> Value {
 
 pub fn check_json(r: &CheckReport, with_pairs: bool, backend: &Backend) -> Value {
     let d = &r.distance;
-    let piercing = r
-        .intersect
-        .pairs
-        .iter()
-        .filter(|p| !p.contact.touching)
-        .count();
+    let piercing = r.intersect.piercing_count();
     let mut out = json!({
         "intersects": r.intersects(),
         "interferes": r.interferes(),

@@ -62,12 +62,7 @@ pub fn print_check(
 ) {
     let d = &r.distance;
     let n = r.intersect.pairs.len();
-    let piercing = r
-        .intersect
-        .pairs
-        .iter()
-        .filter(|p| !p.contact.touching)
-        .count();
+    let piercing = r.intersect.piercing_count();
     println!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
     println!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
     if n > 0 {
