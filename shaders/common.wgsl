@@ -153,7 +153,7 @@ fn box_box_gap(node: OctreeNode, bx: Box) -> vec3<f32> {
 }
 
 
-// Distance helpers shared by cull.wgsl (nearest) and narrow.wgsl. CPU twin: gpu::twin.
+// Distance helpers shared by cull.wgsl (nearest) and narrow.wgsl. CPU twin: gpu::twin::common.
 
 // Closest points of segments p1q1, p2q2 (Ericson 5.1.9, as geom::closest), squared distance.
 fn seg_seg(p1: vec3<f32>, q1: vec3<f32>, p2: vec3<f32>, q2: vec3<f32>) -> f32 {

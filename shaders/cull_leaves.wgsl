@@ -10,7 +10,7 @@
 // the round's next pass resumes it there (GpuBackend::rounds): the walk needs no stack, so that
 // node is all its state. Once the list is full, later walks wait for the next pass without
 // starting.
-// CPU twin: gpu::twin::cull (with cull_pairs.wgsl).
+// CPU twin: gpu::twin::cull_leaves.
 
 @group(0) @binding(0) var<uniform> q: Query;
 @group(0) @binding(1) var<storage, read> nodes_a: array<OctreeNode>;

@@ -3,7 +3,7 @@
 // thread s takes the pair's A triangle s (a leaf holds at most LEAF_THREADS) and tests it against
 // every triangle of the B leaf by Nathan's step 1 with tolerance d, padded by the f32 error bound:
 // |C_j - C_i|^2 <= (R_i + R_j + d + pad)^2 (both centres in B's record frame).
-// CPU twin: gpu::twin::cull.
+// CPU twin: gpu::twin::cull_pairs.
 
 @group(0) @binding(0) var<uniform> q: Query;
 @group(0) @binding(1) var<storage, read> tris_a: array<TriRecord>;

@@ -9,7 +9,7 @@
 //
 // Entry points: main (intersect, clearance, self), distance (f32 distances, workgroup then
 // global minimum), band (pairs whose f32 distance is within a threshold).
-// CPU twin: gpu::twin (the same functions, line by line, in f32).
+// CPU twin: gpu::twin::narrow (the same functions, line by line, in f32).
 
 @group(0) @binding(0) var<uniform> q: Query;
 @group(0) @binding(1) var<storage, read> tris_a: array<TriRecord>;

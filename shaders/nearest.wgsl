@@ -22,7 +22,8 @@
 // resumed in the round's next pass from the one node it records (progress): every pass starts
 // from the bound the earlier ones reached and only lowers it, so the argument above holds over
 // the passes as within one.
-// CPU twin: gpu::twin::nearest (brute force over all pairs with the same f32 distance).
+// CPU twin: gpu::twin::nearest::walk (the same walks, one thread after another); its
+// all_pairs is the brute force both are held to.
 
 @group(0) @binding(0) var<uniform> q: Query;
 @group(0) @binding(1) var<storage, read> tris_a: array<TriRecord>;
