@@ -87,7 +87,16 @@ impl Backend {
 
     /// A hardware GPU when there is one, else the CPU ([`Backend::fallback_reason`] says why).
     pub fn auto() -> Backend {
-        Backend::with_notice(BackendKind::Auto, |_| {}).unwrap_or_else(|_| Backend::cpu())
+        match Backend::with_notice(BackendKind::Auto, |_| {}) {
+            Ok(b) => b,
+            // `auto` answers on the CPU where it takes no GPU; should setting up ever fail
+            // otherwise, it does the same and keeps the reason.
+            Err(e) => {
+                let b = Backend::from_parts(BackendKind::Auto, None, |_| {});
+                b.fall_back(format!("{e}; answering on the CPU"));
+                b
+            }
+        }
     }
 
     pub fn new(kind: BackendKind) -> Result<Backend> {
@@ -218,7 +227,7 @@ impl Backend {
     ) -> Result<CheckReport> {
         self.answer(
             |g| {
-                let (ga, gb) = (g.upload(a)?, g.upload(b)?);
+                let (ga, gb) = (g.resident(a)?, g.resident(b)?);
                 g.check(a, &ga, pose_a, b, &gb, pose_b, opts)
             },
             || query::check(a, pose_a, b, pose_b, opts),
@@ -229,7 +238,7 @@ impl Backend {
     /// vertices ([`query::self_intersections`]).
     pub fn self_intersections(&self, m: &PreparedMesh) -> Result<SelfReport> {
         self.answer(
-            |g| g.self_intersections(m, &g.upload(m)?),
+            |g| g.self_intersections(m, &*g.resident(m)?),
             || query::self_intersections(m),
         )
     }

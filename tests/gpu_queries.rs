@@ -890,3 +890,45 @@ fn random_soups_against_each_other_are_answered_identically() {
         );
     }
 }
+
+/// A prepared mesh is uploaded once per backend and kept with the mesh: a second query reuses
+/// the first's buffers, a backend with another part limit makes (and keeps) its own split, and
+/// every check through the kept uploads answers as the CPU does.
+#[test]
+fn meshes_stay_resident_across_queries() {
+    let Some(ctx) = common::gpu_or_skip("meshes_stay_resident_across_queries") else {
+        return;
+    };
+    use std::sync::Arc;
+    let g = GpuBackend::new(ctx).unwrap();
+    let a = PreparedMesh::new(generate::torus(1.0, 0.3, 48, 16));
+    let b = PreparedMesh::new(generate::torus(1.0, 0.3, 32, 12));
+    let first = g.resident(&a).unwrap();
+    assert!(
+        Arc::ptr_eq(&first, &g.resident(&a).unwrap()),
+        "uploaded twice"
+    );
+    let split = g.with_part_limit(300);
+    let parts = split.resident(&a).unwrap();
+    assert!(
+        !Arc::ptr_eq(&first, &parts),
+        "an upload split by another limit was reused"
+    );
+    assert!(parts.parts.len() > 1);
+    let backend = meshclash::Backend::from_gpu(split);
+    let pose = Pose::from_euler_degrees([90.0, 7.0, 3.0], DVec3::new(1.5, 0.03, 0.02));
+    let opts = CheckOptions {
+        clearance: Some(0.01),
+    };
+    let cpu = query::check(&a, Pose::IDENTITY, &b, pose, &opts);
+    for call in 0..3 {
+        let r = backend.check(&a, Pose::IDENTITY, &b, pose, &opts).unwrap();
+        assert!(meshclash::bench::same_answers(&r, &cpu), "call {call}");
+        let s = backend.self_intersections(&a).unwrap();
+        assert_eq!(s.pairs, query::self_intersections(&a).pairs, "call {call}");
+    }
+    assert!(
+        cpu.intersects(),
+        "the pose should make the tori cut each other"
+    );
+}

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::mesh::PreparedMesh;
 use std::mem::size_of;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// What one pass reads back in its one wait: the counters, the pass's two timestamps, and the
 /// first hits, so that a pass with few hits needs no second readback.
@@ -167,6 +167,8 @@ impl Buffers {
 
 pub struct GpuBackend {
     pub ctx: GpuContext,
+    /// Unique per backend (and per part limit): the key of the meshes it keeps resident.
+    id: u64,
     /// Answer a distance on the CPU when its search on one thread settles it within a small
     /// budget (parts far apart, small meshes), where a GPU round's fixed cost is larger; the
     /// answer is the same. On by default; the tests of the GPU stages turn it off.
@@ -206,6 +208,12 @@ impl Scratch {
         }
         self.progress.as_ref().expect("made above")
     }
+}
+
+/// A new backend id.
+fn next_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Threads walking B's octree for each leaf of A in `nearest.wgsl` (`LEAF_WALKERS`). On a
@@ -256,6 +264,7 @@ impl GpuBackend {
             nearest: Nearest::new(&ctx, leaf_walkers(&ctx), steps.nearest)?,
         };
         Ok(GpuBackend {
+            id: next_id(),
             bufs: Buffers::new(&ctx, capacity),
             stages,
             capacity,
@@ -272,11 +281,18 @@ impl GpuBackend {
     /// several parts; the default is what one storage binding holds).
     pub fn with_part_limit(mut self, n: usize) -> GpuBackend {
         self.part_limit = n.clamp(1, super::mesh::part_limit(&self.ctx));
+        self.id = next_id(); // uploads split by the old limit are not this backend's
         self
     }
 
+    /// A fresh upload of `prep`, not kept (the stage tests and benchmarks time and inspect it).
     pub fn upload(&self, prep: &PreparedMesh) -> Result<GpuMesh> {
         GpuMesh::upload(&self.ctx, prep, self.part_limit)
+    }
+
+    /// `prep` on this backend's device: uploaded at its first use, then kept with the mesh.
+    pub fn resident(&self, prep: &PreparedMesh) -> Result<Arc<GpuMesh>> {
+        prep.resident.get_or_upload(self.id, || self.upload(prep))
     }
 
     /// A panic in another query's turn left nothing to undo: every pass starts from fresh

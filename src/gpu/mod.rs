@@ -10,6 +10,7 @@ pub mod layout;
 mod mesh;
 mod pass;
 pub mod query;
+mod resident;
 mod rounds;
 pub mod smoke;
 pub mod stages;
@@ -18,6 +19,7 @@ pub mod twin;
 pub use backend::{GpuBackend, Narrow, WalkSteps};
 pub use context::{GpuContext, GpuInfo};
 pub use mesh::{GpuMesh, HostArrays, HostPart};
+pub use resident::Resident;
 pub use rounds::Found;
 
 /// The WGSL sources, by stage name. `common` holds the structs shared by the stages.

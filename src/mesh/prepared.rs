@@ -2,6 +2,7 @@
 //! topology, bodies and zero-area flags.
 
 use super::{Bodies, Mesh, MeshInfo};
+use crate::gpu::Resident;
 use crate::octree::Octree;
 use std::time::Instant;
 
@@ -15,6 +16,8 @@ pub struct PreparedMesh {
     pub octree_ms: f64,
     /// Its connected pieces, and which of them are closed ([`Mesh::bodies`]).
     pub bodies: Bodies,
+    /// Its uploads to the GPU backends that have answered for it, kept for the next query.
+    pub(crate) resident: Resident,
 }
 
 impl PreparedMesh {
@@ -32,6 +35,7 @@ impl PreparedMesh {
             zero_area,
             octree_ms,
             bodies,
+            resident: Resident::default(),
         }
     }
 }
