@@ -250,3 +250,22 @@ fn stage_table_matches_the_shaders_bindings() {
     }
     assert!(checked >= 30, "only {checked} bindings checked");
 }
+
+/// The stage table's names hold the tree's layout: `shaders/<stage>.wgsl`, the stage module
+/// `src/gpu/stages/<stage>.rs` and its twin `src/gpu/twin/<stage>.rs`, the table's twin path
+/// naming that module, and the table's source being that file's text.
+#[test]
+fn every_stage_has_its_shader_module_and_twin_under_one_name() {
+    use meshclash::gpu::stages::STAGES;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for stage in STAGES {
+        let shader = root.join(format!("shaders/{}.wgsl", stage.name));
+        let text = std::fs::read_to_string(&shader).unwrap_or_else(|e| panic!("{shader:?}: {e}"));
+        assert_eq!(text, stage.source, "{}: the table's source", stage.name);
+        for dir in ["stages", "twin"] {
+            let file = root.join(format!("src/gpu/{dir}/{}.rs", stage.name));
+            assert!(file.is_file(), "{}: no {file:?}", stage.name);
+        }
+        assert_eq!(stage.twin, format!("gpu::twin::{}", stage.name));
+    }
+}

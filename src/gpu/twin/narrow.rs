@@ -168,15 +168,14 @@ pub fn narrow_intersect(
     pairs: &[Pair],
 ) -> Vec<Hit> {
     debug_assert_eq!(q.mode, MODE_INTERSECT);
-    let none = |t: &[TriRecord]| vec![u32::MAX; 3 * t.len()];
-    let (va, vb) = (none(tris_a), none(tris_b));
+    // Intersect mode reads no vertex indices.
     let a = Side {
         tris: tris_a,
-        vidx: &va,
+        vidx: &[],
     };
     let b = Side {
         tris: tris_b,
-        vidx: &vb,
+        vidx: &[],
     };
     main(q, a, b, pairs)
 }
