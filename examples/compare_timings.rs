@@ -117,7 +117,7 @@ fn main() {
             let (pa, pb) = posed();
             let h = query::intersect(&pa, &pb);
             (!h.intersects())
-                .then(|| query::containment(&pa, &pb))
+                .then(|| query::containment(&pa, &pb).0)
                 .flatten()
         });
         let (dist, t_dist) = median_time(|| {
@@ -162,7 +162,7 @@ fn main() {
             solid.distance(),
             match &solid {
                 query::SolidDistance::Interfering(i) => i.as_str(),
-                query::SolidDistance::Apart(_) => "apart",
+                query::SolidDistance::Apart { .. } => "apart",
             }
         );
         println!(

@@ -26,7 +26,10 @@ fn parry3d_calls_the_near_miss_spheres_intersecting_on_a_pair_exact_predicates_c
     );
     // Ours: no pair meets, and the inner sphere is inside the outer one.
     assert!(query::intersect(&x, &y).pairs.is_empty());
-    assert_eq!(query::containment(&x, &y), Some(query::Containment::AInB));
+    assert_eq!(
+        query::containment(&x, &y),
+        (Some(query::Containment::AInB), true)
+    );
     let r = parry3d::query::intersection_test(
         &parry_peer::pose(&Pose::IDENTITY),
         &parry_peer::trimesh(&inner),

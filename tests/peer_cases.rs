@@ -254,14 +254,20 @@ fn solid_distance_is_zero_where_the_solids_meet_and_the_oracles_distance_elsewhe
             query::SolidDistance::Interfering(i) => {
                 assert!(interfering, "{name}: {i:?}");
                 if nested {
-                    let query::Interference::VertexOfBInA { vertex, point } = *i else {
+                    let query::Interference::VertexOfBInA {
+                        vertex,
+                        point,
+                        certain,
+                    } = *i
+                    else {
                         panic!("{name}: the inner cube's vertex is the evidence, got {i:?}");
                     };
+                    assert!(certain, "{name}: closed cubes are certain");
                     assert_eq!(point, y.vertex(vertex));
                     assert!((point.cmpgt(DVec3::ZERO) & point.cmplt(DVec3::splat(2.0))).all());
                 }
             }
-            query::SolidDistance::Apart(d) => {
+            query::SolidDistance::Apart { report: d, .. } => {
                 assert!(!interfering, "{name}: apart at {}", d.distance);
                 let want = e["min_distance"].as_f64().unwrap();
                 let parry = e["parry3d_f64"]["distance"].as_f64().unwrap();

@@ -201,8 +201,14 @@ fn concentric_spheres_contain_and_measure_analytically() {
     // outer sphere's vertices still outside the inner one.
     let turned = Pose::from_euler_degrees([31.0, -47.0, 113.0], DVec3::new(1e6, -2e6, 5e5));
     let (x, y) = (Posed::new(&inner, turned), Posed::new(&outer, turned));
-    assert_eq!(query::containment(&x, &y), Some(query::Containment::AInB));
-    assert_eq!(query::containment(&y, &x), Some(query::Containment::BInA));
+    assert_eq!(
+        query::containment(&x, &y),
+        (Some(query::Containment::AInB), true)
+    );
+    assert_eq!(
+        query::containment(&y, &x),
+        (Some(query::Containment::BInA), true)
+    );
     assert!(query::interferes(&x, &y));
 }
 
@@ -377,7 +383,7 @@ fn posing_on_demand_gives_the_answers_of_posing_everything_first() {
         // None of these scenes has a part inside the other: the solids meet where the
         // surfaces do, and are otherwise as far apart as the surfaces.
         assert_eq!(sd.distance(), brute, "{name}");
-        if let query::SolidDistance::Apart(s) = sd {
+        if let query::SolidDistance::Apart { report: s, .. } = sd {
             assert_eq!(
                 (s.triangle_a, s.triangle_b, s.point_a, s.point_b),
                 (d.triangle_a, d.triangle_b, d.point_a, d.point_b),
@@ -449,7 +455,7 @@ fn winding(p: DVec3, m: &Posed) -> f64 {
 }
 
 #[test]
-fn point_in_closed_mesh_agrees_with_the_winding_number_turned_and_far_from_the_origin() {
+fn point_inside_a_closed_mesh_agrees_with_the_winding_number_turned_and_far_from_the_origin() {
     let t = prep(generate::torus(1.0, 0.3, 40, 14));
     let mut rnd = common::lcg(0x9e37_79b9_7f4a_7c15);
     for pose in [
@@ -465,11 +471,12 @@ fn point_in_closed_mesh_agrees_with_the_winding_number_turned_and_far_from_the_o
             let w = winding(p, &m);
             let want = w.round();
             assert!((w - want).abs() < 1e-6, "{p}: winding {w}");
-            assert_eq!(
-                query::point_in_closed_mesh(p, &m),
-                Some(want == 1.0),
-                "{p}: winding {w}"
-            );
+            let ours = query::point_inside(p, &m);
+            assert!(ours.certain, "{p}: winding {w}");
+            assert_eq!(ours.inside, want == 1.0, "{p}: winding {w}");
+            // A closed oriented mesh: the winding number is the exact integer.
+            assert_eq!(query::winding_number(p, &m).value, want, "{p}");
+            assert_eq!(query::winding_number(p, &m).bound, 0.0, "{p}");
             if want == 1.0 {
                 inside += 1;
             } else {
@@ -874,13 +881,13 @@ fn open_box(m: &mut Mesh, c: DVec3, h: f32) {
         m.vertices
             .push([c.x as f32 + s(1), c.y as f32 + s(2), c.z as f32 + s(4)]);
     }
-    // Bottom, and the four sides; no top (z = +h).
+    // Bottom, and the four sides, facing out; no top (z = +h).
     let faces = [
-        [0, 1, 3, 2],
-        [0, 4, 5, 1],
-        [1, 5, 7, 3],
-        [3, 7, 6, 2],
-        [2, 6, 4, 0],
+        [2, 3, 1, 0],
+        [1, 5, 4, 0],
+        [3, 7, 5, 1],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
     ];
     for [p, q, r, t] in faces {
         m.triangles.push([p, q, r].map(|k| k + base));
@@ -926,8 +933,8 @@ fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
         }
     }
     // With an open body added to each part (a defect a CAD export may carry): the closed
-    // bodies still bound solids, the open ones bound nothing. B's is a box without its top
-    // around the swallowed body, so that a ray from that body crosses it once.
+    // bodies still bound solids, and an open one adds its winding number. B's is a box
+    // without its top, facing out, around the swallowed body: 1 + 5/6 there, still inside.
     let mut with_open = bodies();
     open_box(&mut with_open, DVec3::new(5.0, 5.0, 0.0), 1.0);
     let mut big_with_open = generate::sphere(2.0, 16, 24);

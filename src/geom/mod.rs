@@ -15,6 +15,7 @@ pub mod overlap;
 pub mod predicates;
 pub mod ray;
 pub mod tritri;
+pub mod winding;
 
 pub use glam::DVec3;
 

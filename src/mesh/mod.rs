@@ -1,11 +1,13 @@
 //! Meshes: loading, welding, validation, topology, and the per-triangle records of Nathan (2015).
 
+mod boundary;
 pub mod generate;
 mod pose;
 mod prepared;
 pub mod read;
 mod record;
 
+pub use boundary::{BoundaryReport, Caps};
 pub use pose::Pose;
 pub use prepared::PreparedMesh;
 pub use record::TriRecord;

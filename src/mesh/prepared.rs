@@ -1,9 +1,10 @@
 //! A mesh prepared once for any number of queries and poses: welded, with its octree,
 //! topology, bodies and zero-area flags.
 
-use super::{Bodies, Mesh, MeshInfo};
+use super::{Bodies, Caps, Mesh, MeshInfo};
 use crate::gpu::Resident;
 use crate::octree::Octree;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 /// A mesh ready for queries: welded, with its octree, topology, bodies and zero-area flags.
@@ -16,6 +17,8 @@ pub struct PreparedMesh {
     pub octree_ms: f64,
     /// Its connected pieces, and which of them are closed ([`Mesh::bodies`]).
     pub bodies: Bodies,
+    /// The caps that close its boundary for the winding number, made on first use.
+    caps: OnceLock<Caps>,
     /// Its uploads to the GPU backends that have answered for it, kept for the next query.
     pub(crate) resident: Resident,
 }
@@ -35,7 +38,20 @@ impl PreparedMesh {
             zero_area,
             octree_ms,
             bodies,
+            caps: OnceLock::new(),
             resident: Resident::default(),
         }
+    }
+
+    /// The caps that close its boundary ([`Caps`]): none for a closed, consistently oriented
+    /// mesh, whose winding number an exact ray count gives alone.
+    pub fn caps(&self) -> &Caps {
+        self.caps.get_or_init(|| {
+            if self.info.closed && self.info.oriented {
+                Caps::default()
+            } else {
+                Caps::of(&self.mesh)
+            }
+        })
     }
 }

@@ -18,8 +18,11 @@ pub struct CheckOptions {
 #[derive(Clone, Debug)]
 pub struct CheckReport {
     pub intersect: IntersectReport,
-    /// Only decided when the surfaces do not intersect and both meshes are closed.
+    /// Only decided when the surfaces do not intersect ([`super::containment`]).
     pub containment: Option<Containment>,
+    /// False where a probe's winding number was within its rounding bound of 1/2 (a mesh
+    /// that is not closed): the containment is then the likelier answer, not a certain one.
+    pub containment_certain: bool,
     pub distance: DistanceReport,
     pub clearance: Option<ClearanceReport>,
     pub timings: Timings,
@@ -98,8 +101,8 @@ pub(crate) fn check_with<E>(
     };
     timings.extend(&hits.timings);
     let t = Instant::now();
-    let contained = if hits.intersects() {
-        None
+    let (contained, containment_certain) = if hits.intersects() {
+        (None, true)
     } else {
         containment(&pa, &pb)
     };
@@ -124,6 +127,7 @@ pub(crate) fn check_with<E>(
     Ok(CheckReport {
         intersect: hits,
         containment: contained,
+        containment_certain,
         distance: dist,
         clearance: clear,
         timings,

@@ -9,16 +9,35 @@ use crate::octree::{any_leaf_pair, world_box};
 /// The first evidence that two parts interfere.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Interference {
-    /// Vertex `vertex` of A, at `point` (world), is inside B's closed bodies or on their surface.
-    VertexOfAInB { vertex: u32, point: DVec3 },
-    /// Vertex `vertex` of B, at `point` (world), is inside A's closed bodies or on their surface.
-    VertexOfBInA { vertex: u32, point: DVec3 },
+    /// Vertex `vertex` of A, at `point` (world), is inside B ([`super::point_inside`]);
+    /// `certain` as [`super::Inside::certain`].
+    VertexOfAInB {
+        vertex: u32,
+        point: DVec3,
+        certain: bool,
+    },
+    /// Vertex `vertex` of B, at `point` (world), is inside A.
+    VertexOfBInA {
+        vertex: u32,
+        point: DVec3,
+        certain: bool,
+    },
     /// Some triangle pair intersects. Which pair the search meets first depends on the
     /// threads, so none is named: [`super::intersect`] lists them all.
     SurfacesMeet,
 }
 
 impl Interference {
+    /// Whether the evidence is certain: surfaces meeting always are; a vertex inside is
+    /// unless its winding number was within its rounding bound of 1/2.
+    pub fn certain(&self) -> bool {
+        match self {
+            Interference::VertexOfAInB { certain, .. }
+            | Interference::VertexOfBInA { certain, .. } => *certain,
+            Interference::SurfacesMeet => true,
+        }
+    }
+
     pub fn as_str(&self) -> &'static str {
         match self {
             Interference::VertexOfAInB { .. } => "vertex_of_a_in_b",
@@ -34,27 +53,66 @@ pub fn interferes(a: &Posed, b: &Posed) -> bool {
     interference(a, b).is_some()
 }
 
-/// The first evidence that the parts interfere, or `None` when they do not:
-/// - a vertex of either that a ray puts inside the solid the other's closed bodies bound
-///   means the parts overlap (or, if the vertex is on the surface, touch): interference, in
-///   microseconds. A vertex found outside proves nothing yet;
+/// The first evidence that the parts interfere, or `None` when they do not
+/// ([`interference_and_certainty`]).
+pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
+    interference_and_certainty(a, b).0
+}
+
+/// The first evidence that the parts interfere, or `None` when they do not, and whether that
+/// is certain ([`super::Inside::certain`]):
+/// - a vertex of either certainly inside the other means the parts overlap (or, if the vertex
+///   is on the surface, touch): interference, in microseconds. A vertex found outside proves
+///   nothing yet;
 /// - the surface search, stopping at the first intersecting pair;
 /// - no pair intersecting: a vertex of every other body of each (a part of several bodies may
-///   have one inside the other part and the rest outside it).
+///   have one inside the other part and the rest outside it);
+/// - no certain evidence: a vertex inside but uncertain is the evidence, not certain.
 ///
 /// Only the vertices and nodes visited are posed.
-pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
+pub fn interference_and_certainty(a: &Posed, b: &Posed) -> (Option<Interference>, bool) {
     // The first body of each first: a part that is one body is settled by these two rays.
-    let inside = |skip: usize, take: usize| {
-        if let Some((vertex, point)) = first_inside(probes(a).skip(skip).take(take), b) {
-            return Some(Interference::VertexOfAInB { vertex, point });
-        }
-        first_inside(probes(b).skip(skip).take(take), a)
-            .map(|(vertex, point)| Interference::VertexOfBInA { vertex, point })
-    };
-    if let Some(i) = inside(0, 1) {
-        return Some(i);
+    let (first, first_certain) = inside_bodies(a, b, 0, 1);
+    if let Some(i) = first.filter(Interference::certain) {
+        return (Some(i), true);
     }
+    if surfaces_meet(a, b) {
+        return (Some(Interference::SurfacesMeet), true);
+    }
+    // The other bodies: one of them may be inside where the first is not.
+    let (rest, rest_certain) = inside_bodies(a, b, 1, usize::MAX);
+    if let Some(i) = rest.filter(Interference::certain) {
+        return (Some(i), true);
+    }
+    (first.or(rest), first_certain && rest_certain)
+}
+
+/// Bodies `skip..skip + take` of A against B, then of B against A: the first vertex certainly
+/// inside, else the first inside but uncertain; and whether every vertex looked at was certain.
+fn inside_bodies(a: &Posed, b: &Posed, skip: usize, take: usize) -> (Option<Interference>, bool) {
+    let (in_b, certain_a) = first_inside(probes(a).skip(skip).take(take), b);
+    let of_a = in_b.map(|(vertex, point)| Interference::VertexOfAInB {
+        vertex,
+        point,
+        certain: certain_a,
+    });
+    if certain_a && of_a.is_some() {
+        return (of_a, true);
+    }
+    let (in_a, certain_b) = first_inside(probes(b).skip(skip).take(take), a);
+    let of_b = in_a.map(|(vertex, point)| Interference::VertexOfBInA {
+        vertex,
+        point,
+        certain: certain_b,
+    });
+    if certain_b && of_b.is_some() {
+        return (of_b, true);
+    }
+    (of_a.or(of_b), certain_a && certain_b)
+}
+
+/// Whether any triangle pair intersects, stopping at the first.
+fn surfaces_meet(a: &Posed, b: &Posed) -> bool {
     // The node search in A's own frame: A's boxes as built, B's carried by A⁻¹B, one pose per
     // box instead of two. Both are padded by 1e-12 of the world coordinates' magnitude, which
     // covers the rounding of both poses (the exact tests use the posed triangles).
@@ -62,7 +120,7 @@ pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
     let pad = 1e-12 * a.frame_magnitude().max(b.frame_magnitude()) + f64::MIN_POSITIVE;
     let ba = |n: usize| a.tree().nodes[n].aabb().padded(pad);
     let bb = |n: usize| world_box(&b.tree().nodes[n].aabb(), &rel).padded(pad);
-    let meet = any_leaf_pair(a.tree(), ba, b.tree(), bb, 0.0, |la, lb| {
+    any_leaf_pair(a.tree(), ba, b.tree(), bb, 0.0, |la, lb| {
         let (mut leaf_a, mut leaf_b) = (Vec::new(), Vec::new());
         a.leaf_tris(la, &mut leaf_a);
         b.leaf_tris(lb, &mut leaf_b);
@@ -72,10 +130,5 @@ pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
                     .iter()
                     .any(|(_, tb, sb)| spheres_within(sa, sb, 0.0) && tritri::intersect(ta, tb))
             })
-    });
-    if meet {
-        return Some(Interference::SurfacesMeet);
-    }
-    // The other bodies: one of them may be inside where the first is not.
-    inside(1, usize::MAX)
+    })
 }

@@ -14,22 +14,24 @@ pub(crate) mod check;
 mod clearance;
 mod containment;
 pub(crate) mod distance;
-mod interferes;
+pub(crate) mod interferes;
 pub(crate) mod intersect;
 pub(crate) mod self_intersect;
 mod solid;
+mod winding;
 
 pub use check::{check, CheckOptions, CheckReport};
 pub use clearance::{clearance, ClearancePair, ClearanceReport};
-pub use containment::{containment, point_in_closed_mesh, Containment};
+pub use containment::{containment, point_inside, Containment, Inside};
 pub use distance::{distance, distance_with_budget, DistanceReport};
-pub use interferes::{interference, interferes, Interference};
+pub use interferes::{interference, interference_and_certainty, interferes, Interference};
 pub use intersect::{intersect, IntersectReport, PairContact};
 pub use self_intersect::{
     self_intersections, shared_vertex_meets_elsewhere, shared_vertex_meets_elsewhere_by_edges,
     SelfKind, SelfPair, SelfReport,
 };
 pub use solid::{solid_distance, SolidDistance};
+pub use winding::{winding_number, Winding};
 
 use crate::geom::{tritri, Aabb, DVec3, Sphere, Tri};
 use crate::mesh::{Pose, PreparedMesh};
@@ -49,6 +51,7 @@ pub struct Posed<'a> {
     verts: OnceLock<Vec<DVec3>>,
     boxes: OnceLock<Vec<Aabb>>,
     spheres: OnceLock<Vec<Sphere>>,
+    caps: OnceLock<Vec<Tri>>,
 }
 
 impl<'a> Posed<'a> {
@@ -60,7 +63,23 @@ impl<'a> Posed<'a> {
             verts: OnceLock::new(),
             boxes: OnceLock::new(),
             spheres: OnceLock::new(),
+            caps: OnceLock::new(),
         }
+    }
+
+    /// The cap triangles that close the mesh's boundary ([`PreparedMesh::caps`]), posed: their
+    /// apexes carried by the pose as the vertices are.
+    pub fn caps(&self) -> &[Tri] {
+        self.caps.get_or_init(|| {
+            let caps = self.prep.caps();
+            caps.triangles
+                .iter()
+                .map(|&(l, u, v)| {
+                    let apex = self.pose.apply(caps.apexes[l as usize]);
+                    [apex, self.vertex(u), self.vertex(v)]
+                })
+                .collect()
+        })
     }
 
     /// Every vertex in world coordinates.

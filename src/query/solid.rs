@@ -1,22 +1,27 @@
 //! Distance between solids: the question parry3d's and FCL's `distance` answer for closed
 //! meshes, where a part inside another is at distance 0 although its surface is not.
 
-use super::{distance, interference, DistanceReport, Interference, IntersectReport, Posed};
+use super::interferes::interference_and_certainty;
+use super::{distance, DistanceReport, Interference, IntersectReport, Posed};
 
 /// How far apart two parts are as solids.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SolidDistance {
     /// They share points (distance 0): the first evidence found.
     Interfering(Interference),
-    /// They are apart: the surfaces' minimum distance, which is the solids' too.
-    Apart(DistanceReport),
+    /// They are apart: the surfaces' minimum distance, which is the solids' too; and whether
+    /// no vertex's inside-ness was uncertain ([`super::Inside::certain`]).
+    Apart {
+        report: DistanceReport,
+        containment_certain: bool,
+    },
 }
 
 impl SolidDistance {
     pub fn distance(&self) -> f64 {
         match self {
             SolidDistance::Interfering(_) => 0.0,
-            SolidDistance::Apart(d) => d.distance,
+            SolidDistance::Apart { report, .. } => report.distance,
         }
     }
 }
@@ -27,10 +32,13 @@ impl SolidDistance {
 /// answered in microseconds. For a mesh that is not closed there is no solid: its surface
 /// stands for it.
 pub fn solid_distance(a: &Posed, b: &Posed) -> SolidDistance {
-    match interference(a, b) {
-        Some(i) => SolidDistance::Interfering(i),
+    match interference_and_certainty(a, b) {
+        (Some(i), _) => SolidDistance::Interfering(i),
         // No pair intersects (the search was exhaustive), which is what `distance` needs to
         // know from an empty report.
-        None => SolidDistance::Apart(distance(a, b, &IntersectReport::default())),
+        (None, containment_certain) => SolidDistance::Apart {
+            report: distance(a, b, &IntersectReport::default()),
+            containment_certain,
+        },
     }
 }

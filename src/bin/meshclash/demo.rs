@@ -146,7 +146,7 @@ fn run_scene(sc: &Scene, backends: &[Backend]) -> Result<(), Error> {
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let why = match &quick {
         SolidDistance::Interfering(i) => format!("interferes ({})", i.as_str()),
-        SolidDistance::Apart(_) => "apart".into(),
+        SolidDistance::Apart { .. } => "apart".into(),
     };
     println!(
         "  [cpu] --quick: {why}, solid distance {:.6}, in {ms:.3} ms",

@@ -34,6 +34,7 @@ pub fn check_json(r: &CheckReport, with_pairs: bool, backend: &Backend) -> Value
         "intersects": r.intersects(),
         "interferes": r.interferes(),
         "containment": r.containment.map(|c| c.as_str()),
+        "containment_certain": r.containment_certain,
         "pair_count": r.intersect.pairs.len(),
         "touching_pair_count": r.intersect.pairs.len() - piercing,
         "piercing_pair_count": piercing,
@@ -96,14 +97,19 @@ pub fn quick_json(r: &SolidDistance, timings: &Timings) -> Value {
     match r {
         SolidDistance::Interfering(i) => {
             out["evidence"] = json!(i.as_str());
-            if let Interference::VertexOfAInB { vertex, point }
-            | Interference::VertexOfBInA { vertex, point } = *i
+            out["containment_certain"] = json!(i.certain());
+            if let Interference::VertexOfAInB { vertex, point, .. }
+            | Interference::VertexOfBInA { vertex, point, .. } = *i
             {
                 out["evidence_vertex"] = json!(vertex);
                 out["evidence_point"] = v3(point);
             }
         }
-        SolidDistance::Apart(d) => {
+        SolidDistance::Apart {
+            report: d,
+            containment_certain,
+        } => {
+            out["containment_certain"] = json!(containment_certain);
             out["closest_point_a"] = v3(d.point_a);
             out["closest_point_b"] = v3(d.point_b);
             out["separation"] = v3(d.separation);

@@ -10,6 +10,7 @@ mod text;
 
 use args::{Cli, Command};
 use clap::Parser;
+use meshclash::mesh::BoundaryReport;
 use meshclash::{Backend, BackendKind, Error, Mesh, PreparedMesh};
 use serde_json::Value;
 use std::io::IsTerminal;
@@ -136,11 +137,14 @@ fn info(path: &Path, json: bool) -> Result<(), Error> {
         bodies.closed.iter().filter(|&&c| c).count(),
         bodies.probes.len(),
     );
+    // Why a mesh is open: its boundary edges, and how many of them are cracks or seams.
+    let edges = BoundaryReport::of(&m);
     if json {
         let mut v = serde_json::to_value(&info).unwrap_or(Value::Null);
-        if let Value::Object(o) = &mut v {
+        if let (Value::Object(o), Ok(Value::Object(e))) = (&mut v, serde_json::to_value(&edges)) {
             o.insert("bodies".into(), bodies.into());
             o.insert("closed_bodies".into(), closed_bodies.into());
+            o.extend(e);
         }
         println!("{v}");
         return Ok(());
@@ -154,6 +158,12 @@ fn info(path: &Path, json: bool) -> Result<(), Error> {
     println!("closed:              {}", info.closed);
     println!("oriented:            {}", info.oriented);
     println!("bodies:              {bodies} ({closed_bodies} closed)");
+    println!("boundary edges:      {}", edges.boundary_edges);
+    println!(
+        "  near another:      {} (within {:.3e}: cracks and unwelded seams)",
+        edges.boundary_edges_near_another, edges.crack_tolerance
+    );
+    println!("non-manifold edges:  {}", edges.non_manifold_edges);
     Ok(())
 }
 

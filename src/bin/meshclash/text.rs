@@ -18,21 +18,26 @@ pub fn print_quick(
     match r {
         SolidDistance::Interfering(i) => {
             let why = match i {
-                Interference::VertexOfAInB { vertex, point } => format!(
-                    "vertex {vertex} of A, at {:?}, is inside B or on its surface",
-                    point.to_array()
+                Interference::VertexOfAInB { vertex, point, .. } => format!(
+                    "vertex {vertex} of A, at {:?}, is inside B or on its surface{}",
+                    point.to_array(),
+                    uncertain_word(i.certain())
                 ),
-                Interference::VertexOfBInA { vertex, point } => format!(
-                    "vertex {vertex} of B, at {:?}, is inside A or on its surface",
-                    point.to_array()
+                Interference::VertexOfBInA { vertex, point, .. } => format!(
+                    "vertex {vertex} of B, at {:?}, is inside A or on its surface{}",
+                    point.to_array(),
+                    uncertain_word(i.certain())
                 ),
                 Interference::SurfacesMeet => "the surfaces meet".into(),
             };
             println!("interferes:     yes ({why})");
             println!("solid distance: 0");
         }
-        SolidDistance::Apart(d) => {
-            println!("interferes:     no");
+        SolidDistance::Apart {
+            report: d,
+            containment_certain,
+        } => {
+            println!("interferes:     no{}", uncertain_word(*containment_certain));
             println!(
                 "solid distance: {} between A triangle {} at {:?} and B triangle {} at {:?}",
                 d.distance,
@@ -44,6 +49,15 @@ pub fn print_quick(
         }
     }
     println!("time (ms):      {}", fmt_timings(timings));
+}
+
+/// What a person is told where an inside-or-outside answer is not certain.
+fn uncertain_word(certain: bool) -> &'static str {
+    if certain {
+        ""
+    } else {
+        " (uncertain: a winding number within its rounding bound of 1/2; the mesh is not closed)"
+    }
 }
 
 pub fn fmt_timings(t: &Timings) -> String {
@@ -103,37 +117,19 @@ pub fn print_check(
     println!("timings (ms): {}", fmt_timings(&r.timings));
 }
 
-/// The containment line: who is inside whom, or why nothing can be.
+/// The containment line: who is inside whom, and whether that is certain.
 fn containment(r: &CheckReport, ma: &PreparedMesh, mb: &PreparedMesh) -> String {
     // A part of several bodies may have one inside the other part and the rest outside it.
     let part = |name: &str, m: &PreparedMesh| match m.bodies.probes.len() {
         1 => name.to_string(),
         n => format!("{name} (or one of its {n} bodies)"),
     };
-    // Nothing can be inside a part none of whose bodies is closed: say so, not just "none".
-    let no_solid = |name: &str, m: &PreparedMesh| {
-        let b = &m.bodies;
-        (!b.bound_a_solid()).then(|| match b.closed.len() {
-            1 => format!("{name} is not closed, so nothing is inside it"),
-            n => format!("none of the {n} bodies of {name} is closed, so nothing is inside it"),
-        })
-    };
-    match r.containment {
+    let answer = match r.containment {
         Some(Containment::AInB) => format!("{} is inside B", part("A", ma)),
         Some(Containment::BInA) => format!("{} is inside A", part("B", mb)),
-        None if r.intersects() => "none".to_string(),
-        None => {
-            let why: Vec<String> = [no_solid("A", ma), no_solid("B", mb)]
-                .into_iter()
-                .flatten()
-                .collect();
-            if why.is_empty() {
-                "none".to_string()
-            } else {
-                format!("none ({})", why.join("; "))
-            }
-        }
-    }
+        None => "none".to_string(),
+    };
+    format!("{answer}{}", uncertain_word(r.containment_certain))
 }
 
 /// `--pairs`: every intersecting pair, then every clearance pair.

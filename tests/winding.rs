@@ -1,0 +1,318 @@
+//! Inside and outside for meshes as they come: the generalized winding number against an
+//! independent solid-angle sum written here (spherical excess, not the library's formula), on
+//! hand-worked meshes (a box with a triangle missing: 11/12 at its centre), the teapot (open at
+//! its lid), an unwelded UV sphere, inside-out bodies, random meshes cut open, cracked by
+//! rounding-sized moves and turned into soups; and containment through `check` on both
+//! backends. Random cases: `MESHCLASH_WINDING_CASES` (default 12).
+
+mod common;
+
+use glam::DVec3;
+use meshclash::mesh::{read::Soup, BoundaryReport, Mesh, Pose};
+use meshclash::query::{self, Posed};
+use meshclash::{Backend, CheckOptions, Containment, PreparedMesh};
+use std::f64::consts::PI;
+
+/// Solid angle of the spherical triangle the unit directions to `t`'s vertices span, by
+/// Girard's theorem (the angles' sum less π), signed as the triple product: an oracle that
+/// shares nothing with the library's arctangent formula.
+fn girard(p: DVec3, t: [DVec3; 3]) -> f64 {
+    let [a, b, c] = t.map(|v| (v - p).normalize());
+    // Two directions within 1e-9 of each other: the angles there are undefined, and the
+    // spherical triangle (sides under π, one under 1e-9) has an area under 4e-9, w under 4e-10.
+    if [a.cross(b), b.cross(c), c.cross(a)]
+        .iter()
+        .any(|x| x.length() < 1e-9)
+    {
+        return 0.0;
+    }
+    let angle = |x: DVec3, y: DVec3, z: DVec3| {
+        // The angle at x between the great circles to y and to z.
+        let (u, v) = (x.cross(y), x.cross(z));
+        u.cross(v).length().atan2(u.dot(v))
+    };
+    let excess = angle(a, b, c) + angle(b, c, a) + angle(c, a, b) - PI;
+    excess.copysign(a.dot(b.cross(c))) / (4.0 * PI)
+}
+
+fn oracle(p: DVec3, m: &Posed) -> f64 {
+    (0..m.prep.mesh.triangles.len() as u32)
+        .map(|i| girard(p, m.tri(i)))
+        .sum()
+}
+
+fn soup_mesh(label: &str, soup: Soup) -> PreparedMesh {
+    PreparedMesh::new(Mesh::from_soup(label, soup).unwrap())
+}
+
+/// The box [-h, h]³, outward, as 12 triangles.
+fn box_soup(h: f32) -> Soup {
+    let v = |i: usize| {
+        [
+            if i & 1 == 0 { -h } else { h },
+            if i & 2 == 0 { -h } else { h },
+            if i & 4 == 0 { -h } else { h },
+        ]
+    };
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    quads
+        .iter()
+        .flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]])
+        .collect()
+}
+
+/// A UV sphere as a simple generator writes it: every vertex from `cos`/`sin` of its own
+/// angles, so the seam (2π is not exact) and the poles (sin π is not 0) come out a rounding
+/// apart and do not weld.
+fn unwelded_sphere(r: f64, n_lat: usize, n_lon: usize) -> Soup {
+    let vert = |i: usize, j: usize| {
+        let (th, ph) = (
+            PI * i as f64 / n_lat as f64,
+            2.0 * PI * j as f64 / n_lon as f64,
+        );
+        [
+            (r * th.sin() * ph.cos()) as f32,
+            (r * th.sin() * ph.sin()) as f32,
+            (r * th.cos()) as f32,
+        ]
+    };
+    let mut soup = Vec::new();
+    for i in 0..n_lat {
+        for j in 0..n_lon {
+            let (a, b, c, d) = (
+                vert(i, j),
+                vert(i + 1, j),
+                vert(i + 1, j + 1),
+                vert(i, j + 1),
+            );
+            soup.push([a, b, d]);
+            soup.push([b, c, d]);
+        }
+    }
+    soup
+}
+
+fn flipped(soup: &Soup) -> Soup {
+    soup.iter().map(|t| [t[0], t[2], t[1]]).collect()
+}
+
+/// The library's winding number equals the oracle's within its bound (and the bound is small:
+/// the oracle's own rounding is far below 1e-9).
+fn assert_winding(p: DVec3, m: &Posed, what: &str) -> query::Winding {
+    let w = query::winding_number(p, m);
+    let want = oracle(p, m);
+    assert!(
+        (w.value - want).abs() <= w.bound + 1e-9,
+        "{what} at {p}: {} ± {} against {want}",
+        w.value,
+        w.bound
+    );
+    assert!(w.bound < 1e-6, "{what} at {p}: bound {}", w.bound);
+    w
+}
+
+#[test]
+fn a_box_missing_one_triangle_winds_eleven_twelfths_around_its_centre() {
+    let mut soup = box_soup(1.0);
+    soup.remove(3);
+    let m = soup_mesh("box less a triangle", soup);
+    assert!(!m.info.closed);
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    // Half a face of six is missing: 1 − 1/12 (libigl: 0.917).
+    let w = assert_winding(DVec3::ZERO, &posed, "box");
+    assert!((w.value - 11.0 / 12.0).abs() < 1e-12, "{w:?}");
+    assert!(query::point_inside(DVec3::ZERO, &posed).inside);
+    // Outside, beside the hole: small, and outside.
+    let out = DVec3::new(0.3, 0.2, -1.5);
+    let w = assert_winding(out, &posed, "box");
+    assert!(w.value.abs() < 0.5 && w.certain(), "{w:?}");
+}
+
+#[test]
+fn the_teapot_open_at_its_lid_holds_a_cube_in_its_belly() {
+    let teapot = PreparedMesh::new(Mesh::load(common::case_path("meshes/teapot.stl")).unwrap());
+    assert!(!teapot.info.closed);
+    let posed = Posed::new(&teapot, Pose::IDENTITY);
+    let belly = DVec3::new(0.0, 0.0, 12.0);
+    let w = assert_winding(belly, &posed, "teapot");
+    // libigl's fast winding number there: 1.005.
+    assert!((w.value - 1.005).abs() < 0.01 && w.certain(), "{w:?}");
+    // A cube of side 4 in the belly: B is inside A, on both backends.
+    let cube = soup_mesh("cube", box_soup(2.0));
+    let pose_b = Pose::from_euler_degrees([0.0, 0.0, 0.0], belly);
+    let cpu = query::check(
+        &teapot,
+        Pose::IDENTITY,
+        &cube,
+        pose_b,
+        &CheckOptions::default(),
+    );
+    assert!(!cpu.intersects());
+    assert_eq!(cpu.containment, Some(Containment::BInA));
+    assert!(cpu.containment_certain);
+    assert!(query::interferes(&posed, &Posed::new(&cube, pose_b)));
+    if let Some(gpu) = gpu_backend("the_teapot_open_at_its_lid_holds_a_cube_in_its_belly") {
+        let r = gpu
+            .check(
+                &teapot,
+                Pose::IDENTITY,
+                &cube,
+                pose_b,
+                &CheckOptions::default(),
+            )
+            .unwrap();
+        assert_eq!(r.containment, cpu.containment);
+        assert_eq!(r.containment_certain, cpu.containment_certain);
+    }
+}
+
+fn gpu_backend(test: &str) -> Option<Backend> {
+    let ctx = common::gpu_or_skip(test)?;
+    Some(Backend::from_gpu(
+        meshclash::gpu::GpuBackend::new(ctx).unwrap(),
+    ))
+}
+
+#[test]
+fn an_unwelded_uv_sphere_bounds_its_inside_and_info_finds_its_seam() {
+    let soup = unwelded_sphere(1.0, 24, 48);
+    let m = soup_mesh("unwelded sphere", soup.clone());
+    assert!(
+        !m.info.closed,
+        "the seam must not weld, or this tests nothing"
+    );
+    let report = BoundaryReport::of(&m.mesh);
+    assert!(report.boundary_edges > 0);
+    assert!(
+        report.boundary_edges_near_another > 0,
+        "the seam's edges lie a rounding apart: {report:?}"
+    );
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let w = assert_winding(DVec3::new(0.1, -0.2, 0.05), &posed, "sphere");
+    assert!((w.value - 1.0).abs() < 1e-3 && w.certain(), "{w:?}");
+    // Inside out: −1, and still inside (the nonzero rule).
+    let inv = soup_mesh("inside-out sphere", flipped(&soup));
+    let posed = Posed::new(&inv, Pose::IDENTITY);
+    let w = assert_winding(DVec3::ZERO, &posed, "inside-out sphere");
+    assert!(
+        (w.value + 1.0).abs() < 1e-3 && w.certain() && w.inside(),
+        "{w:?}"
+    );
+    // A small cube inside either: contained.
+    let cube = soup_mesh("cube", box_soup(0.2));
+    for s in [&m, &inv] {
+        let r = query::check(
+            &cube,
+            Pose::IDENTITY,
+            s,
+            Pose::IDENTITY,
+            &Default::default(),
+        );
+        assert_eq!(r.containment, Some(Containment::AInB));
+        assert!(r.containment_certain);
+    }
+}
+
+#[test]
+fn a_closed_inside_out_box_contains_and_is_exact() {
+    let inv = soup_mesh("inside-out box", flipped(&box_soup(1.0)));
+    assert!(inv.info.closed && inv.info.oriented);
+    let posed = Posed::new(&inv, Pose::IDENTITY);
+    let w = query::winding_number(DVec3::new(0.1, 0.2, 0.3), &posed);
+    assert_eq!((w.value, w.bound), (-1.0, 0.0));
+    let cube = soup_mesh("cube", box_soup(0.2));
+    let r = query::check(
+        &cube,
+        Pose::IDENTITY,
+        &inv,
+        Pose::IDENTITY,
+        &Default::default(),
+    );
+    assert_eq!(r.containment, Some(Containment::AInB));
+}
+
+/// A closed mesh made open in `how`: 0 cut (triangles removed), 1 cracked (some vertices moved
+/// by a few ulps in some of their triangles only), 2 inside out and cut, 3 a soup of its
+/// triangles with each vertex moved by an ulp on its own (nothing welds).
+fn damaged(seed: u64, how: u64) -> (PreparedMesh, Pose) {
+    let base = meshclash::mesh::generate::torus(1.0, 0.35, 18, 10);
+    let mut rnd = common::lcg(seed);
+    let mut soup: Soup = (0..base.triangles.len())
+        .map(|i| base.triangles[i].map(|v| base.vertices[v as usize]))
+        .collect();
+    // Moved by about an ulp (0 stays put).
+    let nudge = |x: f32, k: i32| x * (1.0 + k as f32 * f32::EPSILON);
+    match how {
+        0 | 2 => {
+            let cut = 1 + (rnd() * 6.0) as usize;
+            for _ in 0..cut {
+                let i = (rnd() * soup.len() as f64) as usize % soup.len();
+                soup.remove(i);
+            }
+            if how == 2 {
+                soup = flipped(&soup);
+            }
+        }
+        1 => {
+            for t in soup.iter_mut() {
+                if rnd() < 0.2 {
+                    t[0] = t[0].map(|x| nudge(x, 2));
+                }
+            }
+        }
+        _ => {
+            for t in soup.iter_mut() {
+                for v in t.iter_mut() {
+                    *v = v.map(|x| nudge(x, if rnd() < 0.5 { 1 } else { -1 }));
+                }
+            }
+        }
+    }
+    let pose = Pose::from_euler_degrees(
+        [rnd() * 360.0, rnd() * 360.0, rnd() * 360.0],
+        DVec3::new(rnd() * 10.0, -rnd() * 1e3, 5.0),
+    );
+    (soup_mesh("damaged torus", soup), pose)
+}
+
+#[test]
+fn damaged_meshes_wind_as_the_solid_angles_sum_and_say_when_unsure() {
+    let cases = std::env::var("MESHCLASH_WINDING_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(12u64);
+    let (mut inside, mut outside) = (0, 0);
+    for seed in 0..cases {
+        let (m, pose) = damaged(seed, seed % 4);
+        assert!(!m.info.closed, "seed {seed}");
+        let posed = Posed::new(&m, pose);
+        let mut rnd = common::lcg(seed ^ 0x5eed);
+        for _ in 0..40 {
+            let local = DVec3::new(rnd() * 3.0 - 1.5, rnd() * 3.0 - 1.5, rnd() * 1.0 - 0.5);
+            let p = pose.apply(local);
+            let w = assert_winding(p, &posed, &format!("seed {seed}"));
+            let i = query::point_inside(p, &posed);
+            assert_eq!(i.inside, w.inside());
+            // Far from ±1/2 the answer must be certain, and right.
+            if (w.value.abs() - 0.5).abs() > 1e-6 {
+                assert!(i.certain, "seed {seed} at {p}: {w:?}");
+            }
+            if i.inside {
+                inside += 1;
+            } else {
+                outside += 1;
+            }
+        }
+    }
+    assert!(
+        inside > 20 && outside > 20,
+        "{inside} inside, {outside} outside"
+    );
+}
