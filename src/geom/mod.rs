@@ -86,6 +86,23 @@ impl Aabb {
         let gap = (self.min - o.max).max(o.min - self.max).max(DVec3::ZERO);
         gap.length_squared()
     }
+
+    /// Distance between two boxes, finite wherever the boxes' coordinates are (their squared
+    /// distance overflows beyond 1e154).
+    pub fn distance(&self, o: &Aabb) -> f64 {
+        let gap = (self.min * 0.5 - o.max * 0.5).max(o.min * 0.5 - self.max * 0.5);
+        2.0 * length(gap.max(DVec3::ZERO))
+    }
+}
+
+/// `|v|` without overflow or underflow in the squares: scaled by its largest coordinate first
+/// (glam's `length` squares first, and is `inf` beyond 1.3e154).
+pub fn length(v: DVec3) -> f64 {
+    let m = v.abs().max_element();
+    if m == 0.0 || !m.is_finite() {
+        return m;
+    }
+    m * (v / m).length()
 }
 
 /// Sphere by centre and radius.

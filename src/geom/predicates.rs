@@ -26,6 +26,9 @@ fn c3(p: DVec3) -> Coord3D<f64> {
 /// `(a − d) · ((b − d) × (c − d))`. Positive when `d` lies below the plane, i.e. on the side
 /// opposite the normal `(b − a) × (c − a)`; zero when the four points are coplanar.
 pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
+    if let Some(k) = downscale(&[a, b, c, d]) {
+        return sign(robust::orient3d(c3(a * k), c3(b * k), c3(c * k), c3(d * k)));
+    }
     let s = sign(robust::orient3d(c3(a), c3(b), c3(c), c3(d)));
     if s != 0 {
         return s;
@@ -38,6 +41,18 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
         Some(k) => sign(robust::orient3d(c3(a * k), c3(b * k), c3(c * k), c3(d * k))),
         None => 0,
     }
+}
+
+/// The power of two that brings the largest coordinate down to about 2^200, where it is beyond
+/// 2^300: the determinants' products of three differences overflow from about 2^340 (1e102),
+/// and an overflowed expansion has no sign. Exact, as any power of two is, for every
+/// coordinate above 2^-700 or zero.
+fn downscale(points: &[DVec3]) -> Option<f64> {
+    let m = points
+        .iter()
+        .map(|p| p.abs().max_element())
+        .fold(0.0_f64, f64::max);
+    (m > 2f64.powi(300) && m.is_finite()).then(|| 2f64.powi(200 - m.log2().floor() as i32))
 }
 
 /// The power of two that brings the largest coordinate to about 2^200, if that is a scale-up.
@@ -59,12 +74,15 @@ pub fn orient2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
         x: q[0] * k,
         y: q[1] * k,
     };
+    let d = |q: [f64; 2]| DVec3::new(q[0], q[1], 0.0);
+    if let Some(k) = downscale(&[d(a), d(b), d(c)]) {
+        return sign(robust::orient2d(p(a, k), p(b, k), p(c, k)));
+    }
     let s = sign(robust::orient2d(p(a, 1.0), p(b, 1.0), p(c, 1.0)));
     if s != 0 {
         return s;
     }
     // As in orient3d: confirm a zero where underflow cannot fake it.
-    let d = |q: [f64; 2]| DVec3::new(q[0], q[1], 0.0);
     match rescale(&[d(a), d(b), d(c)]) {
         Some(k) => sign(robust::orient2d(p(a, k), p(b, k), p(c, k))),
         None => 0,
@@ -189,6 +207,13 @@ pub fn segment_triangle(a: DVec3, b: DVec3, t: &Tri) -> bool {
 /// The intersection of two closed triangles is a convex set whose extreme points lie on an edge
 /// of one of them; so the triangles meet exactly when an edge of one meets the other.
 pub fn triangles_intersect(t1: &Tri, t2: &Tri) -> bool {
+    // Boxes apart on an axis: comparisons only, exact at any magnitude (the determinants below
+    // cannot hold 1e308 and 0.5 in one expansion).
+    let lo = |t: &Tri, k: usize| t.iter().map(|p| p[k]).fold(f64::INFINITY, f64::min);
+    let hi = |t: &Tri, k: usize| t.iter().map(|p| p[k]).fold(f64::NEG_INFINITY, f64::max);
+    if (0..3).any(|k| lo(t1, k) > hi(t2, k) || lo(t2, k) > hi(t1, k)) {
+        return false;
+    }
     // Quick exact rejection: all of one triangle strictly on one side of the other's plane.
     if !is_degenerate(t2) {
         let o: [i8; 3] = std::array::from_fn(|i| orient3d(t2[0], t2[1], t2[2], t1[i]));

@@ -215,6 +215,24 @@ pub fn separation_bound(t1: &Tri, t2: &Tri, axis: DVec3) -> f64 {
 /// neither a vertex–face nor an edge–edge contact, which is why Nathan (2015) tests for intersection
 /// first, and so does every caller here.
 pub fn separated_distance(t1: &Tri, t2: &Tri) -> TriTriDistance {
+    // Squared distances overflow beyond 1.3e154: there the triangles are scaled down by a power
+    // of two (exact, coordinates that small lose nothing that matters at that distance), and
+    // the answer up again.
+    let m = t1
+        .iter()
+        .chain(t2)
+        .map(|p| p.abs().max_element())
+        .fold(0.0, f64::max);
+    if m > 1e150 && m.is_finite() {
+        const K: f64 = 1.0 / (1u128 << 100) as f64;
+        let r = separated_distance(&t1.map(|p| p * K), &t2.map(|p| p * K));
+        return TriTriDistance {
+            distance: r.distance / K,
+            point_1: r.point_1 / K,
+            point_2: r.point_2 / K,
+            separation: r.separation / K,
+        };
+    }
     let mut best = (f64::INFINITY, DVec3::ZERO, DVec3::ZERO);
     let mut consider = |p1: DVec3, p2: DVec3| {
         let d = p1.distance_squared(p2);

@@ -87,6 +87,8 @@ fn part(m: &Mesh, ids: Vec<u32>, whole: Option<&Octree>, center: DVec3) -> HostP
     let octree = Octree {
         nodes,
         tri_index: (0..ids.len() as u32).collect(),
+        // The GPU's copy is walked by the stages and their twins, which break no ties by it.
+        min_tri: Vec::new(),
     };
     let records = ids
         .par_iter()

@@ -112,6 +112,12 @@ fn verts_for(a: &Posed, b: &Posed, hits: &[Hit]) {
 }
 
 /// The distance report for the pair `(i, j)`, points and separation from the f64 primitive.
+/// Whether the parts' root boxes are more than `reach` apart: nothing for a GPU cull to find
+/// (and, far from the origin, a frame f32 could not hold).
+fn apart(a: &Posed, b: &Posed, reach: f64) -> bool {
+    a.node_box(0).distance(&b.node_box(0)) > reach
+}
+
 fn distance_report(
     a: &Posed,
     b: &Posed,
@@ -225,6 +231,9 @@ impl GpuBackend {
         b: &Posed,
         gb: &GpuMesh,
     ) -> Result<IntersectReport> {
+        if apart(a, b, 0.0) {
+            return Ok(crate::query::intersect(a, b)); // nothing to cull: the roots are apart
+        }
         let mut timings = Timings::default();
         let since = self.stats();
         let t = Instant::now();
@@ -263,8 +272,9 @@ impl GpuBackend {
         gb: &GpuMesh,
         d: f64,
     ) -> Result<ClearanceReport> {
-        if d.is_nan() || d <= 0.0 {
-            return Ok(crate::query::clearance(a, b, d)); // nothing is closer than 0
+        if d.is_nan() || d <= 0.0 || apart(a, b, d) {
+            // Nothing is closer than 0, or the roots are farther apart than d.
+            return Ok(crate::query::clearance(a, b, d));
         }
         let mut timings = Timings::default();
         let since = self.stats();
@@ -329,6 +339,11 @@ impl GpuBackend {
     ) -> Result<DistanceReport> {
         if hits.intersects() {
             return Ok(distance(a, b, hits)); // 0 at a common point: nothing to search
+        }
+        // Parts apart by more than their size: few pairs can be nearest, and a shared f32 frame
+        // would hold both at the gap's magnitude, where its bands take in every pair.
+        if apart(a, b, a.node_box(0).diagonal() + b.node_box(0).diagonal()) {
+            return Ok(distance(a, b, hits));
         }
         // Parts far apart: the CPU's search settles it in less than a round's fixed cost.
         if let Some(r) = self

@@ -198,6 +198,10 @@ fn splice(mut root: OctreeNode, subs: Vec<Vec<OctreeNode>>) -> Vec<OctreeNode> {
 pub struct Octree {
     pub nodes: Vec<OctreeNode>,
     pub tri_index: Vec<u32>,
+    /// Per node, the smallest triangle index in its subtree: the distance search breaks ties
+    /// by index, and a node pair whose smallest pair of indices cannot win a tie is passed
+    /// over without visiting it (parts so far apart that every distance rounds alike).
+    pub min_tri: Vec<u32>,
 }
 
 /// `x` rounded down to `f32`.
@@ -246,7 +250,29 @@ impl Octree {
                 };
             }
         }
-        Octree { nodes, tri_index }
+        // Children come after their parents: from the last node back, each parent's minimum
+        // is its children's, a leaf's its own triangles'.
+        let mut min_tri = vec![u32::MAX; nodes.len()];
+        for n in (0..nodes.len()).rev() {
+            let node = &nodes[n];
+            min_tri[n] = if node.is_leaf() {
+                tri_index[node.tris()]
+                    .iter()
+                    .copied()
+                    .min()
+                    .unwrap_or(u32::MAX)
+            } else {
+                node.children()
+                    .map(|c| min_tri[c])
+                    .min()
+                    .unwrap_or(u32::MAX)
+            };
+        }
+        Octree {
+            nodes,
+            tri_index,
+            min_tri,
+        }
     }
 
     pub fn depth(&self) -> usize {

@@ -103,6 +103,10 @@ pub fn distance_with_budget(
             timings,
         };
     }
+    // Parts so far apart that rounding outgrows their size: no bound prunes there.
+    if let Some((i, j)) = super::far::support_pair(a, b) {
+        return report(a, b, &[(1, Some((0.0, i, j)))], timings, t);
+    }
     // No pair intersects, so every pair is disjoint and Nathan's vertex–face / edge–edge
     // minimum is exact for each of them.
     // First on this thread, within a budget: parts far apart (or small ones) are settled in
@@ -141,7 +145,7 @@ pub fn distance_with_budget(
     frontier.sort_by(|p, q| p.0.total_cmp(&q.0));
     let mut results: Vec<(u64, Best)> = frontier
         .par_iter()
-        .map(|&start| search(a, b, start, &best, None).0)
+        .map(|&start| search(a, b, start, (&best, first.1), None).0)
         .collect();
     results.push(first);
     report(a, b, &results, timings, t)
@@ -152,6 +156,15 @@ pub fn distance_with_budget(
 /// round costs more than such a search.
 pub(crate) fn settled_on_one_thread(a: &Posed, b: &Posed) -> Option<DistanceReport> {
     let t = Instant::now();
+    if let Some((i, j)) = super::far::support_pair(a, b) {
+        return Some(report(
+            a,
+            b,
+            &[(1, Some((0.0, i, j)))],
+            Timings::default(),
+            t,
+        ));
+    }
     let (_, _, found, finished) = on_one_thread(a, b, SERIAL_BUDGET);
     finished.then(|| report(a, b, &[found], Timings::default(), t))
 }
@@ -198,7 +211,7 @@ pub(crate) fn closest_listed(a: &Posed, b: &Posed, c: &ClearanceReport) -> Optio
 fn on_one_thread(a: &Posed, b: &Posed, mut budget: u64) -> (AtomicU64, Pair, (u64, Best), bool) {
     let best = AtomicU64::new(f64::INFINITY.to_bits());
     let root = (a.node_box(0).distance_squared(&b.node_box(0)), 0u32, 0u32);
-    let (found, finished) = search(a, b, root, &best, Some(&mut budget));
+    let (found, finished) = search(a, b, root, (&best, None), Some(&mut budget));
     (best, root, found, finished)
 }
 
@@ -209,25 +222,32 @@ type Pair = (f64, u32, u32);
 /// calling thread up for the parallel one.
 const SERIAL_BUDGET: u64 = 4096;
 
-/// Depth first from the node pair `start`, nearest pair first, pruned by the shared `best`:
-/// the triangle pairs measured and the smallest `(distance², a, b)` among them, and whether
-/// the search finished before `budget` ran out.
+/// Depth first from the node pair `start`, nearest pair first (the smaller indices first among
+/// equals), pruned by the shared `best` and by `local` (which starts at `seed`, a pair found
+/// before): the triangle pairs measured and the smallest `(distance², a, b)` among them, and
+/// whether the search finished before `budget` ran out.
+///
+/// Pruned by index too: a node pair whose gap equals the best distance can only win the tie
+/// with a smaller pair of indices, and the smallest it holds is its nodes' smallest triangles.
+/// Parts so far apart that every distance rounds to the same `f64` (1e18 apart, at unit size)
+/// are then settled by one path down the trees, not by every pair.
 fn search(
     a: &Posed,
     b: &Posed,
     start: Pair,
-    best: &AtomicU64,
+    (best, seed): (&AtomicU64, Best),
     mut budget: Option<&mut u64>,
 ) -> ((u64, Best), bool) {
     let (ta, tb) = (a.tree(), b.tree());
-    let mut local: Best = None;
+    let mut local: Best = seed;
+    let order = |&(d2, x, y): &Pair| (d2, ta.min_tri[x as usize], tb.min_tri[y as usize]);
     let mut tested = 0u64;
     let start_boxes = (a.node_box(start.1 as usize), b.node_box(start.2 as usize));
     let mut stack: Vec<Boxed> = vec![(start, start_boxes)];
     let mut kids = Vec::with_capacity(8);
     let mut scratch = LeafScratch::default();
     while let Some(((d2, x, y), boxes)) = stack.pop() {
-        if d2 > load(best) {
+        if d2 > load(best) || local.is_some_and(|l| order(&(d2, x, y)) >= l) {
             continue;
         }
         let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
@@ -249,7 +269,10 @@ fn search(
         }
         open_boxed(a, b, (x, y), boxes, &mut kids);
         // Nearest last, so it is popped first.
-        kids.sort_by(|p, q| q.0 .0.total_cmp(&p.0 .0));
+        kids.sort_by(|p, q| {
+            let (p, q) = (order(&p.0), order(&q.0));
+            q.0.total_cmp(&p.0).then((q.1, q.2).cmp(&(p.1, p.2)))
+        });
         stack.append(&mut kids);
     }
     ((tested, local), true)

@@ -14,6 +14,7 @@ pub(crate) mod check;
 mod clearance;
 mod containment;
 pub(crate) mod distance;
+mod far;
 pub(crate) mod interferes;
 pub(crate) mod intersect;
 pub(crate) mod self_intersect;

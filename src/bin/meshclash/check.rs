@@ -30,6 +30,7 @@ pub fn check(
     let (ma, mb) = (load(a)?, load(b)?);
     let backend = choose_backend(kind)?;
     let r = backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance })?;
+    within_f64(r.distance.distance)?;
     if out.json {
         println!("{}", json::check_json(&r, out.pairs, &backend));
     } else {
@@ -54,6 +55,7 @@ pub fn quick(
     let (ma, mb) = (load(a)?, load(b)?);
     let t = Instant::now();
     let r = meshclash::Backend::cpu().solid_distance(&ma, pa, &mb, pb)?;
+    within_f64(r.distance())?;
     let mut timings = Timings::default();
     timings.add("solid_distance", t);
     if json {
@@ -62,4 +64,15 @@ pub fn quick(
         text::print_quick(a, b, &ma, &mb, &r, &timings);
     }
     Ok(())
+}
+
+/// The parts are farther apart than the largest `f64` (1.8e308): no distance to print, so a
+/// clear error rather than `inf` (JSON has no infinity, and would say `null`).
+fn within_f64(distance: f64) -> Result<(), Error> {
+    if distance.is_finite() {
+        return Ok(());
+    }
+    Err(Error::Argument(
+        "the poses place the parts farther apart than the largest f64 (1.8e308): their distance cannot be given".into(),
+    ))
 }
