@@ -6,9 +6,10 @@
 //! alone, and `auto` may change its mind mid-session (a lost device) without changing answers.
 
 use crate::error::{Error, Result};
+use crate::geom::DVec3;
 use crate::gpu::{GpuBackend, GpuContext, GpuInfo};
 use crate::mesh::{Pose, PreparedMesh};
-use crate::query::{self, CheckOptions, CheckReport, Posed, SelfReport, SolidDistance};
+use crate::query::{self, CheckOptions, CheckReport, Posed, SelfReport, SolidDistance, Winding};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -231,6 +232,29 @@ impl Backend {
                 g.check(a, &ga, pose_a, b, &gb, pose_b, opts)
             },
             || query::check(a, pose_a, b, pose_b, opts),
+        )
+    }
+
+    /// The generalized winding number of `m` (placed by `pose`) around each of `points`
+    /// ([`query::winding_number`]), with its bound; inside is `|w| ≥ 1/2`
+    /// ([`Winding::inside`]). On the GPU a thread per point counts its ray's crossings; the
+    /// values equal the CPU's to the bit.
+    pub fn winding_numbers(
+        &self,
+        m: &PreparedMesh,
+        pose: Pose,
+        points: &[DVec3],
+    ) -> Result<Vec<Winding>> {
+        let posed = Posed::new(m, pose);
+        self.answer(
+            |g| g.winding_numbers(&posed, &*g.resident(m)?, points),
+            || {
+                use rayon::prelude::*;
+                points
+                    .par_iter()
+                    .map(|&p| query::winding_number(p, &posed))
+                    .collect()
+            },
         )
     }
 

@@ -316,3 +316,144 @@ fn damaged_meshes_wind_as_the_solid_angles_sum_and_say_when_unsure() {
         "{inside} inside, {outside} outside"
     );
 }
+
+/// Points around a mesh: random ones in its posed box, and ones on and a hair off its surface
+/// (vertices, and centroids moved by 1e-9 of the size along the normal), where the GPU must be
+/// unsure and hand them to the CPU.
+fn probe_points(m: &Posed, seed: u64, n: usize) -> Vec<DVec3> {
+    let mut rnd = common::lcg(seed);
+    let b = m.prep.octree.nodes[0].aabb();
+    let size = b.diagonal();
+    let mut pts: Vec<DVec3> = (0..n)
+        .map(|_| {
+            let t = DVec3::new(rnd(), rnd(), rnd()) * 1.2 - 0.1;
+            m.pose.apply(b.min + (b.max - b.min) * t)
+        })
+        .collect();
+    let tris = m.prep.mesh.triangles.len() as u32;
+    for k in 0..n / 8 {
+        let t = m.tri((k as u32 * 7919) % tris);
+        let c = (t[0] + t[1] + t[2]) / 3.0;
+        let nrm = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
+        pts.push(c + nrm * (1e-9 * size));
+        pts.push(t[k % 3]);
+    }
+    pts
+}
+
+fn gpu_of(test: &str, part_limit: Option<usize>) -> Option<meshclash::gpu::GpuBackend> {
+    let ctx = common::gpu_or_skip(test)?;
+    let g = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    Some(match part_limit {
+        Some(n) => g.with_part_limit(n),
+        None => g,
+    })
+}
+
+/// The meshes the GPU tests run over: open, closed, cracked, soups, inside out; some posed far
+/// from the origin.
+fn gpu_cases() -> Vec<(String, PreparedMesh, Pose)> {
+    let mut cases = vec![
+        (
+            "teapot".to_string(),
+            PreparedMesh::new(Mesh::load(common::case_path("meshes/teapot.stl")).unwrap()),
+            Pose::from_euler_degrees([10.0, 20.0, 30.0], DVec3::new(1e5, -3.0, 2.0)),
+        ),
+        (
+            "closed torus".to_string(),
+            PreparedMesh::new(meshclash::mesh::generate::torus(1.0, 0.3, 24, 12)),
+            Pose::IDENTITY,
+        ),
+        (
+            "unwelded sphere".to_string(),
+            soup_mesh("unwelded sphere", unwelded_sphere(1.0, 12, 24)),
+            Pose::translation(DVec3::new(-2.0, 0.5, 7.0)),
+        ),
+    ];
+    for how in 0..4 {
+        let (m, pose) = damaged(100 + how, how);
+        cases.push((format!("damaged torus ({how})"), m, pose));
+    }
+    cases
+}
+
+#[test]
+fn gpu_winding_numbers_equal_the_cpus_to_the_bit() {
+    let test = "gpu_winding_numbers_equal_the_cpus_to_the_bit";
+    let Some(gpu) = gpu_of(test, None) else {
+        return;
+    };
+    let (mut sure, mut unsure) = (0, 0);
+    for (name, m, pose) in gpu_cases() {
+        let posed = Posed::new(&m, pose);
+        let pts = probe_points(&posed, 11, 400);
+        let gm = gpu.resident(&m).unwrap();
+        let got = gpu.winding_numbers(&posed, &gm, &pts).unwrap();
+        for (p, w) in pts.iter().zip(&got) {
+            let want = query::winding_number(*p, &posed);
+            assert_eq!(w.value.to_bits(), want.value.to_bits(), "{name} at {p}");
+            assert_eq!(w.bound.to_bits(), want.bound.to_bits(), "{name} at {p}");
+        }
+        let run = gpu.winding_counts(&posed, &gm, &pts).unwrap();
+        sure += run.out.iter().filter(|o| o.unsure == 0).count();
+        unsure += run.out.iter().filter(|o| o.unsure != 0).count();
+        // Through the backend too.
+        let b = Backend::from_gpu(
+            meshclash::gpu::GpuBackend::new(common::gpu_or_skip(test).unwrap()).unwrap(),
+        );
+        let via = b.winding_numbers(&m, pose, &pts[..10]).unwrap();
+        assert_eq!(via, got[..10].to_vec(), "{name}");
+    }
+    // Both paths ran: the random points answered by the GPU's rays (a few near a triangle
+    // may not be), the 100 per mesh on and a hair off the surface handed to the CPU.
+    assert!(
+        sure > 3 * unsure && unsure >= 700,
+        "{sure} sure, {unsure} unsure"
+    );
+}
+
+/// The stage against its twin, on meshes split into several parts (crossings add up over
+/// them): where both are sure, the same crossings; the unsure sets may differ only where a
+/// fused multiply-add moved a value across its bound.
+#[test]
+fn the_winding_stage_equals_its_twin() {
+    let Some(gpu) = gpu_of("the_winding_stage_equals_its_twin", Some(150)) else {
+        return;
+    };
+    for (name, m, pose) in gpu_cases() {
+        let posed = Posed::new(&m, pose);
+        let pts = probe_points(&posed, 5, 300);
+        let gm = gpu.resident(&m).unwrap();
+        let run = gpu.winding_counts(&posed, &gm, &pts).unwrap();
+        let q = run.query.expect("within f32");
+        let host = meshclash::gpu::HostArrays::new(&m, gpu.part_limit);
+        assert!(
+            host.parts.len() > 1 || m.mesh.triangles.len() <= 150,
+            "{name}"
+        );
+        let mut twin = vec![meshclash::gpu::layout::WindingOut::default(); pts.len()];
+        for (k, part) in host.parts.iter().enumerate() {
+            let qk = meshclash::gpu::layout::WindingQuery {
+                caps: if k == 0 { q.caps } else { 0 },
+                ..q
+            };
+            meshclash::gpu::twin::winding::main(
+                &qk,
+                &part.records,
+                &part.nodes,
+                &run.points,
+                &run.caps,
+                &mut twin,
+            );
+        }
+        let mut flips = 0;
+        for (i, (g, t)) in run.out.iter().zip(&twin).enumerate() {
+            if g.unsure == 0 && t.unsure == 0 {
+                assert_eq!(g.crossings, t.crossings, "{name}, point {i}");
+            } else if g.unsure != t.unsure {
+                flips += 1;
+            }
+        }
+        assert!(flips <= 1 + pts.len() / 1000, "{name}: {flips} flips");
+    }
+}

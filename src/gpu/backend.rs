@@ -80,6 +80,7 @@ pub(super) struct Stages {
     pub cull_pairs: CullPairs,
     pub narrow: narrow::NarrowStage,
     pub nearest: Nearest,
+    pub winding: super::stages::winding::WindingStage,
 }
 
 /// The work buffers every round reuses, sized for the backend's capacity.
@@ -262,6 +263,7 @@ impl GpuBackend {
             cull_pairs: CullPairs::new(&ctx)?,
             narrow: narrow::NarrowStage::new(&ctx)?,
             nearest: Nearest::new(&ctx, leaf_walkers(&ctx), steps.nearest)?,
+            winding: super::stages::winding::WindingStage::new(&ctx)?,
         };
         Ok(GpuBackend {
             id: next_id(),

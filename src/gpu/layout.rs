@@ -115,3 +115,27 @@ pub const DISPATCH_ROW: u32 = 32768;
 
 /// `nearest::sample` takes every this many-th node (`SAMPLE` in `shaders/nearest.wgsl`).
 pub const NEAREST_SAMPLE: u32 = 64;
+
+/// What `winding.wgsl` needs for one part's dispatch. WGSL twin: `struct WindingQuery` there.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct WindingQuery {
+    /// The rays' direction (unit); `w` their length, past everything from any point.
+    pub dir: [f32; 4],
+    pub points: u32,
+    /// Cap triangles in the caps buffer (0 but for a mesh's first part).
+    pub caps: u32,
+    /// How near a triangle a point is unsure: the rounding of points and vertices into the
+    /// record frame, with room.
+    pub delta: f32,
+    pub _pad: u32,
+}
+
+/// One point's answer from `winding.wgsl`: its ray's signed crossings, and whether some sign
+/// was in doubt. WGSL twin: `struct WindingOut`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct WindingOut {
+    pub crossings: i32,
+    pub unsure: u32,
+}

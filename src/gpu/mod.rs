@@ -15,12 +15,14 @@ mod rounds;
 pub mod smoke;
 pub mod stages;
 pub mod twin;
+mod winding;
 
 pub use backend::{GpuBackend, Narrow, WalkSteps};
 pub use context::{GpuContext, GpuInfo};
 pub use mesh::{GpuMesh, HostArrays, HostPart};
 pub use resident::Resident;
 pub use rounds::Found;
+pub use winding::WindingRun;
 
 /// The WGSL sources, by stage name. `common` holds the structs shared by the stages.
 pub mod shaders {
@@ -30,6 +32,7 @@ pub mod shaders {
     pub const CULL_PAIRS: &str = include_str!("../../shaders/cull_pairs.wgsl");
     pub const NEAREST: &str = include_str!("../../shaders/nearest.wgsl");
     pub const NARROW: &str = include_str!("../../shaders/narrow.wgsl");
+    pub const WINDING: &str = include_str!("../../shaders/winding.wgsl");
     /// Every stage file, for validation without a GPU (`tests/layout.rs`).
     pub const ALL: &[(&str, &str)] = &[
         ("common.wgsl", COMMON),
@@ -38,5 +41,6 @@ pub mod shaders {
         ("cull_pairs.wgsl", CULL_PAIRS),
         ("nearest.wgsl", NEAREST),
         ("narrow.wgsl", NARROW),
+        ("winding.wgsl", WINDING),
     ];
 }

@@ -479,7 +479,7 @@ impl GpuBackend {
         })
     }
 
-    /// [`crate::query::check`] with the GPU stages (containment is a handful of rays: CPU).
+    /// [`crate::query::check`] with the GPU stages.
     #[allow(clippy::too_many_arguments)]
     pub fn check(
         &self,
@@ -496,6 +496,7 @@ impl GpuBackend {
             (b, pose_b),
             opts,
             |x, y| self.intersect(x, ga, y, gb),
+            |x, y| self.containment(x, ga, y, gb),
             |x, y, hits| self.distance(x, ga, y, gb, hits),
             |x, y, d| self.clearance(x, ga, y, gb, d),
         )

@@ -51,6 +51,7 @@ pub fn check(
         (b, pose_b),
         opts,
         |x, y| Ok(intersect(x, y)),
+        |x, y| Ok(containment(x, y)),
         |x, y, hits| Ok(distance(x, y, hits)),
         |x, y, d| Ok(clearance(x, y, d)),
     );
@@ -58,7 +59,7 @@ pub fn check(
 }
 
 /// The order of a check, shared by both backends: intersect, containment (only when the
-/// surfaces do not meet), distance, clearance; each backend brings its own three stages. With
+/// surfaces do not meet), distance, clearance; each backend brings its own four stages. With
 /// a clearance `d > 0` the clearance search runs first and the intersecting pairs are read off
 /// it: it tests every pair the intersect search would, and decides each exactly (its
 /// `intersects`), so a second search would find the same pairs again; and when some pair is
@@ -68,6 +69,7 @@ pub(crate) fn check_with<E>(
     (b, pose_b): (&PreparedMesh, Pose),
     opts: &CheckOptions,
     intersect: impl FnOnce(&Posed, &Posed) -> Result<IntersectReport, E>,
+    contain: impl FnOnce(&Posed, &Posed) -> Result<(Option<Containment>, bool), E>,
     distance: impl FnOnce(&Posed, &Posed, &IntersectReport) -> Result<DistanceReport, E>,
     clearance: impl Fn(&Posed, &Posed, f64) -> Result<ClearanceReport, E>,
 ) -> Result<CheckReport, E> {
@@ -104,7 +106,7 @@ pub(crate) fn check_with<E>(
     let (contained, containment_certain) = if hits.intersects() {
         (None, true)
     } else {
-        containment(&pa, &pb)
+        contain(&pa, &pb)?
     };
     timings.add("containment", t);
     // Any pair closer than the clearance is listed, so the closest pair is too: the clearance

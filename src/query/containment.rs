@@ -76,15 +76,21 @@ pub(crate) fn first_inside(
     probes: impl Iterator<Item = (u32, DVec3)>,
     m: &Posed,
 ) -> (Option<(u32, DVec3)>, bool) {
+    pick(probes.map(|(v, p)| ((v, p), point_inside(p, m))))
+}
+
+/// [`first_inside`] over probes already answered (lazily: it stops at the first certain one).
+pub(crate) fn pick(
+    answers: impl Iterator<Item = ((u32, DVec3), Inside)>,
+) -> (Option<(u32, DVec3)>, bool) {
     let (mut uncertain_inside, mut certain) = (None, true);
-    for (v, p) in probes {
-        let i = point_inside(p, m);
+    for (probe, i) in answers {
         if i.inside && i.certain {
-            return (Some((v, p)), true);
+            return (Some(probe), true);
         }
         certain &= i.certain;
         if i.inside && uncertain_inside.is_none() {
-            uncertain_inside = Some((v, p));
+            uncertain_inside = Some(probe);
         }
     }
     (uncertain_inside, certain)
@@ -93,15 +99,28 @@ pub(crate) fn first_inside(
 /// With the surfaces known not to intersect: is one part inside the other, or a body of it,
 /// and is that certain ([`Inside::certain`])?
 pub fn containment(a: &Posed, b: &Posed) -> (Option<Containment>, bool) {
-    let (a_in_b, certain_a) = first_inside(probes(a), b);
+    let Ok(c) = containment_with::<std::convert::Infallible>(a, b, |probes, m| {
+        Ok(first_inside(probes.into_iter(), m))
+    });
+    c
+}
+
+/// [`containment`] with `first` answering [`first_inside`] for a part's probes against the
+/// other part (the GPU answers them in one batch).
+pub(crate) fn containment_with<E>(
+    a: &Posed,
+    b: &Posed,
+    first: impl Fn(Vec<(u32, DVec3)>, &Posed) -> Result<(Option<(u32, DVec3)>, bool), E>,
+) -> Result<(Option<Containment>, bool), E> {
+    let (a_in_b, certain_a) = first(probes(a).collect(), b)?;
     if a_in_b.is_some() && certain_a {
-        return (Some(Containment::AInB), true);
+        return Ok((Some(Containment::AInB), true));
     }
-    let (b_in_a, certain_b) = first_inside(probes(b), a);
-    match (a_in_b, b_in_a) {
+    let (b_in_a, certain_b) = first(probes(b).collect(), a)?;
+    Ok(match (a_in_b, b_in_a) {
         (_, Some(_)) if certain_b => (Some(Containment::BInA), true),
         (Some(_), _) => (Some(Containment::AInB), false),
         (None, Some(_)) => (Some(Containment::BInA), false),
         (None, None) => (None, certain_a && certain_b),
-    }
+    })
 }

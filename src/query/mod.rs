@@ -12,7 +12,7 @@
 
 pub(crate) mod check;
 mod clearance;
-mod containment;
+pub(crate) mod containment;
 pub(crate) mod distance;
 mod far;
 pub(crate) mod interferes;
@@ -32,7 +32,7 @@ pub use self_intersect::{
     SelfKind, SelfPair, SelfReport,
 };
 pub use solid::{solid_distance, SolidDistance};
-pub use winding::{winding_number, Winding};
+pub use winding::{winding_from_integer, winding_number, Winding};
 
 use crate::geom::{tritri, Aabb, DVec3, Sphere, Tri};
 use crate::mesh::{Pose, PreparedMesh};

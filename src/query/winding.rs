@@ -48,17 +48,28 @@ const PARALLEL_SUM: usize = 4096;
 
 /// The winding number of `m` (posed) around `p`.
 pub fn winding_number(p: DVec3, m: &Posed) -> Winding {
-    let caps = m.caps();
-    if let Some((_, integer)) = ray_crossings(p, m, caps) {
-        let (w, bound) = sum(p, caps);
-        if bound.is_finite() {
-            return Winding {
-                value: integer as f64 - w,
-                bound,
-            };
-        }
+    match ray_crossings(p, m, m.caps()) {
+        Some((_, integer)) => winding_from_integer(p, m, integer),
+        None => one_by_one(p, m),
     }
-    // Every ray grazed an edge, or p lies on a cap: the mesh's own solid angles, one by one.
+}
+
+/// The winding number of `m` around `p` given the winding number of the mesh plus its caps
+/// there (an exact count of a ray's crossings): that less the caps' solid angles. The GPU's
+/// rays count that integer too, and their answers go through here, as the CPU's do.
+pub fn winding_from_integer(p: DVec3, m: &Posed, integer: i64) -> Winding {
+    let (w, bound) = sum(p, m.caps());
+    if bound.is_finite() {
+        return Winding {
+            value: integer as f64 - w,
+            bound,
+        };
+    }
+    one_by_one(p, m)
+}
+
+/// Every ray grazed an edge, or p lies on a cap: the mesh's own solid angles, one by one.
+fn one_by_one(p: DVec3, m: &Posed) -> Winding {
     let tris: Vec<Tri> = (0..m.prep.mesh.triangles.len() as u32)
         .map(|t| m.tri(t))
         .collect();

@@ -9,6 +9,7 @@ pub mod cull_leaves;
 pub mod cull_pairs;
 pub mod narrow;
 pub mod nearest;
+pub mod winding;
 
 use super::context::GpuContext;
 use super::layout::{DISPATCH_ROW, WORKGROUP};
@@ -57,12 +58,13 @@ pub struct Stage {
     pub twin: &'static str,
 }
 
-/// Every stage a round runs, in the order it runs them.
+/// Every stage: those a round runs, in the order it runs them, then the winding numbers'.
 pub const STAGES: &[Stage] = &[
     cull_leaves::STAGE,
     cull_pairs::STAGE,
     narrow::STAGE,
     nearest::STAGE,
+    winding::STAGE,
 ];
 
 /// The bind-group layout of `bindings`, each with its minimum size.

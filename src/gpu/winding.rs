@@ -1,0 +1,220 @@
+//! Winding numbers of a resident mesh around batches of points. `winding.wgsl` gives each
+//! point's ray crossings with the mesh and its caps, or says it is unsure; the host turns a sure
+//! count into the winding number exactly as the CPU does (the integer less the caps' solid
+//! angles, in f64), and answers the unsure points on the CPU: the values equal the CPU's to
+//! the bit.
+
+use super::layout::{WindingOut, WindingQuery};
+use super::{GpuBackend, GpuMesh};
+use crate::error::Result;
+use crate::geom::DVec3;
+use crate::query::containment::{containment_with, first_inside, pick};
+use crate::query::{winding_number, Containment, Inside, Posed, Winding};
+use rayon::prelude::*;
+use wgpu::util::DeviceExt;
+
+/// One batch of `winding.wgsl`: its query (`None`: beyond f32, nothing dispatched), the points
+/// and cap corners in the record frame, and the answers.
+pub struct WindingRun {
+    pub query: Option<WindingQuery>,
+    pub points: Vec<[f32; 4]>,
+    pub caps: Vec<[f32; 4]>,
+    pub out: Vec<WindingOut>,
+}
+
+/// Points per dispatch: 16 MiB of them, within every adapter's storage binding.
+const BATCH: usize = 1 << 20;
+
+/// The rays' direction: off every axis and diagonal (a CAD mesh's faces and edges mostly are).
+const DIR: [f32; 3] = [0.5773, 0.5781, 0.5766];
+
+impl GpuBackend {
+    /// The winding number of `m` (posed) around each of `points` ([`winding_number`]).
+    pub fn winding_numbers(
+        &self,
+        m: &Posed,
+        gm: &GpuMesh,
+        points: &[DVec3],
+    ) -> Result<Vec<Winding>> {
+        let mut all = Vec::with_capacity(points.len());
+        for chunk in points.chunks(BATCH) {
+            let run = self.winding_counts(m, gm, chunk)?;
+            all.par_extend(chunk.par_iter().zip(run.out).map(|(&p, c)| {
+                if c.unsure != 0 {
+                    winding_number(p, m)
+                } else {
+                    crate::query::winding_from_integer(p, m, c.crossings as i64)
+                }
+            }));
+        }
+        Ok(all)
+    }
+
+    /// The stage's inputs and outputs for `points` (at most a batch): what
+    /// [`GpuBackend::winding_numbers`] reads, and what the stage tests hold to the twin.
+    pub fn winding_counts(&self, m: &Posed, gm: &GpuMesh, points: &[DVec3]) -> Result<WindingRun> {
+        let caps = cap_corners(m, gm);
+        let local: Vec<[f32; 4]> = points
+            .iter()
+            .map(|&p| {
+                let l = m.pose.unapply(p) - gm.center;
+                [l.x as f32, l.y as f32, l.z as f32, 0.0]
+            })
+            .collect();
+        let query = query(m, gm, points, &local);
+        let out = match query {
+            Some(q) => self.winding_batch(gm, q, &local, &caps)?,
+            // Beyond what f32 holds: every point on the CPU.
+            None => vec![
+                WindingOut {
+                    crossings: 0,
+                    unsure: 1
+                };
+                points.len()
+            ],
+        };
+        Ok(WindingRun {
+            query,
+            points: local,
+            caps,
+            out,
+        })
+    }
+
+    /// One dispatch per part over `points` (the caps with the first), read back.
+    fn winding_batch(
+        &self,
+        gm: &GpuMesh,
+        q: WindingQuery,
+        points: &[[f32; 4]],
+        caps: &[[f32; 4]],
+    ) -> Result<Vec<WindingOut>> {
+        let d = &self.ctx.device;
+        let storage = |label, bytes: &[u8], extra| {
+            d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage: wgpu::BufferUsages::STORAGE | extra,
+            })
+        };
+        let none = wgpu::BufferUsages::empty();
+        let pts = storage("winding points", bytemuck::cast_slice(points), none);
+        // A binding is never empty: one unused corner where there are no caps.
+        let corners = if caps.is_empty() {
+            &[[0.0; 4]][..]
+        } else {
+            caps
+        };
+        let capb = storage("winding caps", bytemuck::cast_slice(corners), none);
+        let zeros = vec![WindingOut::default(); points.len()];
+        let out = storage(
+            "winding out",
+            bytemuck::cast_slice(&zeros),
+            wgpu::BufferUsages::COPY_SRC,
+        );
+        let uniforms: Vec<wgpu::Buffer> = (0..gm.parts.len())
+            .map(|k| {
+                let part = WindingQuery {
+                    caps: if k == 0 { q.caps } else { 0 },
+                    ..q
+                };
+                d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("winding query"),
+                    contents: bytemuck::bytes_of(&part),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                })
+            })
+            .collect();
+        let mut enc = d.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            for (part, qb) in gm.parts.iter().zip(&uniforms) {
+                let buffers = [qb, &part.tris, &part.nodes, &pts, &capb, &out];
+                self.stages
+                    .winding
+                    .encode(&self.ctx, &mut pass, buffers, points.len() as u32);
+            }
+        }
+        self.ctx.read_via(enc, &out, points.len(), None)
+    }
+}
+
+/// The caps' corners in the record frame, three per cap triangle: their vertices rounded as the
+/// records' are (so that caps and mesh share their boundary edges exactly in f32), their apexes
+/// rounded likewise.
+fn cap_corners(m: &Posed, gm: &GpuMesh) -> Vec<[f32; 4]> {
+    let caps = m.prep.caps();
+    let f = |v: DVec3| {
+        let l = v - gm.center;
+        [l.x as f32, l.y as f32, l.z as f32, 0.0]
+    };
+    caps.triangles
+        .iter()
+        .flat_map(|&(l, u, v)| {
+            let mesh = &m.prep.mesh;
+            [
+                f(caps.apexes[l as usize]),
+                f(mesh.vertex(u)),
+                f(mesh.vertex(v)),
+            ]
+        })
+        .collect()
+}
+
+/// The dispatch's query for `points` (world) at `local` (record frame), or `None` where f32
+/// cannot hold them. `delta`, how near a triangle a point is unsure, covers every rounding
+/// between the CPU's geometry and this frame's: points and vertices rounded to f32 (2^-24 of
+/// the frame's scale each, the caps' apexes likewise), and the CPU's posed f64 coordinates
+/// (an ulp of the world's magnitude), each with room.
+fn query(m: &Posed, gm: &GpuMesh, points: &[DVec3], local: &[[f32; 4]]) -> Option<WindingQuery> {
+    let far = local
+        .iter()
+        .flat_map(|p| p[..3].iter())
+        .fold(0.0f64, |a, &x| a.max((x as f64).abs()));
+    let scale = far + gm.radius;
+    let world = points
+        .iter()
+        .fold(m.frame_magnitude(), |a, p| a.max(p.abs().max_element()));
+    if !(scale < 1e30 && world.is_finite()) {
+        return None;
+    }
+    let delta = scale * 2f64.powi(-19) + 16.0 * f64::EPSILON * world;
+    let dir = glam::Vec3::from(DIR).normalize();
+    Some(WindingQuery {
+        dir: [dir.x, dir.y, dir.z, (4.0 * scale + 1.0) as f32],
+        points: points.len() as u32,
+        caps: m.prep.caps().triangles.len() as u32,
+        delta: delta as f32,
+        _pad: 0,
+    })
+}
+
+impl GpuBackend {
+    /// [`crate::query::containment`] with each part's probes answered in one batch here. A
+    /// closed mesh whose triangles are not consistently oriented is answered by parity, on the
+    /// CPU ([`crate::query::point_inside`]).
+    pub fn containment(
+        &self,
+        a: &Posed,
+        ga: &GpuMesh,
+        b: &Posed,
+        gb: &GpuMesh,
+    ) -> Result<(Option<Containment>, bool)> {
+        containment_with(a, b, |probes, m| {
+            let g = if std::ptr::eq(m, a) { ga } else { gb };
+            let info = &m.prep.info;
+            if info.closed && !info.oriented {
+                return Ok(first_inside(probes.into_iter(), m));
+            }
+            let points: Vec<DVec3> = probes.iter().map(|x| x.1).collect();
+            let w = self.winding_numbers(m, g, &points)?;
+            Ok(pick(probes.into_iter().zip(w).map(|(probe, w)| {
+                let inside = Inside {
+                    inside: w.inside(),
+                    certain: w.certain(),
+                };
+                (probe, inside)
+            })))
+        })
+    }
+}
