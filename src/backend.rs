@@ -9,7 +9,9 @@ use crate::error::{Error, Result};
 use crate::geom::DVec3;
 use crate::gpu::{GpuBackend, GpuContext, GpuInfo};
 use crate::mesh::{Pose, PreparedMesh};
-use crate::query::{self, CheckOptions, CheckReport, Posed, SelfReport, SolidDistance, Winding};
+use crate::query::{
+    self, CheckOptions, CheckReport, Closest, Posed, SelfReport, SolidDistance, Winding,
+};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -256,6 +258,24 @@ impl Backend {
                     .collect()
             },
         )
+    }
+
+    /// The nearest point of `m` (placed by `pose`) to each of `points`, within `max_distance`
+    /// (`f64::INFINITY`: no limit): [`query::closest_point`]. Answered on the CPU on either
+    /// backend (a GPU stage for it is not written yet), in parallel over the points.
+    pub fn closest_points(
+        &self,
+        m: &PreparedMesh,
+        pose: Pose,
+        points: &[DVec3],
+        max_distance: f64,
+    ) -> Result<Vec<Option<Closest>>> {
+        use rayon::prelude::*;
+        let posed = Posed::new(m, pose);
+        Ok(points
+            .par_iter()
+            .map(|&p| query::closest_point(p, &posed, max_distance))
+            .collect())
     }
 
     /// Every pair of triangles of `m` that meet other than along their shared edges and

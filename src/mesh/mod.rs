@@ -276,14 +276,15 @@ pub struct Bodies {
     /// Per body: one of its vertices, the first of its middle triangle (not of its first: a
     /// mesh from a latitude–longitude grid starts at a pole, where thin triangles crowd).
     pub probes: Vec<u32>,
-    /// Per body: closed, so that it bounds a solid.
+    /// Per body: closed (every edge shared by exactly two of its triangles).
     pub closed: Vec<bool>,
     /// Per triangle: its body.
     pub of_triangle: Vec<u32>,
 }
 
 impl Bodies {
-    /// Some body is closed, so that the mesh bounds a solid something can be inside.
+    /// Some body is closed. (Containment does not need one: a mesh closed only to the eye bounds
+    /// what its winding number says, [`crate::query::point_inside`].)
     pub fn bound_a_solid(&self) -> bool {
         self.closed.contains(&true)
     }

@@ -12,6 +12,7 @@
 
 pub(crate) mod check;
 mod clearance;
+mod closest;
 pub(crate) mod containment;
 pub(crate) mod distance;
 mod far;
@@ -23,6 +24,7 @@ mod winding;
 
 pub use check::{check, CheckOptions, CheckReport};
 pub use clearance::{clearance, ClearancePair, ClearanceReport};
+pub use closest::{closest_point, Closest};
 pub use containment::{containment, point_inside, Containment, Inside};
 pub use distance::{distance, distance_with_budget, DistanceReport};
 pub use interferes::{interference, interference_and_certainty, interferes, Interference};

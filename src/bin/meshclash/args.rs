@@ -60,6 +60,52 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Backend::Auto)]
         backend: Backend,
     },
+    /// Is each point inside the mesh: its generalized winding number, inside where |w| >= 1/2,
+    /// and whether that is certain. Columns: winding, inside, certain.
+    Inside {
+        /// An STL (binary or ASCII) or OBJ file.
+        mesh: PathBuf,
+        /// Points: .npy (float32 or float64, N x 3), .csv (x,y,z, an optional header) or .json
+        /// (a list of [x, y, z]).
+        points: PathBuf,
+        #[command(flatten)]
+        pose: PoseArgs,
+        /// Write one row per point to this .csv, .npy or .json.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// The summary as one JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
+        #[arg(long, value_enum, default_value_t = Backend::Auto)]
+        backend: Backend,
+    },
+    /// The nearest point of the mesh to each point. Columns: distance, triangle, x, y, z, u, v
+    /// (barycentric on the triangle).
+    Closest {
+        /// An STL (binary or ASCII) or OBJ file.
+        mesh: PathBuf,
+        /// Points: .npy (float32 or float64, N x 3), .csv (x,y,z, an optional header) or .json
+        /// (a list of [x, y, z]).
+        points: PathBuf,
+        #[command(flatten)]
+        pose: PoseArgs,
+        /// Negative distances inside the mesh (by its winding number, as `inside`).
+        #[arg(long)]
+        signed: bool,
+        /// Points farther than this from the mesh get no triangle (empty columns).
+        #[arg(long, value_name = "D", allow_negative_numbers = true)]
+        max_distance: Option<f64>,
+        /// Write one row per point to this .csv, .npy or .json.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// The summary as one JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
+        #[arg(long, value_enum, default_value_t = Backend::Auto)]
+        backend: Backend,
+    },
     /// Triangles, welded vertices, bounds, zero-area triangles, closed and oriented, bodies.
     Info {
         /// An STL (binary or ASCII) or OBJ file.
@@ -132,6 +178,7 @@ macro_rules! pose_args {
 }
 pose_args!(PoseArgsA, "translate-a", "rotate-a", "matrix-a", "A");
 pose_args!(PoseArgsB, "translate-b", "rotate-b", "matrix-b", "B");
+pose_args!(PoseArgs, "translate", "rotate", "matrix", "the mesh");
 
 fn numbers(s: &str, n: usize, what: &str) -> Result<Vec<f64>, Error> {
     let v: Result<Vec<f64>, _> = s.split(',').map(|x| x.trim().parse::<f64>()).collect();

@@ -6,6 +6,8 @@ mod bench;
 mod check;
 mod demo;
 mod json;
+mod points;
+mod table;
 mod text;
 
 use args::{Cli, Command};
@@ -84,6 +86,42 @@ fn exit_code(e: &Error) -> u8 {
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Command::Info { mesh, json } => info(&mesh, json),
+        Command::Inside {
+            mesh,
+            points: p,
+            pose,
+            out,
+            json,
+            backend,
+        } => points::inside(points::Job {
+            mesh: &mesh,
+            pose: pose.pose()?,
+            points: &p,
+            out,
+            json,
+            kind: backend.kind(),
+        }),
+        Command::Closest {
+            mesh,
+            points: p,
+            pose,
+            signed,
+            max_distance,
+            out,
+            json,
+            backend,
+        } => points::closest(
+            points::Job {
+                mesh: &mesh,
+                pose: pose.pose()?,
+                points: &p,
+                out,
+                json,
+                kind: backend.kind(),
+            },
+            signed,
+            max_distance,
+        ),
         Command::Check {
             a,
             b,

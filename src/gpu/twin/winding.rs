@@ -54,7 +54,10 @@ fn near(q: &WindingQuery, p: Vec3, t: [Vec3; 3]) -> bool {
     }
     let n = (t[1] - t[0]).cross(t[2] - t[0]);
     // Not `<=`: a NaN (a degenerate triangle's) counts as near, as in the shader.
-    let far = n.dot(p - t[0]).abs().partial_cmp(&(2.0 * q.delta * n.length()));
+    let far = n
+        .dot(p - t[0])
+        .abs()
+        .partial_cmp(&(2.0 * q.delta * n.length()));
     far != Some(std::cmp::Ordering::Greater)
 }
 

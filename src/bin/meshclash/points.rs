@@ -1,0 +1,141 @@
+//! `meshclash inside` and `meshclash closest`: batches of points against one placed mesh, read
+//! from a table and answered into one (`table.rs`), with a summary on stdout.
+
+use crate::table::{self, Column};
+use crate::{choose_backend, load};
+use meshclash::query::Timings;
+use meshclash::{BackendKind, DVec3, Error, Pose};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What every point command shares: the mesh, its pose, the points, where the rows go.
+pub struct Job<'a> {
+    pub mesh: &'a Path,
+    pub pose: Pose,
+    pub points: &'a Path,
+    pub out: Option<PathBuf>,
+    pub json: bool,
+    pub kind: BackendKind,
+}
+
+fn points(path: &Path) -> Result<Vec<DVec3>, Error> {
+    let rows = table::read(path, 3)?;
+    Ok((0..rows.len())
+        .map(|i| DVec3::from_slice(rows.row(i)))
+        .collect())
+}
+
+/// The summary: one JSON object, or a few lines for a person.
+fn summary(job: &Job, fields: serde_json::Value, backend: &str, t: &Timings) {
+    let mut v = fields;
+    v["backend"] = json!(backend);
+    v["timings_ms"] = json!({"query": t.total(), "total": t.total()});
+    if job.json {
+        println!("{v}");
+        return;
+    }
+    if let Some(o) = v.as_object() {
+        for (k, x) in o.iter().filter(|(k, _)| *k != "timings_ms") {
+            println!("{:<13} {x}", format!("{k}:"));
+        }
+    }
+    println!("time (ms):    {:.2}", t.total());
+}
+
+pub fn inside(job: Job) -> Result<(), Error> {
+    let (m, pts) = (load(job.mesh)?, points(job.points)?);
+    let backend = choose_backend(job.kind)?;
+    let t = Instant::now();
+    let w = backend.winding_numbers(&m, job.pose, &pts)?;
+    let mut timings = Timings::default();
+    timings.add("query", t);
+    if let Some(out) = &job.out {
+        let cols = [
+            (
+                "winding",
+                Column::F64(w.iter().map(|w| Some(w.value)).collect()),
+            ),
+            (
+                "inside",
+                Column::Bool(w.iter().map(|w| w.inside()).collect()),
+            ),
+            (
+                "certain",
+                Column::Bool(w.iter().map(|w| w.certain()).collect()),
+            ),
+        ];
+        table::write(out, w.len(), &cols)?;
+    }
+    let fields = json!({
+        "count": w.len(),
+        "inside": w.iter().filter(|w| w.inside()).count(),
+        "uncertain": w.iter().filter(|w| !w.certain()).count(),
+    });
+    summary(&job, fields, backend.name(), &timings);
+    Ok(())
+}
+
+pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), Error> {
+    let limit = max_distance.unwrap_or(f64::INFINITY);
+    if limit.is_nan() || limit < 0.0 {
+        return Err(Error::Argument(format!(
+            "--max-distance must be a distance >= 0, got {limit}"
+        )));
+    }
+    let (m, pts) = (load(job.mesh)?, points(job.points)?);
+    let backend = choose_backend(job.kind)?;
+    let t = Instant::now();
+    let found = backend.closest_points(&m, job.pose, &pts, limit)?;
+    let inside = if signed {
+        Some(backend.winding_numbers(&m, job.pose, &pts)?)
+    } else {
+        None
+    };
+    let mut timings = Timings::default();
+    timings.add("query", t);
+    let sign = |i: usize| match &inside {
+        Some(w) if w[i].inside() => -1.0,
+        _ => 1.0,
+    };
+    if let Some(out) = &job.out {
+        let f = |g: &dyn Fn(&meshclash::query::Closest) -> f64| {
+            Column::F64(found.iter().map(|c| c.as_ref().map(g)).collect())
+        };
+        let cols = [
+            (
+                "distance",
+                Column::F64(
+                    found
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| c.map(|c| sign(i) * c.distance))
+                        .collect(),
+                ),
+            ),
+            (
+                "triangle",
+                Column::I64(found.iter().map(|c| c.map(|c| c.triangle as i64)).collect()),
+            ),
+            ("x", f(&|c| c.point.x)),
+            ("y", f(&|c| c.point.y)),
+            ("z", f(&|c| c.point.z)),
+            ("u", f(&|c| c.u)),
+            ("v", f(&|c| c.v)),
+        ];
+        table::write(out, found.len(), &cols)?;
+    }
+    let within: Vec<f64> = found.iter().flatten().map(|c| c.distance).collect();
+    let mut fields = json!({
+        "count": found.len(),
+        "found": within.len(),
+        "min_distance": within.iter().copied().reduce(f64::min),
+        "max_distance": within.iter().copied().reduce(f64::max),
+    });
+    if let Some(w) = &inside {
+        fields["inside"] = json!(w.iter().filter(|w| w.inside()).count());
+        fields["uncertain"] = json!(w.iter().filter(|w| !w.certain()).count());
+    }
+    summary(&job, fields, backend.name(), &timings);
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! The point of a mesh nearest to a given point: best-first over the octree (the nearest box
+//! first, a node dropped once its box is farther than the best so far), Ericson's closest point
+//! on each triangle of the leaves reached. Ties go to the smaller triangle index, as the pair
+//! searches' do, so the answer does not depend on the order of the search.
+
+use super::Posed;
+use crate::geom::closest::{closest_point_triangle, distance_squared_point_aabb};
+use crate::geom::{DVec3, Tri};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The nearest point of a mesh to a point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Closest {
+    pub distance: f64,
+    pub triangle: u32,
+    /// The nearest point, world coordinates.
+    pub point: DVec3,
+    /// Its barycentric coordinates on the triangle: `point ≈ (1 − u − v) V0 + u V1 + v V2`.
+    pub u: f64,
+    pub v: f64,
+}
+
+/// A node with the squared distance of its box and its smallest triangle index, ordered so
+/// that the heap pops the nearest (then the smaller index) first.
+#[derive(PartialEq)]
+struct Entry(f64, u32, u32);
+
+impl Eq for Entry {}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0
+            .total_cmp(&o.0)
+            .then(self.1.cmp(&o.1))
+            .then(self.2.cmp(&o.2))
+    }
+}
+
+/// The nearest point of `m` to `p` within `max_distance` (`f64::INFINITY` for no limit), or
+/// `None` when nothing is that near.
+pub fn closest_point(p: DVec3, m: &Posed, max_distance: f64) -> Option<Closest> {
+    let tree = m.tree();
+    // (distance², triangle, point): below the limit, ties to the smaller index.
+    let limit = max_distance * max_distance;
+    let mut best: Option<(f64, u32, DVec3)> = None;
+    let mut heap = BinaryHeap::new();
+    let root = distance_squared_point_aabb(p, &m.node_box(0));
+    heap.push(Reverse(Entry(root, tree.min_tri[0], 0)));
+    while let Some(Reverse(Entry(d2, min_tri, n))) = heap.pop() {
+        if d2 > limit || best.is_some_and(|b| (d2, min_tri) >= (b.0, b.1)) {
+            break; // every node left is farther, or ties with larger indices only
+        }
+        let node = &tree.nodes[n as usize];
+        if node.is_leaf() {
+            for &t in m.node_tris(n) {
+                let q = closest_point_triangle(p, &m.tri(t));
+                let e2 = q.distance_squared(p);
+                if e2 <= limit && best.is_none_or(|b| (e2, t) < (b.0, b.1)) {
+                    best = Some((e2, t, q));
+                }
+            }
+            continue;
+        }
+        for c in node.children() {
+            let b2 = distance_squared_point_aabb(p, &m.node_box(c));
+            heap.push(Reverse(Entry(b2, tree.min_tri[c], c as u32)));
+        }
+    }
+    best.map(|(_, t, q)| {
+        let (u, v) = barycentric(q, &m.tri(t));
+        Closest {
+            distance: crate::geom::length(q - p),
+            triangle: t,
+            point: q,
+            u,
+            v,
+        }
+    })
+}
+
+/// Barycentric `(u, v)` of a point of triangle `t` (Ericson 3.4). On a (nearly) zero-area
+/// triangle, where that system is singular, the point lies on its longest edge and is placed
+/// along it.
+fn barycentric(q: DVec3, t: &Tri) -> (f64, f64) {
+    let (e0, e1, e2) = (t[1] - t[0], t[2] - t[0], q - t[0]);
+    let (d00, d01, d11) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
+    let (d20, d21) = (e2.dot(e0), e2.dot(e1));
+    let den = d00 * d11 - d01 * d01;
+    if den > 1e-12 * d00 * d11 {
+        return ((d11 * d20 - d01 * d21) / den, (d00 * d21 - d01 * d20) / den);
+    }
+    let along = |a: DVec3, b: DVec3| {
+        let ab = b - a;
+        let l = ab.length_squared();
+        if l > 0.0 {
+            ((q - a).dot(ab) / l).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    };
+    let e12 = (t[2] - t[1]).length_squared();
+    if d00 >= d11 && d00 >= e12 {
+        (along(t[0], t[1]), 0.0)
+    } else if d11 >= e12 {
+        (0.0, along(t[0], t[2]))
+    } else {
+        let s = along(t[1], t[2]);
+        (1.0 - s, s)
+    }
+}

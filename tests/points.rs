@@ -1,0 +1,248 @@
+//! Points against a placed mesh: the nearest point against brute force over every triangle,
+//! and `meshclash inside` / `closest` as scripts use them: tables in (.npy float32 and float64,
+//! .csv with and without a header, .json) and out (.csv, structured .npy, .json), and bad rows
+//! refused by name.
+
+mod common;
+
+use glam::DVec3;
+use meshclash::geom::closest::closest_point_triangle;
+use meshclash::mesh::{generate, Mesh, Pose};
+use meshclash::query::{self, Posed};
+use meshclash::PreparedMesh;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The smallest (distance², triangle) over every triangle, by the same primitive.
+fn brute(p: DVec3, m: &Posed) -> (f64, u32) {
+    (0..m.prep.mesh.triangles.len() as u32)
+        .map(|t| (closest_point_triangle(p, &m.tri(t)).distance_squared(p), t))
+        .min_by(|x, y| x.partial_cmp(y).unwrap())
+        .unwrap()
+}
+
+#[test]
+fn the_nearest_point_is_brute_forces_with_its_ties_and_limits() {
+    let meshes = [
+        PreparedMesh::new(generate::torus(1.0, 0.3, 20, 10)),
+        PreparedMesh::new(Mesh::load(common::case_path("meshes/teapot.stl")).unwrap()),
+        PreparedMesh::new(common::soup(3, 0.0)),
+    ];
+    let mut rnd = common::lcg(42);
+    for m in &meshes {
+        for pose in [
+            Pose::IDENTITY,
+            Pose::from_euler_degrees([30.0, -60.0, 10.0], DVec3::new(1e4, -2.0, 3.0)),
+        ] {
+            let posed = Posed::new(m, pose);
+            let b = posed.node_box(0);
+            for k in 0..150 {
+                let t = DVec3::new(rnd(), rnd(), rnd()) * 1.6 - 0.3;
+                // Some points exactly on vertices: ties between the triangles that share it.
+                let p = if k % 10 == 0 {
+                    posed.vertex(k as u32 % m.mesh.vertices.len() as u32)
+                } else {
+                    b.min + (b.max - b.min) * t
+                };
+                let (d2, tri) = brute(p, &posed);
+                let c = query::closest_point(p, &posed, f64::INFINITY).unwrap();
+                assert_eq!((c.triangle, c.point.distance_squared(p)), (tri, d2), "{p}");
+                assert!((c.distance - d2.sqrt()).abs() <= 1e-12 * (1.0 + d2.sqrt()));
+                // Barycentric coordinates give the point back.
+                let [v0, v1, v2] = posed.tri(tri);
+                let back = v0 * (1.0 - c.u - c.v) + v1 * c.u + v2 * c.v;
+                assert!(back.distance(c.point) <= 1e-9 * (1.0 + b.diagonal()), "{p}");
+                // A limit below the distance finds nothing; one above, the same.
+                let d = d2.sqrt();
+                if d > 0.0 {
+                    assert_eq!(query::closest_point(p, &posed, d * 0.999), None);
+                }
+                assert_eq!(query::closest_point(p, &posed, d * 1.001 + 1e-300), Some(c));
+            }
+        }
+    }
+}
+
+fn meshclash(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_meshclash"))
+        .args(args)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("meshclash-points-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// A `.npy` of `rows` (N×3) in float64 or float32, written byte by byte here (NumPy's format
+/// 1.0), not by the code under test.
+fn npy(path: &Path, rows: &[[f64; 3]], f32s: bool) {
+    let descr = if f32s { "<f4" } else { "<f8" };
+    let mut header = format!(
+        "{{'descr': '{descr}', 'fortran_order': False, 'shape': ({}, 3), }}",
+        rows.len()
+    );
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((header.len() as u16).to_le_bytes());
+    b.extend(header.as_bytes());
+    for x in rows.iter().flatten() {
+        if f32s {
+            b.extend((*x as f32).to_le_bytes());
+        } else {
+            b.extend(x.to_le_bytes());
+        }
+    }
+    std::fs::write(path, b).unwrap();
+}
+
+#[test]
+fn inside_and_closest_read_and_write_every_table_format() {
+    let teapot = common::case_path("meshes/teapot.stl");
+    let t = teapot.to_str().unwrap();
+    // The teapot's belly (winding 1.005: inside), far outside, and its lid's rim region.
+    let rows = [[0.0, 0.0, 12.0], [100.0, 0.0, 0.0], [0.0, 0.0, 12.5]];
+    let inputs = [
+        ("a.npy", None),
+        ("b.npy", Some(true)),
+        ("c.csv", None),
+        ("d.json", None),
+    ];
+    for (name, f32s) in inputs {
+        let p = scratch(name);
+        match name.rsplit('.').next() {
+            Some("npy") => npy(&p, &rows, f32s.unwrap_or(false)),
+            Some("csv") => std::fs::write(&p, "x,y,z\n0,0,12\n100,0,0\n0,0,12.5\n").unwrap(),
+            _ => std::fs::write(&p, "[[0,0,12],[100,0,0],[0,0,12.5]]").unwrap(),
+        }
+        let out = scratch(&format!("{name}.out.json"));
+        let (code, stdout, err) = meshclash(&[
+            "inside",
+            t,
+            p.to_str().unwrap(),
+            "--json",
+            "--backend",
+            "cpu",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{name}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(
+            (v["count"].as_u64(), v["inside"].as_u64()),
+            (Some(3), Some(2)),
+            "{name}"
+        );
+        let rows_out: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(rows_out[0]["inside"], true);
+        assert_eq!(rows_out[1]["inside"], false);
+        assert_eq!(rows_out[1]["certain"], true);
+    }
+    // closest to .csv and .npy: the far point's nearest is on the spout's tip side (x max).
+    let p = scratch("pts.csv");
+    std::fs::write(&p, "0,0,12\n100,0,0\n").unwrap();
+    let csv = scratch("closest.csv");
+    let (code, _, err) = meshclash(&[
+        "closest",
+        t,
+        p.to_str().unwrap(),
+        "--signed",
+        "--backend",
+        "cpu",
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("distance,triangle,x,y,z,u,v"));
+    let first: Vec<f64> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!(first[0] < 0.0, "inside: negative, {text}");
+    let second: Vec<f64> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!(second[0] > 60.0 && second[2] > 34.0, "{text}");
+    // A limit leaves the far point without a triangle: empty fields in CSV, -1 and NaN in .npy.
+    let npy_out = scratch("closest.npy");
+    let (code, _, err) = meshclash(&[
+        "closest",
+        t,
+        p.to_str().unwrap(),
+        "--max-distance",
+        "20",
+        "--backend",
+        "cpu",
+        "--out",
+        npy_out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&npy_out).unwrap();
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
+    assert!(
+        header.contains("('distance', '<f8'), ('triangle', '<i8')"),
+        "{header}"
+    );
+    assert!(header.contains("'shape': (2,)"), "{header}");
+    assert_eq!((10 + header_len) % 64, 0);
+    let record = 7 * 8;
+    let second = &bytes[10 + header_len + record..];
+    let f = |k: usize| f64::from_le_bytes(second[8 * k..8 * k + 8].try_into().unwrap());
+    assert!(f(0).is_nan());
+    assert_eq!(i64::from_le_bytes(second[8..16].try_into().unwrap()), -1);
+}
+
+#[test]
+fn bad_point_tables_are_refused_by_row() {
+    let teapot = common::case_path("meshes/teapot.stl");
+    let t = teapot.to_str().unwrap();
+    let cases = [
+        ("nan.csv", "0,0,0\n1,nan,2\n", "row 1"),
+        ("wide.csv", "0,0,0,1\n", "rows of 4 numbers, expected 3"),
+        ("ragged.csv", "0,0,0\n1,2\n", ":2:"),
+        ("word.csv", "0,0,0\n1,x,2\n", ":2: not a number"),
+        ("rows.json", "[[0,0,0],[1,2]]", "row 1 has 2 numbers"),
+        ("bad.npy", "not numpy", "not a readable .npy"),
+        ("points.txt", "0 0 0", "unknown table format"),
+    ];
+    for (name, body, want) in cases {
+        let p = scratch(name);
+        std::fs::write(&p, body).unwrap();
+        let (code, _, err) = meshclash(&["inside", t, p.to_str().unwrap(), "--backend", "cpu"]);
+        assert_eq!(code, 2, "{name}");
+        assert!(err.contains(want), "{name}: {err}");
+    }
+    let p = scratch("neg.csv");
+    std::fs::write(&p, "0,0,0\n").unwrap();
+    let (code, _, err) = meshclash(&[
+        "closest",
+        t,
+        p.to_str().unwrap(),
+        "--max-distance",
+        "-1",
+        "--backend",
+        "cpu",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--max-distance"), "{err}");
+}
