@@ -10,7 +10,8 @@ use crate::geom::DVec3;
 use crate::gpu::{GpuBackend, GpuContext, GpuInfo};
 use crate::mesh::{Pose, PreparedMesh};
 use crate::query::{
-    self, CheckOptions, CheckReport, Closest, Posed, SelfReport, SolidDistance, Winding,
+    self, CheckOptions, CheckReport, Closest, Hits, Posed, RayHit, SelfReport, SolidDistance,
+    Winding,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -275,6 +276,25 @@ impl Backend {
         Ok(points
             .par_iter()
             .map(|&p| query::closest_point(p, &posed, max_distance))
+            .collect())
+    }
+
+    /// The hits of each ray `(origin, direction)` on `m` (placed by `pose`), up to
+    /// `origin + max_t · direction`: [`query::ray_hits`], watertight. Answered on the CPU on
+    /// either backend (a GPU stage for rays is not written yet), in parallel over the rays.
+    pub fn ray_hits(
+        &self,
+        m: &PreparedMesh,
+        pose: Pose,
+        rays: &[(DVec3, DVec3)],
+        max_t: f64,
+        hits: Hits,
+    ) -> Result<Vec<Vec<RayHit>>> {
+        use rayon::prelude::*;
+        let posed = Posed::new(m, pose);
+        Ok(rays
+            .par_iter()
+            .map(|&(o, d)| query::ray_hits(o, d, &posed, max_t, hits))
             .collect())
     }
 

@@ -88,7 +88,7 @@ pub fn closest_point(p: DVec3, m: &Posed, max_distance: f64) -> Option<Closest> 
 /// Barycentric `(u, v)` of a point of triangle `t` (Ericson 3.4). On a (nearly) zero-area
 /// triangle, where that system is singular, the point lies on its longest edge and is placed
 /// along it.
-fn barycentric(q: DVec3, t: &Tri) -> (f64, f64) {
+pub(crate) fn barycentric(q: DVec3, t: &Tri) -> (f64, f64) {
     let (e0, e1, e2) = (t[1] - t[0], t[2] - t[0], q - t[0]);
     let (d00, d01, d11) = (e0.dot(e0), e0.dot(e1), e1.dot(e1));
     let (d20, d21) = (e2.dot(e0), e2.dot(e1));

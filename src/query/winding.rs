@@ -193,7 +193,7 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed, extra: &[Tri]) -> Option<(u64,
 }
 
 /// The leaves whose boxes segment `pq` meets.
-fn leaves_on_segment(p: DVec3, q: DVec3, m: &Posed) -> Vec<u32> {
+pub(crate) fn leaves_on_segment(p: DVec3, q: DVec3, m: &Posed) -> Vec<u32> {
     let tree = m.tree();
     // The nodes are culled in the mesh's own coordinates, the segment carried back there once,
     // rather than each node's box posed: both roundings (the segment's now, the vertices' when

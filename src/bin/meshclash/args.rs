@@ -60,6 +60,32 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Backend::Auto)]
         backend: Backend,
     },
+    /// Where each ray meets the mesh, watertight (a ray through a shared edge or vertex hits
+    /// once). Columns: ray, hit, t, triangle, u, v, x, y, z, front.
+    Ray {
+        /// An STL (binary or ASCII) or OBJ file.
+        mesh: PathBuf,
+        /// Rays: .npy (N x 6), .csv or .json rows of origin x,y,z then direction x,y,z.
+        rays: PathBuf,
+        #[command(flatten)]
+        pose: PoseArgs,
+        /// first: the nearest hit; any: whether there is one (occlusion); all: every hit, one
+        /// row each, by t.
+        #[arg(long, value_enum, default_value_t = HitsArg::First)]
+        hits: HitsArg,
+        /// Only hits at t <= T (in units of each ray's direction).
+        #[arg(long, value_name = "T")]
+        max_t: Option<f64>,
+        /// Write the rows to this .csv, .npy or .json.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// The summary as one JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
+        #[arg(long, value_enum, default_value_t = Backend::Auto)]
+        backend: Backend,
+    },
     /// Is each point inside the mesh: its generalized winding number, inside where |w| >= 1/2,
     /// and whether that is certain. Columns: winding, inside, certain.
     Inside {
@@ -135,6 +161,13 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HitsArg {
+    First,
+    Any,
+    All,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

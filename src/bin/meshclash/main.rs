@@ -86,6 +86,31 @@ fn exit_code(e: &Error) -> u8 {
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Command::Info { mesh, json } => info(&mesh, json),
+        Command::Ray {
+            mesh,
+            rays,
+            pose,
+            hits,
+            max_t,
+            out,
+            json,
+            backend,
+        } => points::ray(
+            points::Job {
+                mesh: &mesh,
+                pose: pose.pose()?,
+                points: &rays,
+                out,
+                json,
+                kind: backend.kind(),
+            },
+            match hits {
+                args::HitsArg::First => meshclash::query::Hits::First,
+                args::HitsArg::Any => meshclash::query::Hits::Any,
+                args::HitsArg::All => meshclash::query::Hits::All,
+            },
+            max_t,
+        ),
         Command::Inside {
             mesh,
             points: p,

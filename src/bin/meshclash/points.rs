@@ -3,7 +3,7 @@
 
 use crate::table::{self, Column};
 use crate::{choose_backend, load};
-use meshclash::query::Timings;
+use meshclash::query::{Hits, RayHit, Timings};
 use meshclash::{BackendKind, DVec3, Error, Pose};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -138,4 +138,99 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
     }
     summary(&job, fields, backend.name(), &timings);
     Ok(())
+}
+
+/// The rays of a table: origin and direction, the direction non-zero.
+fn rays(path: &Path) -> Result<Vec<(DVec3, DVec3)>, Error> {
+    let rows = table::read(path, 6)?;
+    (0..rows.len())
+        .map(|i| {
+            let r = rows.row(i);
+            let (o, d) = (DVec3::from_slice(&r[..3]), DVec3::from_slice(&r[3..]));
+            if d == DVec3::ZERO {
+                return Err(Error::Syntax {
+                    path: path.to_path_buf(),
+                    line: i + 1,
+                    message: format!("row {i} has a zero direction"),
+                });
+            }
+            Ok((o, d))
+        })
+        .collect()
+}
+
+pub fn ray(job: Job, hits: Hits, max_t: Option<f64>) -> Result<(), Error> {
+    let max_t = max_t.unwrap_or(f64::INFINITY);
+    if max_t.is_nan() || max_t < 0.0 {
+        return Err(Error::Argument(format!(
+            "--max-t must be >= 0, got {max_t}"
+        )));
+    }
+    let (m, rs) = (load(job.mesh)?, rays(job.points)?);
+    let backend = choose_backend(job.kind)?;
+    let t = Instant::now();
+    let found = backend.ray_hits(&m, job.pose, &rs, max_t, hits)?;
+    let mut timings = Timings::default();
+    timings.add("query", t);
+    if let Some(out) = &job.out {
+        write_hits(out, &found, hits)?;
+    }
+    let fields = json!({
+        "count": rs.len(),
+        "hit": found.iter().filter(|h| !h.is_empty()).count(),
+        "hits": found.iter().map(Vec::len).sum::<usize>(),
+    });
+    summary(&job, fields, backend.name(), &timings);
+    Ok(())
+}
+
+/// One row per ray (`first`, `any`: its hit or empty columns), or one per hit (`all`).
+fn write_hits(out: &Path, found: &[Vec<RayHit>], hits: Hits) -> Result<(), Error> {
+    let rows: Vec<(usize, Option<&RayHit>)> = if hits == Hits::All {
+        found
+            .iter()
+            .enumerate()
+            .flat_map(|(i, h)| h.iter().map(move |x| (i, Some(x))))
+            .collect()
+    } else {
+        found
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (i, h.first()))
+            .collect()
+    };
+    let f = |g: &dyn Fn(&RayHit) -> f64| Column::F64(rows.iter().map(|r| r.1.map(g)).collect());
+    let mut cols = vec![
+        (
+            "ray",
+            Column::I64(rows.iter().map(|r| Some(r.0 as i64)).collect()),
+        ),
+        (
+            "hit",
+            Column::Bool(rows.iter().map(|r| r.1.is_some()).collect()),
+        ),
+    ];
+    if hits != Hits::Any {
+        cols.extend([
+            ("t", f(&|h| h.t)),
+            (
+                "triangle",
+                Column::I64(
+                    rows.iter()
+                        .map(|r| r.1.map(|h| h.triangle as i64))
+                        .collect(),
+                ),
+            ),
+            ("u", f(&|h| h.u)),
+            ("v", f(&|h| h.v)),
+            ("x", f(&|h| h.point.x)),
+            ("y", f(&|h| h.point.y)),
+            ("z", f(&|h| h.point.z)),
+            (
+                "front",
+                Column::Bool(rows.iter().map(|r| r.1.is_some_and(|h| h.front)).collect()),
+            ),
+        ]);
+    }
+    table::write(out, rows.len(), &cols)
 }

@@ -1,0 +1,142 @@
+//! Rays against a mesh, watertight: every triangle is decided by exact orientation predicates
+//! (the ray's line against the triangle's plane and its three edges), and a ray through an edge
+//! or a vertex shared by several triangles is one hit, never none and never two. A hit through a
+//! triangle's inside is its own; one on an edge or at a vertex is named by that edge's or
+//! vertex's welded indices, and the triangles reporting the same one are merged into one hit,
+//! the smallest triangle index standing for it. A ray lying in a triangle's plane meets it along
+//! its boundary only: the triangles around that it passes into decide.
+
+use super::winding::leaves_on_segment;
+use super::Posed;
+use crate::geom::predicates::orient3d;
+use crate::geom::{DVec3, Tri};
+
+/// Which hits a ray asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hits {
+    /// The nearest.
+    First,
+    /// Whether there is one (occlusion): the first found, not necessarily the nearest.
+    Any,
+    /// Every one, by `t`.
+    All,
+}
+
+/// Where a ray meets a mesh.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// The hit is at `origin + t · direction`.
+    pub t: f64,
+    pub triangle: u32,
+    /// Barycentric: `point ≈ (1 − u − v) V0 + u V1 + v V2`.
+    pub u: f64,
+    pub v: f64,
+    pub point: DVec3,
+    /// The ray meets the triangle's front: `direction · normal < 0`.
+    pub front: bool,
+}
+
+/// What the ray's line meets of one triangle, exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Feature {
+    Inside(u32),
+    Edge(u32, u32),
+    Vertex(u32),
+}
+
+/// The hits of the ray from `o` along `d` up to `o + max_t · d` (`f64::INFINITY`: no limit).
+/// `d` must be non-zero and finite.
+pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<RayHit> {
+    let root = m.node_box(0);
+    // Past the box from anywhere: the segment's far end, in units of d.
+    let reach = (root.diagonal() + o.distance(root.center())) / d.length() * 2.0 + 1.0;
+    let t_end = max_t.min(reach);
+    if t_end.is_nan() || t_end < 0.0 {
+        return Vec::new();
+    }
+    let q = o + d * t_end;
+    let mut found: Vec<(Feature, u32)> = Vec::new();
+    for leaf in leaves_on_segment(o, q, m) {
+        for &t in m.node_tris(leaf) {
+            if let Some(f) = feature(o, q, &m.tri(t), m.prep.mesh.triangles[t as usize]) {
+                let f = if f == Feature::Inside(u32::MAX) {
+                    Feature::Inside(t)
+                } else {
+                    f
+                };
+                found.push((f, t));
+                if hits == Hits::Any {
+                    break;
+                }
+            }
+        }
+        if hits == Hits::Any && !found.is_empty() {
+            break;
+        }
+    }
+    // One hit per feature, the smallest triangle standing for it.
+    found.sort_unstable();
+    found.dedup_by_key(|x| x.0);
+    let mut out: Vec<RayHit> = found
+        .iter()
+        .map(|&(_, t)| hit(o, d, q, t_end, t, &m.tri(t)))
+        .collect();
+    out.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+    if hits != Hits::All {
+        out.truncate(1);
+    }
+    out
+}
+
+/// What segment `oq` meets of triangle `tri` (welded vertices `ids`), by exact signs: `None`
+/// when it misses, lies in its plane, or the triangle has no area.
+fn feature(o: DVec3, q: DVec3, tri: &Tri, ids: [u32; 3]) -> Option<Feature> {
+    let op = orient3d(tri[0], tri[1], tri[2], o);
+    let oq = orient3d(tri[0], tri[1], tri[2], q);
+    if op * oq > 0 || (op == 0 && oq == 0) {
+        return None;
+    }
+    let s = [
+        orient3d(o, q, tri[0], tri[1]),
+        orient3d(o, q, tri[1], tri[2]),
+        orient3d(o, q, tri[2], tri[0]),
+    ];
+    if s.iter().any(|&x| x > 0) && s.iter().any(|&x| x < 0) {
+        return None;
+    }
+    let zero: Vec<usize> = (0..3).filter(|&k| s[k] == 0).collect();
+    let edge = |k: usize| {
+        let (a, b) = (ids[k], ids[(k + 1) % 3]);
+        Feature::Edge(a.min(b), a.max(b))
+    };
+    match zero[..] {
+        [] => Some(Feature::Inside(u32::MAX)), // named by its triangle below
+        [k] => Some(edge(k)),
+        // Edges k and k + 1 share vertex k + 1; edges 0 and 2 share vertex 0.
+        [0, 1] => Some(Feature::Vertex(ids[1])),
+        [1, 2] => Some(Feature::Vertex(ids[2])),
+        [0, 2] => Some(Feature::Vertex(ids[0])),
+        _ => None, // a triangle with no area seen along the ray
+    }
+}
+
+/// The hit of segment `oq` (`o + t d`, `t` up to `t_end`) on triangle `t`, in f64.
+fn hit(o: DVec3, d: DVec3, q: DVec3, t_end: f64, t: u32, tri: &Tri) -> RayHit {
+    let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
+    let den = n.dot(q - o);
+    let s = if den != 0.0 {
+        (n.dot(tri[0] - o) / den).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let point = o + (q - o) * s;
+    let (u, v) = super::closest::barycentric(point, tri);
+    RayHit {
+        t: s * t_end,
+        triangle: t,
+        u,
+        v,
+        point,
+        front: d.dot(n) < 0.0,
+    }
+}

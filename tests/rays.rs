@@ -1,0 +1,200 @@
+//! Rays, watertight: closed meshes with integer coordinates hit exactly at their vertices,
+//! edge midpoints and face centres, from outside (two hits: in and out) and from inside (one),
+//! with `t` worked by hand; a ray along an edge; random rays against Möller–Trumbore over every
+//! triangle; and `meshclash ray` as scripts use it.
+
+mod common;
+
+use glam::DVec3;
+use meshclash::geom::ray::ray_triangle_mt;
+use meshclash::mesh::{generate, read::Soup, Mesh, Pose};
+use meshclash::query::{self, Hits, Posed};
+use meshclash::PreparedMesh;
+
+/// The cube [-1, 1]³ (12 triangles, outward) and the octahedron with vertices ±e_i (8).
+fn solids() -> Vec<(PreparedMesh, Vec<DVec3>)> {
+    let v = |i: usize| {
+        let s = |bit: usize| if i & bit == 0 { -1.0 } else { 1.0 };
+        [s(1), s(2), s(4)]
+    };
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let cube: Soup = quads
+        .iter()
+        .flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]])
+        .collect();
+    let e = |k: usize, s: f32| {
+        let mut p = [0.0; 3];
+        p[k] = s;
+        p
+    };
+    let mut octa: Soup = Vec::new();
+    for sx in [-1.0, 1.0] {
+        for sy in [-1.0, 1.0] {
+            for sz in [-1.0, 1.0] {
+                let (a, b, c) = (e(0, sx), e(1, sy), e(2, sz));
+                // Outward: counter-clockwise seen from the octant.
+                octa.push(if sx * sy * sz > 0.0 {
+                    [a, b, c]
+                } else {
+                    [a, c, b]
+                });
+            }
+        }
+    }
+    [cube, octa]
+        .into_iter()
+        .map(|s| {
+            let m = PreparedMesh::new(Mesh::from_soup("solid", s).unwrap());
+            assert!(m.info.closed && m.info.oriented);
+            // Targets: every vertex, edge midpoint and face centre (all exact).
+            let mut targets: Vec<DVec3> = (0..m.mesh.vertices.len() as u32)
+                .map(|i| m.mesh.vertex(i))
+                .collect();
+            for t in &m.mesh.triangles {
+                for k in 0..3 {
+                    let (a, b) = (m.mesh.vertex(t[k]), m.mesh.vertex(t[(k + 1) % 3]));
+                    targets.push((a + b) * 0.5);
+                }
+            }
+            (m, targets)
+        })
+        .collect()
+}
+
+#[test]
+fn rays_through_vertices_edges_and_faces_hit_once_each_way() {
+    for (m, targets) in solids() {
+        let posed = Posed::new(&m, Pose::IDENTITY);
+        for &target in &targets {
+            // From outside, through the target, through the centre and out the other side.
+            let from = target * 3.0;
+            let d = -target;
+            let all = query::ray_hits(from, d, &posed, f64::INFINITY, Hits::All);
+            assert_eq!(all.len(), 2, "through {target}: {all:?}");
+            // In at the target (from + 2 d), out at the point opposite (from + 4 d).
+            assert!(
+                (all[0].t - 2.0).abs() < 1e-12 && (all[1].t - 4.0).abs() < 1e-12,
+                "{all:?}"
+            );
+            assert!(all[0].point.distance(target) < 1e-12 && all[0].front && !all[1].front);
+            let first = query::ray_hits(from, d, &posed, f64::INFINITY, Hits::First);
+            assert_eq!(first, all[..1]);
+            // From the centre out through the target: once, at t = 1.
+            let out = query::ray_hits(DVec3::ZERO, target, &posed, f64::INFINITY, Hits::All);
+            assert_eq!(out.len(), 1, "out through {target}: {out:?}");
+            assert!((out[0].t - 1.0).abs() < 1e-12);
+            // Stopping short of the target: nothing.
+            assert!(query::ray_hits(from, d, &posed, 1.999, Hits::Any).is_empty());
+            assert_eq!(query::ray_hits(from, d, &posed, 2.0, Hits::Any).len(), 1);
+        }
+    }
+    // Along an edge of the cube (in two faces' planes): it touches the end faces at their
+    // corners, t = 1 and 3, once each.
+    let (cube, _) = solids().remove(0);
+    let posed = Posed::new(&cube, Pose::IDENTITY);
+    let along = query::ray_hits(
+        DVec3::new(-2.0, -1.0, -1.0),
+        DVec3::X,
+        &posed,
+        f64::INFINITY,
+        Hits::All,
+    );
+    let ts: Vec<f64> = along.iter().map(|h| h.t).collect();
+    assert_eq!(ts, [1.0, 3.0], "{along:?}");
+}
+
+#[test]
+fn random_rays_hit_as_moller_trumbore_over_every_triangle() {
+    let m = PreparedMesh::new(generate::torus(1.0, 0.3, 30, 12));
+    let pose = Pose::from_euler_degrees([12.0, 34.0, 56.0], DVec3::new(5.0, -3.0, 1e3));
+    let posed = Posed::new(&m, pose);
+    let mut rnd = common::lcg(99);
+    let mut hit = 0;
+    for _ in 0..300 {
+        let o = pose.apply(DVec3::new(
+            rnd() * 4.0 - 2.0,
+            rnd() * 4.0 - 2.0,
+            rnd() * 2.0 - 1.0,
+        ));
+        let d = DVec3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5);
+        let mut want: Vec<(f64, u32)> = (0..m.mesh.triangles.len() as u32)
+            .filter_map(|t| ray_triangle_mt(o, d, &posed.tri(t)).map(|(t_hit, _, _)| (t_hit, t)))
+            .filter(|h| h.0 >= 0.0)
+            .collect();
+        want.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let got = query::ray_hits(o, d, &posed, f64::INFINITY, Hits::All);
+        assert_eq!(got.len(), want.len(), "{o} {d}: {got:?} / {want:?}");
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.triangle, w.1);
+            assert!(
+                (g.t - w.0).abs() <= 1e-9 * (1.0 + w.0),
+                "{} vs {}",
+                g.t,
+                w.0
+            );
+        }
+        hit += (!got.is_empty()) as usize;
+    }
+    assert!(hit > 50, "{hit}");
+}
+
+#[test]
+fn the_ray_command_reads_rows_and_writes_hits() {
+    let dir = std::env::temp_dir().join(format!("meshclash-rays-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cube = common::case_path("meshes/cube_trimesh.stl");
+    let rays = dir.join("rays.csv");
+    // The unit cube centred at the origin: a ray in along x hits x = -0.5 at t = 1.5 and
+    // leaves at x = 0.5; a ray beside it misses.
+    std::fs::write(&rays, "ox,oy,oz,dx,dy,dz\n-2,0.1,0.2,1,0,0\n-2,3,0,1,0,0\n").unwrap();
+    let out = dir.join("hits.json");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_meshclash"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let r = run(&[
+        "ray",
+        cube.to_str().unwrap(),
+        rays.to_str().unwrap(),
+        "--hits",
+        "all",
+        "--json",
+        "--backend",
+        "cpu",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(
+        (summary["count"].as_u64(), summary["hit"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["t"], 1.5);
+    assert_eq!(rows[0]["front"], true);
+    assert_eq!(rows[1]["t"], 2.5);
+    let bad = dir.join("zero.csv");
+    std::fs::write(&bad, "0,0,0,1,0,0\n0,0,0,0,0,0\n").unwrap();
+    let r = run(&[
+        "ray",
+        cube.to_str().unwrap(),
+        bad.to_str().unwrap(),
+        "--backend",
+        "cpu",
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("row 1 has a zero direction"));
+}
