@@ -142,3 +142,50 @@ fn the_cli_answers_at_1e308_and_refuses_a_distance_beyond_f64() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("farther apart than the largest f64"), "{err}");
 }
+
+/// Coordinates of very different magnitudes in one predicate: scaling them down to avoid an
+/// overflow that does not happen would underflow the small ones.
+#[test]
+fn predicates_mixing_1e230_and_1_keep_their_signs() {
+    let o = DVec3::ZERO;
+    // d far above the plane z = 0 (normal +z): below is positive, so -1.
+    let d = DVec3::new(0.0, 0.0, 1e230);
+    assert_eq!(predicates::orient3d(o, DVec3::X, DVec3::Y, d), -1);
+    let unit = [DVec3::ZERO, DVec3::X, DVec3::Y];
+    // A sliver reaching 1e230 up, passing beside the unit triangle (x + y = 1.8 > 1 at z = 0).
+    let sliver = [
+        DVec3::new(0.9, 0.9, -1.0),
+        DVec3::new(1.0, 0.9, -1.0),
+        DVec3::new(0.95, 0.9, 1e230),
+    ];
+    assert!(!tritri::intersect(&unit, &sliver));
+}
+
+/// A clearance wider than the gap lists every pair; the closest is still the far search's.
+#[test]
+fn far_apart_with_a_clearance_reports_the_same_closest_pair() {
+    let a = PreparedMesh::new(generate::torus(1.0, 0.3, 12, 6));
+    let b = PreparedMesh::new(generate::sphere(0.7, 6, 8));
+    let pose_b = Pose::translation(DVec3::new(1e12, 3.0, 0.0));
+    let plain = query::check(&a, Pose::IDENTITY, &b, pose_b, &CheckOptions::default());
+    let with = query::check(
+        &a,
+        Pose::IDENTITY,
+        &b,
+        pose_b,
+        &CheckOptions {
+            clearance: Some(2e12),
+        },
+    );
+    // Every pair is within the clearance, so the list could have named any of them.
+    let pairs = (a.mesh.triangles.len() * b.mesh.triangles.len()) as usize;
+    assert_eq!(with.clearance.as_ref().map(|c| c.pairs.len()), Some(pairs));
+    assert_eq!(
+        with.distance.distance.to_bits(),
+        plain.distance.distance.to_bits()
+    );
+    assert_eq!(
+        (with.distance.triangle_a, with.distance.triangle_b),
+        (plain.distance.triangle_a, plain.distance.triangle_b)
+    );
+}

@@ -457,3 +457,148 @@ fn the_winding_stage_equals_its_twin() {
         assert!(flips <= 1 + pts.len() / 1000, "{name}: {flips} flips");
     }
 }
+
+/// Review findings, each a wrong answer once.
+#[test]
+fn a_point_on_the_surface_is_never_certain() {
+    let cube = soup_mesh("cube", box_soup(1.0));
+    let posed = Posed::new(&cube, Pose::IDENTITY);
+    // On a face, on an edge, at a vertex: every ray's count would be an answer, and none is.
+    for p in [
+        DVec3::new(0.5, 0.5, 1.0),
+        DVec3::new(0.25, 1.0, 1.0),
+        DVec3::new(1.0, -1.0, 1.0),
+    ] {
+        let w = query::winding_number(p, &posed);
+        assert!(!w.certain() && w.bound.is_infinite(), "{p}: {w:?}");
+        assert!(!query::point_inside(p, &posed).certain, "{p}");
+    }
+}
+
+#[test]
+fn sums_over_many_caps_are_the_same_bits_every_time() {
+    // A soup of 3 000 triangles has 9 000 cap triangles: summed in parallel chunks.
+    let m = PreparedMesh::new(common::soup(17, 0.0));
+    let soup3000 = {
+        let mut soup: Soup = Vec::new();
+        let mut rnd = common::lcg(5);
+        for _ in 0..3000 {
+            let c = [rnd(), rnd(), rnd()].map(|x| x as f32);
+            let t = |k: f32| [c[0] + 0.01 * k, c[1] + 0.013 * k * k, c[2] - 0.007 * k];
+            soup.push([t(0.0), t(1.0), t(2.0)]);
+        }
+        soup_mesh("soup of 3000", soup)
+    };
+    for mesh in [&m, &soup3000] {
+        let posed = Posed::new(mesh, Pose::IDENTITY);
+        let p = DVec3::new(0.5, 0.4, 0.3);
+        let first = query::winding_number(p, &posed);
+        for _ in 0..5 {
+            let again = query::winding_number(p, &Posed::new(mesh, Pose::IDENTITY));
+            assert_eq!(first.value.to_bits(), again.value.to_bits());
+        }
+    }
+    assert!(soup3000.caps().triangles.len() > 8192);
+}
+
+#[test]
+fn far_from_an_open_mesh_the_winding_number_is_certain() {
+    let mut soup = box_soup(1.0);
+    soup.remove(0);
+    let m = soup_mesh("open box", soup);
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    for x in [1e50, 1e110, 1e200, 1e300] {
+        let w = query::winding_number(DVec3::new(x, 0.3 * x, 1.0), &posed);
+        assert!(w.value.abs() < 1e-6 && w.certain(), "{x}: {w:?}");
+    }
+}
+
+/// A rod (z from 0 to 2) from inside a box without a top up through its opening: partly inside (winding 5/6
+/// around its lower end), partly out, touching nothing. Its containment is not certain.
+#[test]
+fn a_rod_through_an_opening_is_not_certainly_inside() {
+    let mut open = box_soup(1.0);
+    open.retain(|t| !t.iter().all(|v| v[2] == 1.0)); // the top's two triangles
+    let container = soup_mesh("box without a top", open);
+    assert!(!container.info.closed);
+    let rod: Soup = box_soup(0.05)
+        .into_iter()
+        .map(|t| t.map(|v| [v[0], v[1], v[2] * 20.0 + 1.0]))
+        .collect();
+    let rod = soup_mesh("rod", rod);
+    let r = query::check(
+        &rod,
+        Pose::IDENTITY,
+        &container,
+        Pose::IDENTITY,
+        &Default::default(),
+    );
+    assert!(!r.intersects());
+    assert_eq!(r.containment, Some(Containment::AInB));
+    assert!(!r.containment_certain);
+    // A short rod wholly in the box (z from -0.5 to 0.5): certain.
+    let small: Soup = box_soup(0.05)
+        .into_iter()
+        .map(|t| t.map(|v| [v[0], v[1], v[2] * 10.0]))
+        .collect();
+    let small = soup_mesh("short rod", small);
+    let r = query::check(
+        &small,
+        Pose::IDENTITY,
+        &container,
+        Pose::IDENTITY,
+        &Default::default(),
+    );
+    assert_eq!(
+        (r.containment, r.containment_certain),
+        (Some(Containment::AInB), true)
+    );
+    if let Some(gpu) = gpu_backend("a_rod_through_an_opening_is_not_certainly_inside") {
+        let g = gpu
+            .check(
+                &rod,
+                Pose::IDENTITY,
+                &container,
+                Pose::IDENTITY,
+                &Default::default(),
+            )
+            .unwrap();
+        assert_eq!(
+            (g.containment, g.containment_certain),
+            (Some(Containment::AInB), false)
+        );
+    }
+}
+
+/// A rotation written to six digits is accepted (1e-6 off orthonormal); carrying points back
+/// by its transpose moves them by 1e-6 of their distance from the origin, which the GPU's
+/// `delta` and the CPU's culls must cover. A part 1000 from the origin, a point 1e-4 outside
+/// its face.
+#[test]
+fn a_rotation_a_little_off_orthonormal_does_not_move_points_inside() {
+    let m = soup_mesh(
+        "box at 1000",
+        box_soup(0.5)
+            .into_iter()
+            .map(|t| t.map(|v| [v[0] + 1000.0, v[1], v[2]]))
+            .collect(),
+    );
+    let (c, s) = (0.866025, 0.5);
+    let pose = Pose::from_matrix(&[
+        c, -s, 0.0, 0.0, s, c, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+    ])
+    .unwrap();
+    let posed = Posed::new(&m, pose);
+    // Just outside the +x face (local x = 1000.5), in world coordinates.
+    let p = pose.apply(DVec3::new(1000.5 + 1e-4, 0.1, 0.2));
+    let cpu = query::winding_number(p, &posed);
+    assert!(!cpu.inside() && cpu.certain(), "{cpu:?}");
+    if let Some(gpu) = gpu_of(
+        "a_rotation_a_little_off_orthonormal_does_not_move_points_inside",
+        None,
+    ) {
+        let gm = gpu.resident(&m).unwrap();
+        let w = gpu.winding_numbers(&posed, &gm, &[p]).unwrap();
+        assert_eq!(w[0].value.to_bits(), cpu.value.to_bits());
+    }
+}

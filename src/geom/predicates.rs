@@ -26,10 +26,17 @@ fn c3(p: DVec3) -> Coord3D<f64> {
 /// `(a − d) · ((b − d) × (c − d))`. Positive when `d` lies below the plane, i.e. on the side
 /// opposite the normal `(b − a) × (c − a)`; zero when the four points are coplanar.
 pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
-    if let Some(k) = downscale(&[a, b, c, d]) {
-        return sign(robust::orient3d(c3(a * k), c3(b * k), c3(c * k), c3(d * k)));
+    let v = robust::orient3d(c3(a), c3(b), c3(c), c3(d));
+    if !v.is_finite() {
+        // Overflowed (products of differences beyond 1e308): only then scaled down, since
+        // scaling down can underflow the differences of coordinates far smaller than the
+        // largest.
+        return match downscale(&[a, b, c, d]) {
+            Some(k) => sign(robust::orient3d(c3(a * k), c3(b * k), c3(c * k), c3(d * k))),
+            None => 0,
+        };
     }
-    let s = sign(robust::orient3d(c3(a), c3(b), c3(c), c3(d)));
+    let s = sign(v);
     if s != 0 {
         return s;
     }
@@ -45,8 +52,9 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
 
 /// The power of two that brings the largest coordinate down to about 2^200, where it is beyond
 /// 2^300: the determinants' products of three differences overflow from about 2^340 (1e102),
-/// and an overflowed expansion has no sign. Exact, as any power of two is, for every
-/// coordinate above 2^-700 or zero.
+/// and an overflowed expansion has no sign. The scaling is exact, but differences far below
+/// the largest coordinate can underflow after it, so it is used only where the unscaled
+/// determinant overflowed (its products could not be held anyway).
 fn downscale(points: &[DVec3]) -> Option<f64> {
     let m = points
         .iter()
@@ -75,10 +83,15 @@ pub fn orient2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
         y: q[1] * k,
     };
     let d = |q: [f64; 2]| DVec3::new(q[0], q[1], 0.0);
-    if let Some(k) = downscale(&[d(a), d(b), d(c)]) {
-        return sign(robust::orient2d(p(a, k), p(b, k), p(c, k)));
+    let v = robust::orient2d(p(a, 1.0), p(b, 1.0), p(c, 1.0));
+    if !v.is_finite() {
+        // As in orient3d: scaled down only where it overflowed.
+        return match downscale(&[d(a), d(b), d(c)]) {
+            Some(k) => sign(robust::orient2d(p(a, k), p(b, k), p(c, k))),
+            None => 0,
+        };
     }
-    let s = sign(robust::orient2d(p(a, 1.0), p(b, 1.0), p(c, 1.0)));
+    let s = sign(v);
     if s != 0 {
         return s;
     }

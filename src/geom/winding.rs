@@ -13,7 +13,7 @@ use std::f64::consts::TAU;
 /// winding number jumps by 1) or so near its edges' lines that the rounding could reach a
 /// half turn.
 pub fn triangle_winding(p: DVec3, t: &Tri) -> (f64, f64) {
-    let (a, b, c) = (t[0] - p, t[1] - p, t[2] - p);
+    let (a, b, c) = scaled(t[0] - p, t[1] - p, t[2] - p);
     let (la, lb, lc) = (a.length(), b.length(), c.length());
     let scale = la * lb * lc;
     if scale == 0.0 {
@@ -45,6 +45,18 @@ pub fn triangle_winding(p: DVec3, t: &Tri) -> (f64, f64) {
     }
     // atan2 moves by at most (δdet + δden) / h to first order; twice that covers the rest.
     (w, 2.0 * margin / h / TAU + 4.0 * f64::EPSILON)
+}
+
+/// `a, b, c` scaled by one power of two (the solid angle does not change) so that the
+/// largest coordinate is near 1: products of three lengths would overflow beyond 5e102 and
+/// lose their bound to subnormals below 1e-103.
+fn scaled(a: DVec3, b: DVec3, c: DVec3) -> (DVec3, DVec3, DVec3) {
+    let m = a.abs().max(b.abs()).max(c.abs()).max_element();
+    if !(m.is_finite() && m > 0.0) || (1e-90..=1e90).contains(&m) {
+        return (a, b, c);
+    }
+    let k = 2f64.powi(-(m.log2().floor() as i32));
+    (a * k, b * k, c * k)
 }
 
 /// The sum of [`triangle_winding`] over `tris`: the winding number of the surface they form

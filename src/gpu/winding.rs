@@ -178,7 +178,9 @@ fn query(m: &Posed, gm: &GpuMesh, points: &[DVec3], local: &[[f32; 4]]) -> Optio
     if !(scale < 1e30 && world.is_finite()) {
         return None;
     }
-    let delta = scale * 2f64.powi(-19) + 16.0 * f64::EPSILON * world;
+    let delta = scale * 2f64.powi(-19)
+        + 64.0 * f64::EPSILON * world
+        + m.pose.unapply_error(scale + gm.center.abs().max_element());
     let dir = glam::Vec3::from(DIR).normalize();
     Some(WindingQuery {
         dir: [dir.x, dir.y, dir.z, (4.0 * scale + 1.0) as f32],
@@ -200,21 +202,22 @@ impl GpuBackend {
         b: &Posed,
         gb: &GpuMesh,
     ) -> Result<(Option<Containment>, bool)> {
-        containment_with(a, b, |probes, m| {
+        containment_with(a, b, |witnesses, m| {
             let g = if std::ptr::eq(m, a) { ga } else { gb };
             let info = &m.prep.info;
             if info.closed && !info.oriented {
-                return Ok(first_inside(probes.into_iter(), m));
+                return Ok(first_inside(witnesses, m));
             }
-            let points: Vec<DVec3> = probes.iter().map(|x| x.1).collect();
+            let points: Vec<DVec3> = witnesses.iter().map(|x| x.2).collect();
             let w = self.winding_numbers(m, g, &points)?;
-            Ok(pick(probes.into_iter().zip(w).map(|(probe, w)| {
+            let answers = witnesses.into_iter().zip(w).map(|(witness, w)| {
                 let inside = Inside {
                     inside: w.inside(),
                     certain: w.certain(),
                 };
-                (probe, inside)
-            })))
+                (witness, inside)
+            });
+            Ok(pick(answers, !info.closed))
         })
     }
 }

@@ -11,7 +11,7 @@
 
 use super::Mesh;
 use crate::geom::closest::closest_points_segments;
-use crate::geom::DVec3;
+use crate::geom::{Aabb, DVec3};
 use std::collections::HashMap;
 
 /// What `info` says of a mesh's open edges.
@@ -63,34 +63,72 @@ impl BoundaryReport {
 }
 
 /// How many of `edges` lie within `tol` of another of them that shares no vertex with it
-/// (neighbours along a boundary loop touch at their shared vertex). Sweep and prune on x: the
-/// edges sorted by their smallest x, each compared with those starting before it ends.
+/// (neighbours along a boundary loop touch at their shared vertex). A uniform grid of cells
+/// about an edge long: each edge goes into the cells its box (grown by `tol`) covers, and a pair
+/// is measured once, in the cell holding the low corner of their boxes' overlap. Linear for the
+/// boundaries meshes have; a sweep along one axis was quadratic for a tube along it.
 fn near_another(m: &Mesh, edges: &[(u32, u32)], tol: f64) -> usize {
     let ends = |&(a, b): &(u32, u32)| (m.vertex(a), m.vertex(b));
-    let mut order: Vec<(f64, f64, usize)> = edges
+    let boxes: Vec<Aabb> = edges
         .iter()
-        .enumerate()
-        .map(|(i, e)| {
+        .map(|e| {
             let (p, q) = ends(e);
-            (p.x.min(q.x) - tol, p.x.max(q.x) + tol, i)
+            Aabb::from_points([p, q]).padded(tol)
         })
         .collect();
-    order.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let mean = boxes.iter().map(|b| b.diagonal()).sum::<f64>() / edges.len().max(1) as f64;
+    let cell = mean.max(tol).max(f64::MIN_POSITIVE);
+    let key = |p: DVec3| (p / cell).floor().as_i64vec3().to_array();
+    let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
+    // Edges far longer than most would fill too many cells: each is measured against all.
+    let mut long = Vec::new();
+    for (i, b) in boxes.iter().enumerate() {
+        let (lo, hi) = (key(b.min), key(b.max));
+        let cells: i64 = (0..3).map(|k| (hi[k] - lo[k] + 1).max(1)).product();
+        if cells > 64 {
+            long.push(i);
+            continue;
+        }
+        for x in lo[0]..=hi[0] {
+            for y in lo[1]..=hi[1] {
+                for z in lo[2]..=hi[2] {
+                    grid.entry([x, y, z]).or_default().push(i);
+                }
+            }
+        }
+    }
     let mut near = vec![false; edges.len()];
-    for (k, &(_, hi, i)) in order.iter().enumerate() {
-        for &(lo, _, j) in &order[k + 1..] {
-            if lo > hi {
-                break;
+    let mut measure = |i: usize, j: usize| {
+        let (ei, ej) = (edges[i], edges[j]);
+        if ei.0 == ej.0 || ei.0 == ej.1 || ei.1 == ej.0 || ei.1 == ej.1 {
+            return;
+        }
+        let ((p1, q1), (p2, q2)) = (ends(&ei), ends(&ej));
+        if closest_points_segments(p1, q1, p2, q2).distance_squared <= tol * tol {
+            near[i] = true;
+            near[j] = true;
+        }
+    };
+    let mut is_long = vec![false; edges.len()];
+    for &i in &long {
+        is_long[i] = true;
+    }
+    for &i in &long {
+        for j in 0..edges.len() {
+            // A pair of long edges once; a long and a short one here only.
+            if j != i && (!is_long[j] || j > i) && boxes[i].distance_squared(&boxes[j]) == 0.0 {
+                measure(i, j);
             }
-            let (ei, ej) = (edges[i], edges[j]);
-            if ei.0 == ej.0 || ei.0 == ej.1 || ei.1 == ej.0 || ei.1 == ej.1 {
-                continue;
-            }
-            let ((p1, q1), (p2, q2)) = (ends(&ei), ends(&ej));
-            let c = closest_points_segments(p1, q1, p2, q2);
-            if c.distance_squared <= tol * tol {
-                near[i] = true;
-                near[j] = true;
+        }
+    }
+    for (cell_key, members) in &grid {
+        for (k, &i) in members.iter().enumerate() {
+            for &j in &members[k + 1..] {
+                let (bi, bj) = (&boxes[i], &boxes[j]);
+                if bi.distance_squared(bj) > 0.0 || key(bi.min.max(bj.min)) != *cell_key {
+                    continue; // apart, or measured in another cell
+                }
+                measure(i, j);
             }
         }
     }

@@ -122,6 +122,23 @@ impl Pose {
         )
     }
 
+    /// A bound on how far [`Pose::unapply`] can land from the true inverse image `R⁻¹ (p − t)`
+    /// of a world point whose mesh coordinates are at most `magnitude`: `Rᵀ` is the inverse
+    /// only for an orthonormal `R`, and a matrix is accepted up to [`RIGID_TOLERANCE`] off it.
+    /// `Rᵀ x = RᵀR y` for the true `y`, so the error is `(RᵀR − I) y` (at most three times the
+    /// largest entry of `RᵀR − I`, times `|y|` ≤ √3 magnitude), plus rounding.
+    pub fn unapply_error(&self, magnitude: f64) -> f64 {
+        let r = &self.rotation;
+        let mut defect = 0.0f64;
+        for i in 0..3 {
+            for j in 0..3 {
+                let dot: f64 = (0..3).map(|k| r[k][i] * r[k][j]).sum();
+                defect = defect.max((dot - if i == j { 1.0 } else { 0.0 }).abs());
+            }
+        }
+        (3.0 * 3f64.sqrt() * defect + 16.0 * f64::EPSILON) * magnitude
+    }
+
     /// `self⁻¹ ∘ other`: `other`'s coordinates carried into `self`'s (rounded; for culling).
     pub fn relative(&self, other: &Pose) -> Pose {
         let (a, b) = (&self.rotation, &other.rotation);

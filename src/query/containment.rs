@@ -12,6 +12,7 @@
 use super::winding::{ray_crossings, winding_number};
 use super::Posed;
 use crate::geom::DVec3;
+use rayon::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Containment {
@@ -61,62 +62,103 @@ pub fn point_inside(p: DVec3, m: &Posed) -> Inside {
     }
 }
 
-/// Vertices whose inside-ness stands for their mesh's (any vertex of a body would do when the
-/// surfaces do not meet and the other mesh is closed: a body is connected, so it is wholly on
-/// one side of the other part's surface): one per body ([`crate::mesh::Bodies::probes`]),
-/// where it is. Against a mesh that is not closed, whose winding number can cross 1/2 away from
-/// its surface, a body is judged by this vertex.
-pub(crate) fn probes<'a>(m: &'a Posed) -> impl Iterator<Item = (u32, DVec3)> + 'a {
-    m.prep.bodies.probes.iter().map(|&v| (v, m.vertex(v)))
-}
+/// A vertex standing for its body's inside-ness: its index, its body, where it is.
+pub(crate) type Witness = (u32, u32, DVec3);
 
-/// The first of `probes` certainly inside `m`; else the first inside but uncertain; with
-/// whether every probe looked at was certain (all of them when none is inside).
-pub(crate) fn first_inside(
-    probes: impl Iterator<Item = (u32, DVec3)>,
-    m: &Posed,
-) -> (Option<(u32, DVec3)>, bool) {
-    pick(probes.map(|(v, p)| ((v, p), point_inside(p, m))))
-}
-
-/// [`first_inside`] over probes already answered (lazily: it stops at the first certain one).
-pub(crate) fn pick(
-    answers: impl Iterator<Item = ((u32, DVec3), Inside)>,
-) -> (Option<(u32, DVec3)>, bool) {
-    let (mut uncertain_inside, mut certain) = (None, true);
-    for (probe, i) in answers {
-        if i.inside && i.certain {
-            return (Some(probe), true);
-        }
-        certain &= i.certain;
-        if i.inside && uncertain_inside.is_none() {
-            uncertain_inside = Some(probe);
+/// The vertices of bodies `bodies` of `a` whose inside-ness against `b` stands for theirs.
+/// Against a closed `b`, one per body ([`crate::mesh::Bodies::probes`]): a body that does not
+/// meet b's surface is wholly on one side of it. Against any other, every vertex: its winding
+/// number can pass 1/2 away from its surface (a rod through the teapot's open lid is partly in),
+/// so each body's vertices must agree for its answer to be certain ([`pick`]).
+pub(crate) fn witnesses(a: &Posed, b: &Posed, bodies: std::ops::Range<usize>) -> Vec<Witness> {
+    let probes = &a.prep.bodies.probes;
+    let bodies = bodies.start.min(probes.len())..bodies.end.min(probes.len());
+    if b.prep.info.closed {
+        return bodies
+            .map(|k| (probes[k], k as u32, a.vertex(probes[k])))
+            .collect();
+    }
+    let mesh = &a.prep.mesh;
+    let mut body_of = vec![u32::MAX; mesh.vertices.len()];
+    for (t, &k) in mesh.triangles.iter().zip(&a.prep.bodies.of_triangle) {
+        for &v in t {
+            body_of[v as usize] = k;
         }
     }
-    (uncertain_inside, certain)
+    a.verts_for(mesh.triangles.len());
+    (0..body_of.len() as u32)
+        .filter(|&v| bodies.contains(&(body_of[v as usize] as usize)))
+        .map(|v| (v, body_of[v as usize], a.vertex(v)))
+        .collect()
+}
+
+/// The first of `witnesses` certainly inside `m`, else the first inside but uncertain; and
+/// whether the answer is certain ([`pick`]).
+pub(crate) fn first_inside(witnesses: Vec<Witness>, m: &Posed) -> (Option<(u32, DVec3)>, bool) {
+    let whole = !m.prep.info.closed;
+    if whole {
+        let answers: Vec<Inside> = witnesses.par_iter().map(|w| point_inside(w.2, m)).collect();
+        return pick(witnesses.into_iter().zip(answers), whole);
+    }
+    pick(
+        witnesses.into_iter().map(|w| (w, point_inside(w.2, m))),
+        whole,
+    )
+}
+
+/// From witnesses and their answers: the first certainly inside, else the first inside; and
+/// whether that is certain: every answer certain and, where `whole` (the container is not
+/// closed and every vertex was asked), every body's vertices agreeing. Where not `whole`, it
+/// stops at the first certainly inside.
+pub(crate) fn pick(
+    answers: impl Iterator<Item = (Witness, Inside)>,
+    whole: bool,
+) -> (Option<(u32, DVec3)>, bool) {
+    let (mut first, mut first_certain, mut certain) = (None, None, true);
+    // Per body: some vertex inside, some outside.
+    let mut votes: std::collections::HashMap<u32, (bool, bool)> = Default::default();
+    for ((v, body, p), i) in answers {
+        if i.inside && i.certain && !whole {
+            return (Some((v, p)), true);
+        }
+        certain &= i.certain;
+        if i.inside {
+            first.get_or_insert((v, p));
+            if i.certain {
+                first_certain.get_or_insert((v, p));
+            }
+        }
+        let vote = votes.entry(body).or_default();
+        if i.inside {
+            vote.0 = true;
+        } else {
+            vote.1 = true;
+        }
+    }
+    let split = votes.values().any(|&(inside, outside)| inside && outside);
+    (first_certain.or(first), certain && !split)
 }
 
 /// With the surfaces known not to intersect: is one part inside the other, or a body of it,
-/// and is that certain ([`Inside::certain`])?
+/// and is that certain ([`Inside::certain`], and against a container that is not closed every
+/// body wholly on one side)?
 pub fn containment(a: &Posed, b: &Posed) -> (Option<Containment>, bool) {
-    let Ok(c) = containment_with::<std::convert::Infallible>(a, b, |probes, m| {
-        Ok(first_inside(probes.into_iter(), m))
-    });
+    let Ok(c) = containment_with::<std::convert::Infallible>(a, b, |ws, m| Ok(first_inside(ws, m)));
     c
 }
 
-/// [`containment`] with `first` answering [`first_inside`] for a part's probes against the
+/// [`containment`] with `first` answering [`first_inside`] for a part's witnesses against the
 /// other part (the GPU answers them in one batch).
 pub(crate) fn containment_with<E>(
     a: &Posed,
     b: &Posed,
-    first: impl Fn(Vec<(u32, DVec3)>, &Posed) -> Result<(Option<(u32, DVec3)>, bool), E>,
+    first: impl Fn(Vec<Witness>, &Posed) -> Result<(Option<(u32, DVec3)>, bool), E>,
 ) -> Result<(Option<Containment>, bool), E> {
-    let (a_in_b, certain_a) = first(probes(a).collect(), b)?;
+    let (a_in_b, certain_a) = first(witnesses(a, b, 0..usize::MAX), b)?;
     if a_in_b.is_some() && certain_a {
         return Ok((Some(Containment::AInB), true));
     }
-    let (b_in_a, certain_b) = first(probes(b).collect(), a)?;
+    let (b_in_a, certain_b) = first(witnesses(b, a, 0..usize::MAX), a)?;
     Ok(match (a_in_b, b_in_a) {
         (_, Some(_)) if certain_b => (Some(Containment::BInA), true),
         (Some(_), _) => (Some(Containment::AInB), false),

@@ -1,7 +1,7 @@
 //! A yes/no clash query that stops at the first evidence: the question a clash review asks
 //! first, answered without listing every pair.
 
-use super::containment::{first_inside, probes};
+use super::containment::{first_inside, witnesses};
 use super::{leaf_gap, Posed};
 use crate::geom::{spheres_within, tritri, DVec3};
 use crate::octree::{any_leaf_pair, world_box};
@@ -90,7 +90,8 @@ pub fn interference_and_certainty(a: &Posed, b: &Posed) -> (Option<Interference>
 /// Bodies `skip..skip + take` of A against B, then of B against A: the first vertex certainly
 /// inside, else the first inside but uncertain; and whether every vertex looked at was certain.
 fn inside_bodies(a: &Posed, b: &Posed, skip: usize, take: usize) -> (Option<Interference>, bool) {
-    let (in_b, certain_a) = first_inside(probes(a).skip(skip).take(take), b);
+    let bodies = skip..skip.saturating_add(take);
+    let (in_b, certain_a) = first_inside(witnesses(a, b, bodies.clone()), b);
     let of_a = in_b.map(|(vertex, point)| Interference::VertexOfAInB {
         vertex,
         point,
@@ -99,7 +100,7 @@ fn inside_bodies(a: &Posed, b: &Posed, skip: usize, take: usize) -> (Option<Inte
     if certain_a && of_a.is_some() {
         return (of_a, true);
     }
-    let (in_a, certain_b) = first_inside(probes(b).skip(skip).take(take), a);
+    let (in_a, certain_b) = first_inside(witnesses(b, a, bodies), a);
     let of_b = in_a.map(|(vertex, point)| Interference::VertexOfBInA {
         vertex,
         point,
@@ -117,7 +118,9 @@ fn surfaces_meet(a: &Posed, b: &Posed) -> bool {
     // box instead of two. Both are padded by 1e-12 of the world coordinates' magnitude, which
     // covers the rounding of both poses (the exact tests use the posed triangles).
     let rel = a.pose.relative(&b.pose);
-    let pad = 1e-12 * a.frame_magnitude().max(b.frame_magnitude()) + f64::MIN_POSITIVE;
+    let magnitude = a.frame_magnitude().max(b.frame_magnitude());
+    // Plus how far A's Rᵀ is from its inverse (a rotation accepted a little off orthonormal).
+    let pad = 1e-12 * magnitude + a.pose.unapply_error(magnitude) + f64::MIN_POSITIVE;
     let ba = |n: usize| a.tree().nodes[n].aabb().padded(pad);
     let bb = |n: usize| world_box(&b.tree().nodes[n].aabb(), &rel).padded(pad);
     any_leaf_pair(a.tree(), ba, b.tree(), bb, 0.0, |la, lb| {

@@ -21,6 +21,7 @@ pub(crate) mod intersect;
 mod ray;
 pub(crate) mod self_intersect;
 mod solid;
+mod spheres;
 mod winding;
 
 pub use check::{check, CheckOptions, CheckReport};
@@ -36,6 +37,7 @@ pub use self_intersect::{
     SelfKind, SelfPair, SelfReport,
 };
 pub use solid::{solid_distance, SolidDistance};
+pub use spheres::{sphere_contact, sphere_sweep, sphere_triangles, SphereContact, SweepContact};
 pub use winding::{winding_from_integer, winding_number, Winding};
 
 use crate::geom::{tritri, Aabb, DVec3, Sphere, Tri};

@@ -16,7 +16,7 @@
 //! next to nothing; the caps give the exact integer part and leave only a small sum.
 
 use super::Posed;
-use crate::geom::predicates::{orient3d, segment_triangle};
+use crate::geom::predicates::{orient3d, point_in_triangle, segment_triangle};
 use crate::geom::ray::SegmentSlabs;
 use crate::geom::winding::winding_sum;
 use crate::geom::{Aabb, DVec3, Tri};
@@ -81,9 +81,15 @@ fn sum(p: DVec3, tris: &[Tri]) -> (f64, f64) {
     if tris.len() < PARALLEL_SUM {
         return winding_sum(p, tris.iter().copied());
     }
-    tris.par_chunks(PARALLEL_SUM)
+    // Chunks summed in parallel, then added in order: rayon's reduce groups them as the
+    // threads happen to split, and f64 sums grouped differently differ in their last bits.
+    let parts: Vec<(f64, f64)> = tris
+        .par_chunks(PARALLEL_SUM)
         .map(|c| winding_sum(p, c.iter().copied()))
-        .reduce(|| (0.0, 0.0), |x, y| (x.0 + y.0, x.1 + y.1))
+        .collect();
+    parts
+        .into_iter()
+        .fold((0.0, 0.0), |x, y| (x.0 + y.0, x.1 + y.1))
 }
 
 /// Ray directions on a golden-angle spiral over the sphere: none is parallel to an axis or a
@@ -144,10 +150,14 @@ fn crossing(p: DVec3, q: DVec3, tri: &Tri) -> Option<i64> {
     // below, as is any triangle whose plane holds the segment.
     let op = orient3d(tri[0], tri[1], tri[2], p);
     let oq = orient3d(tri[0], tri[1], tri[2], q);
-    if op * oq > 0 || (op == 0 && oq != 0) {
-        // Both ends on one side; or the start on the plane (outside the triangle, since the
-        // surfaces do not meet p) and the rest off it.
-        return Some(0);
+    if op * oq > 0 {
+        return Some(0); // both ends on one side
+    }
+    if op == 0 && oq != 0 {
+        // The start on the plane: beside the triangle the rest leaves the plane without
+        // crossing; on it, p lies on the surface, where no ray's count is the answer (every
+        // direction is refused, and the solid angles say the bound is infinite).
+        return (!point_in_triangle(p, tri)).then_some(0);
     }
     if oq == 0 {
         // Ends on the surface, or runs in its plane across it.
@@ -203,7 +213,8 @@ pub(crate) fn leaves_on_segment(p: DVec3, q: DVec3, m: &Posed) -> Vec<u32> {
         .frame_magnitude()
         .max(p.abs().max_element())
         .max(q.abs().max_element());
-    let pad = 1e-12 * magnitude + f64::MIN_POSITIVE;
+    // Plus how far Rᵀ is from the inverse of a rotation accepted a little off orthonormal.
+    let pad = 1e-12 * magnitude + m.pose.unapply_error(magnitude) + f64::MIN_POSITIVE;
     let seg = SegmentSlabs::new(pl, ql);
     let mut stack = vec![0usize];
     let mut leaves = Vec::new();

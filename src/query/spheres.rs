@@ -1,0 +1,115 @@
+//! Spheres against a mesh: where a sphere stands (its gap to the surface, negative when it
+//! penetrates the solid, by the winding number as containment has it), every triangle it
+//! touches, and the first contact of a sphere moving along a straight path, by conservative
+//! advancement: step by the distance to the surface less the radius over the speed, so that no
+//! step can pass through a wall however thin (Mirtich's conservative advancement, as FCL does
+//! for meshes).
+
+use super::{closest_point, point_inside, Posed};
+use crate::geom::closest::{closest_point_triangle, distance_squared_point_aabb};
+use crate::geom::DVec3;
+
+/// Where a sphere stands against a mesh.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SphereContact {
+    /// The sphere reaches the surface or the inside: `gap <= 0`.
+    pub touches: bool,
+    /// Distance from the centre to the surface less the radius; with the centre inside the
+    /// solid, minus the distance less the radius.
+    pub gap: f64,
+    pub triangle: u32,
+    /// The surface point nearest the centre.
+    pub point: DVec3,
+}
+
+/// The sphere of centre `c` and radius `r` against `m` (`None` only for a centre that is not
+/// finite).
+pub fn sphere_contact(c: DVec3, r: f64, m: &Posed) -> Option<SphereContact> {
+    let near = closest_point(c, m, f64::INFINITY)?;
+    let inside = point_inside(c, m).inside;
+    let gap = if inside {
+        -near.distance - r
+    } else {
+        near.distance - r
+    };
+    Some(SphereContact {
+        touches: gap <= 0.0,
+        gap,
+        triangle: near.triangle,
+        point: near.point,
+    })
+}
+
+/// Every triangle within `r` of `c` (the sphere's surface or inside meets it), by index.
+pub fn sphere_triangles(c: DVec3, r: f64, m: &Posed) -> Vec<u32> {
+    let tree = m.tree();
+    let r2 = r * r;
+    let mut out = Vec::new();
+    let mut stack = vec![0usize];
+    while let Some(n) = stack.pop() {
+        if distance_squared_point_aabb(c, &m.node_box(n)) > r2 {
+            continue;
+        }
+        let node = &tree.nodes[n];
+        if !node.is_leaf() {
+            stack.extend(node.children());
+            continue;
+        }
+        for &t in m.node_tris(n as u32) {
+            if closest_point_triangle(c, &m.tri(t)).distance_squared(c) <= r2 {
+                out.push(t);
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The first contact of a moving sphere.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweepContact {
+    /// Fraction of the path, in [0, 1]: the centre is at `c + toi · v`.
+    pub toi: f64,
+    pub triangle: u32,
+    /// The surface point the sphere reaches.
+    pub point: DVec3,
+}
+
+/// Steps of the advancement at most; a path that grazes the surface at a gap just above the
+/// tolerance takes the most.
+const MAX_STEPS: usize = 1_000_000;
+
+/// The sphere of radius `r` moving from `c` to `c + v`: its first contact with `m` (within
+/// `tol` of touching, and certainly not touching before), or `None` when it stays apart. A
+/// sphere already touching or inside at the start has contact at 0.
+pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> Option<SweepContact> {
+    let start = sphere_contact(c, r, m)?;
+    if start.touches {
+        return Some(SweepContact {
+            toi: 0.0,
+            triangle: start.triangle,
+            point: start.point,
+        });
+    }
+    let speed = v.length();
+    let mut s = 0.0;
+    for _ in 0..MAX_STEPS {
+        let p = c + v * s;
+        let near = closest_point(p, m, f64::INFINITY)?;
+        let gap = near.distance - r;
+        if gap <= tol {
+            return Some(SweepContact {
+                toi: s,
+                triangle: near.triangle,
+                point: near.point,
+            });
+        }
+        // No point of the surface is nearer than `gap` to the sphere: moving less than that
+        // along the path cannot reach it.
+        s += gap / speed;
+        if s.is_nan() || s > 1.0 {
+            return None;
+        }
+    }
+    None
+}
