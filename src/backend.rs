@@ -11,7 +11,7 @@ use crate::gpu::{GpuBackend, GpuContext, GpuInfo};
 use crate::mesh::{Pose, PreparedMesh};
 use crate::query::{
     self, CheckOptions, CheckReport, Closest, Hits, Posed, RayHit, SelfReport, SolidDistance,
-    Winding,
+    SphereContact, SweepContact, Winding,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -295,6 +295,39 @@ impl Backend {
         Ok(rays
             .par_iter()
             .map(|&(o, d)| query::ray_hits(o, d, &posed, max_t, hits))
+            .collect())
+    }
+
+    /// Each sphere `(centre, radius)` against `m` (placed by `pose`): its gap and nearest point
+    /// ([`query::sphere_contact`]). On the CPU on either backend, in parallel.
+    pub fn sphere_contacts(
+        &self,
+        m: &PreparedMesh,
+        pose: Pose,
+        spheres: &[(DVec3, f64)],
+    ) -> Result<Vec<Option<SphereContact>>> {
+        use rayon::prelude::*;
+        let posed = Posed::new(m, pose);
+        Ok(spheres
+            .par_iter()
+            .map(|&(c, r)| query::sphere_contact(c, r, &posed))
+            .collect())
+    }
+
+    /// Each sphere `(centre, radius, displacement)` moving against `m`: its first contact
+    /// within `tol` of touching ([`query::sphere_sweep`]). On the CPU on either backend.
+    pub fn sphere_sweeps(
+        &self,
+        m: &PreparedMesh,
+        pose: Pose,
+        spheres: &[(DVec3, f64, DVec3)],
+        tol: f64,
+    ) -> Result<Vec<Option<SweepContact>>> {
+        use rayon::prelude::*;
+        let posed = Posed::new(m, pose);
+        Ok(spheres
+            .par_iter()
+            .map(|&(c, r, v)| query::sphere_sweep(c, r, v, &posed, tol))
             .collect())
     }
 

@@ -86,6 +86,34 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Backend::Auto)]
         backend: Backend,
     },
+    /// Spheres against the mesh. Rows of 4 (centre, radius): touches, gap (distance less
+    /// radius, negative when it penetrates), triangle and nearest point. Rows of 7 (centre,
+    /// radius, displacement v): the sphere moving from c to c + v, its first contact (toi in
+    /// [0, 1]) by conservative advancement, which no thin wall can be tunnelled through.
+    Spheres {
+        /// An STL (binary or ASCII) or OBJ file.
+        mesh: PathBuf,
+        /// Spheres: .npy, .csv or .json rows of 4 or 7 numbers.
+        spheres: PathBuf,
+        #[command(flatten)]
+        pose: PoseArgs,
+        /// (Rows of 4) one row per triangle each sphere touches, instead of one per sphere.
+        #[arg(long)]
+        contacts: bool,
+        /// (Rows of 7) how near touching a contact is found, as a distance; default 1e-9 of
+        /// the mesh's size.
+        #[arg(long, value_name = "E")]
+        tolerance: Option<f64>,
+        /// Write the rows to this .csv, .npy or .json.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// The summary as one JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
+        #[arg(long, value_enum, default_value_t = Backend::Auto)]
+        backend: Backend,
+    },
     /// Is each point inside the mesh: its generalized winding number, inside where |w| >= 1/2,
     /// and whether that is certain. Columns: winding, inside, certain.
     Inside {

@@ -7,6 +7,7 @@ mod check;
 mod demo;
 mod json;
 mod points;
+mod spheres;
 mod table;
 mod text;
 
@@ -110,6 +111,27 @@ fn run(cli: Cli) -> Result<(), Error> {
                 args::HitsArg::All => meshclash::query::Hits::All,
             },
             max_t,
+        ),
+        Command::Spheres {
+            mesh,
+            spheres,
+            pose,
+            contacts,
+            tolerance,
+            out,
+            json,
+            backend,
+        } => crate::spheres::spheres(
+            points::Job {
+                mesh: &mesh,
+                pose: pose.pose()?,
+                points: &spheres,
+                out,
+                json,
+                kind: backend.kind(),
+            },
+            contacts,
+            tolerance,
         ),
         Command::Inside {
             mesh,

@@ -27,7 +27,7 @@ fn points(path: &Path) -> Result<Vec<DVec3>, Error> {
 }
 
 /// The summary: one JSON object, or a few lines for a person.
-fn summary(job: &Job, fields: serde_json::Value, backend: &str, t: &Timings) {
+pub fn summary(job: &Job, fields: serde_json::Value, backend: &str, t: &Timings) {
     let mut v = fields;
     v["backend"] = json!(backend);
     v["timings_ms"] = json!({"query": t.total(), "total": t.total()});

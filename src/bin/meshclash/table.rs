@@ -47,6 +47,11 @@ fn syntax(path: &Path, line: usize, message: String) -> Error {
 
 /// The rows of `path`, each `width` numbers wide, all finite.
 pub fn read(path: &Path, width: usize) -> Result<Rows, Error> {
+    read_widths(path, &[width])
+}
+
+/// The rows of `path`, all finite, as wide as one of `widths`.
+pub fn read_widths(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
     let rows = match extension(path).as_str() {
         "npy" => read_npy(path)?,
         "csv" => read_csv(path)?,
@@ -58,13 +63,16 @@ pub fn read(path: &Path, width: usize) -> Result<Rows, Error> {
             )))
         }
     };
-    if rows.width != width {
+    if !widths.contains(&rows.width) {
+        let want: Vec<String> = widths.iter().map(|w| w.to_string()).collect();
         return Err(Error::Argument(format!(
-            "{}: rows of {} numbers, expected {width}",
+            "{}: rows of {} numbers, expected {}",
             path.display(),
-            rows.width
+            rows.width,
+            want.join(" or ")
         )));
     }
+    let width = rows.width;
     if let Some(i) = rows.values.iter().position(|v| !v.is_finite()) {
         return Err(syntax(
             path,

@@ -1,0 +1,145 @@
+//! `meshclash spheres`: spheres standing (rows of 4) or moving (rows of 7) against one placed
+//! mesh, on the CPU in parallel over the spheres.
+
+use crate::points::{summary, Job};
+use crate::table::{self, Column};
+use crate::{choose_backend, load};
+use meshclash::query::{self, Posed, Timings};
+use meshclash::{DVec3, Error};
+use rayon::prelude::*;
+use serde_json::json;
+use std::time::Instant;
+
+pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), Error> {
+    let rows = table::read_widths(job.points, &[4, 7])?;
+    if let Some(i) = (0..rows.len()).find(|&i| rows.row(i)[3] < 0.0) {
+        return Err(Error::Syntax {
+            path: job.points.to_path_buf(),
+            line: i + 1,
+            message: format!("row {i} has a negative radius"),
+        });
+    }
+    let m = load(job.mesh)?;
+    let backend = choose_backend(job.kind)?;
+    let posed = Posed::new(&m, job.pose);
+    let t = Instant::now();
+    let (n, cols, fields) = if rows.width == 4 && contacts {
+        touched(&rows, &posed)
+    } else if rows.width == 4 {
+        let spheres: Vec<_> = (0..rows.len()).map(|i| sphere(rows.row(i))).collect();
+        standing(backend.sphere_contacts(&m, job.pose, &spheres)?)
+    } else {
+        let tol = tolerance.unwrap_or(1e-9 * m.mesh.bounding_box().diagonal());
+        if tol.is_nan() || tol <= 0.0 {
+            return Err(Error::Argument(format!(
+                "--tolerance must be > 0, got {tol}"
+            )));
+        }
+        let spheres: Vec<_> = (0..rows.len())
+            .map(|i| {
+                let (c, r) = sphere(rows.row(i));
+                (c, r, DVec3::from_slice(&rows.row(i)[4..]))
+            })
+            .collect();
+        moving(backend.sphere_sweeps(&m, job.pose, &spheres, tol)?, tol)
+    };
+    let mut timings = Timings::default();
+    timings.add("query", t);
+    if let Some(out) = &job.out {
+        table::write(out, n, &cols)?;
+    }
+    // Answered on the CPU on either backend (no GPU stage for spheres yet).
+    summary(&job, fields, "cpu", &timings);
+    Ok(())
+}
+
+type Table = (usize, Vec<(&'static str, Column)>, serde_json::Value);
+
+fn sphere(r: &[f64]) -> (DVec3, f64) {
+    (DVec3::from_slice(&r[..3]), r[3])
+}
+
+/// `--contacts`: one row per (sphere, triangle) it touches.
+fn touched(rows: &table::Rows, m: &Posed) -> Table {
+    let n = rows.len();
+    {
+        let pairs: Vec<(i64, i64)> = (0..n)
+            .into_par_iter()
+            .flat_map_iter(|i| {
+                let (c, r) = sphere(rows.row(i));
+                query::sphere_triangles(c, r, m)
+                    .into_iter()
+                    .map(move |t| (i as i64, t as i64))
+            })
+            .collect();
+        let touching = pairs
+            .iter()
+            .map(|p| p.0)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        let cols = vec![
+            (
+                "sphere",
+                Column::I64(pairs.iter().map(|p| Some(p.0)).collect()),
+            ),
+            (
+                "triangle",
+                Column::I64(pairs.iter().map(|p| Some(p.1)).collect()),
+            ),
+        ];
+        let fields = json!({"count": n, "touching": touching, "contacts": pairs.len()});
+        (pairs.len(), cols, fields)
+    }
+}
+
+fn standing(found: Vec<Option<query::SphereContact>>) -> Table {
+    let n = found.len();
+    let f = |g: &dyn Fn(&query::SphereContact) -> f64| {
+        Column::F64(found.iter().map(|c| c.as_ref().map(g)).collect())
+    };
+    let cols = vec![
+        ("sphere", Column::I64((0..n as i64).map(Some).collect())),
+        (
+            "touches",
+            Column::Bool(found.iter().map(|c| c.is_some_and(|c| c.touches)).collect()),
+        ),
+        ("gap", f(&|c| c.gap)),
+        (
+            "triangle",
+            Column::I64(found.iter().map(|c| c.map(|c| c.triangle as i64)).collect()),
+        ),
+        ("x", f(&|c| c.point.x)),
+        ("y", f(&|c| c.point.y)),
+        ("z", f(&|c| c.point.z)),
+    ];
+    let touching = found.iter().flatten().filter(|c| c.touches).count();
+    (n, cols, json!({"count": n, "touching": touching}))
+}
+
+fn moving(found: Vec<Option<query::SweepContact>>, tol: f64) -> Table {
+    let n = found.len();
+    let f = |g: &dyn Fn(&query::SweepContact) -> f64| {
+        Column::F64(found.iter().map(|c| c.as_ref().map(g)).collect())
+    };
+    let cols = vec![
+        ("sphere", Column::I64((0..n as i64).map(Some).collect())),
+        (
+            "contact",
+            Column::Bool(found.iter().map(Option::is_some).collect()),
+        ),
+        ("toi", f(&|c| c.toi)),
+        (
+            "triangle",
+            Column::I64(found.iter().map(|c| c.map(|c| c.triangle as i64)).collect()),
+        ),
+        ("x", f(&|c| c.point.x)),
+        ("y", f(&|c| c.point.y)),
+        ("z", f(&|c| c.point.z)),
+    ];
+    let hit = found.iter().flatten().count();
+    (
+        n,
+        cols,
+        json!({"count": n, "contact": hit, "tolerance": tol}),
+    )
+}

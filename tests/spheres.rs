@@ -1,0 +1,185 @@
+//! Spheres against a mesh: standing (gap, touching, every triangle touched) and moving (first
+//! contact without tunnelling), against analytic answers on the box [-1, 1]³ and a plate 0.01
+//! thick, and `meshclash spheres` as scripts use it.
+
+mod common;
+
+use glam::DVec3;
+use meshclash::geom::closest::closest_point_triangle;
+use meshclash::mesh::{read::Soup, Mesh, Pose};
+use meshclash::query::{self, Posed};
+use meshclash::PreparedMesh;
+
+/// The box `[lo, hi]`, outward, as 12 triangles.
+fn boxed(lo: [f32; 3], hi: [f32; 3]) -> PreparedMesh {
+    let v = |i: usize| std::array::from_fn(|k| if i & (1 << k) == 0 { lo[k] } else { hi[k] });
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let soup: Soup = quads
+        .iter()
+        .flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]])
+        .collect();
+    PreparedMesh::new(Mesh::from_soup("box", soup).unwrap())
+}
+
+#[test]
+fn standing_spheres_measure_their_gap_and_the_triangles_they_touch() {
+    let cube = boxed([-1.0; 3], [1.0; 3]);
+    let m = Posed::new(&cube, Pose::IDENTITY);
+    // Above the top face: gap 2 - 1 - 0.5.
+    let c = query::sphere_contact(DVec3::new(0.2, 0.1, 2.0), 0.5, &m).unwrap();
+    assert!((c.gap - 0.5).abs() < 1e-15 && !c.touches, "{c:?}");
+    assert!(c.point.distance(DVec3::new(0.2, 0.1, 1.0)) < 1e-15, "{c:?}");
+    // Centre inside, 0.5 below the top face: -(0.5 + 0.25).
+    let c = query::sphere_contact(DVec3::new(0.0, 0.0, 0.5), 0.25, &m).unwrap();
+    assert!((c.gap + 0.75).abs() < 1e-15 && c.touches, "{c:?}");
+    // Touching exactly: gap 0 counts.
+    assert!(
+        query::sphere_contact(DVec3::new(0.0, 0.0, 1.5), 0.5, &m)
+            .unwrap()
+            .touches
+    );
+    // Near a corner: every triangle within the radius, as brute force finds them.
+    let (centre, r) = (DVec3::new(1.1, 0.9, 1.2), 0.5);
+    let want: Vec<u32> = (0..cube.mesh.triangles.len() as u32)
+        .filter(|&t| closest_point_triangle(centre, &m.tri(t)).distance(centre) <= r)
+        .collect();
+    assert!(want.len() >= 3, "{want:?}");
+    assert_eq!(query::sphere_triangles(centre, r, &m), want);
+}
+
+#[test]
+fn moving_spheres_meet_faces_edges_and_vertices_when_they_should() {
+    let cube = boxed([-1.0; 3], [1.0; 3]);
+    let m = Posed::new(&cube, Pose::IDENTITY);
+    let (r, tol) = (0.5, 1e-9);
+    let cases = [
+        // Falling onto the top face: the centre reaches z = 1.5 at s = (3 - 1.5) / 4.
+        (
+            "face",
+            DVec3::new(0.2, 0.3, 3.0),
+            DVec3::new(0.0, 0.0, -4.0),
+            Some(0.375),
+        ),
+        // Onto the edge x = z = 1: distance √2 (1 - 2s) = r.
+        (
+            "edge",
+            DVec3::new(2.0, 0.3, 2.0),
+            DVec3::new(-2.0, 0.0, -2.0),
+            Some((1.0 - 0.5 / 2f64.sqrt()) / 2.0),
+        ),
+        // Onto the corner (1, 1, 1): distance √3 (2 - 2s) = r.
+        (
+            "vertex",
+            DVec3::splat(3.0),
+            DVec3::splat(-2.0),
+            Some(1.0 - 0.5 / (2.0 * 3f64.sqrt())),
+        ),
+        // Passing beside it, never nearer than √8 - 1 - ... : no contact.
+        (
+            "miss",
+            DVec3::new(3.0, 3.0, -5.0),
+            DVec3::new(0.0, 0.0, 10.0),
+            None,
+        ),
+        // Starting inside: contact at 0.
+        ("inside", DVec3::ZERO, DVec3::X, Some(0.0)),
+    ];
+    for (name, c, v, want) in cases {
+        let got = query::sphere_sweep(c, r, v, &m, tol);
+        match (got, want) {
+            (Some(g), Some(w)) => {
+                // At or before the true contact, within the tolerance's worth of path.
+                assert!(
+                    g.toi <= w + 1e-12 && w - g.toi <= tol / v.length() + 1e-12,
+                    "{name}: {} vs {w}",
+                    g.toi
+                );
+            }
+            (None, None) => {}
+            _ => panic!("{name}: {got:?}, want {want:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_fast_sphere_does_not_tunnel_through_a_thin_plate() {
+    // A plate 0.01 thick; a sphere of radius 0.001 moving 10 across it in one step: both ends
+    // free, contact at the plate's near face.
+    let plate = boxed([-1.0, -1.0, -0.005], [1.0, 1.0, 0.005]);
+    let m = Posed::new(&plate, Pose::IDENTITY);
+    let (c, v, r) = (
+        DVec3::new(0.1, 0.2, -5.0),
+        DVec3::new(0.0, 0.0, 10.0),
+        0.001,
+    );
+    assert!(!query::sphere_contact(c, r, &m).unwrap().touches);
+    assert!(!query::sphere_contact(c + v, r, &m).unwrap().touches);
+    let hit = query::sphere_sweep(c, r, v, &m, 1e-9).expect("it must meet the plate");
+    // The centre reaches z = -0.006 at s = (5 - 0.006) / 10 (the plate's face is -0.005 to
+    // f32's precision, 1e-10).
+    assert!((hit.toi - 0.4994).abs() < 1e-9, "{}", hit.toi);
+    assert!((hit.point.z + 0.005).abs() < 1e-9, "{hit:?}");
+}
+
+#[test]
+fn the_spheres_command_answers_rows_of_4_and_7() {
+    let dir = std::env::temp_dir().join(format!("meshclash-spheres-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cube = common::case_path("meshes/cube_trimesh.stl"); // [-0.5, 0.5]³
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_meshclash"))
+            .args(args)
+            .args(["--backend", "cpu"])
+            .output()
+            .unwrap()
+    };
+    let still = dir.join("still.csv");
+    std::fs::write(&still, "0,0,1,0.25\n0,0,0.6,0.25\n").unwrap();
+    let out = dir.join("still.json");
+    let r = run(&[
+        "spheres",
+        cube.to_str().unwrap(),
+        still.to_str().unwrap(),
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(rows[0]["touches"], false);
+    assert!((rows[0]["gap"].as_f64().unwrap() - 0.25).abs() < 1e-12);
+    assert_eq!(rows[1]["touches"], true);
+    let moving = dir.join("moving.csv");
+    std::fs::write(&moving, "0,0,2,0.25,0,0,-2\n5,5,5,0.25,1,0,0\n").unwrap();
+    let out = dir.join("moving.json");
+    let r = run(&[
+        "spheres",
+        cube.to_str().unwrap(),
+        moving.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    // From z = 2 down by 2: the centre reaches 0.75 at s = 0.625.
+    assert!(
+        (rows[0]["toi"].as_f64().unwrap() - 0.625).abs() < 1e-6,
+        "{rows}"
+    );
+    assert_eq!(rows[1]["contact"], false);
+    assert!(rows[1]["toi"].is_null());
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "0,0,0,-1\n").unwrap();
+    let r = run(&["spheres", cube.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("row 0 has a negative radius"));
+}
