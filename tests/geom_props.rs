@@ -112,6 +112,8 @@ fn exact_triangle_triangle_matches_lp_oracle() {
         ..Config::default()
     });
     let (ran, hits) = (std::cell::Cell::new(0u32), std::cell::Cell::new(0u32));
+    // Intersecting pairs by the oracle's class and by coplanar / piercing / touching.
+    let kinds = std::cell::RefCell::new([0u64; 6]);
     let strategy = (
         hard_pair(),
         exact_move(),
@@ -169,6 +171,12 @@ fn exact_triangle_triangle_matches_lp_oracle() {
             prop_assert_eq!(c.coplanar, coplanar, "t1={:?} t2={:?}", t1, t2);
             let piercing = !coplanar && dim == 1 && straddles(&t1, &t2) && straddles(&t2, &t1);
             prop_assert_eq!(c.touching, !piercing, "t1={:?} t2={:?}", t1, t2);
+            let mut k = kinds.borrow_mut();
+            k[dim] += 1;
+            k[3 + [coplanar, piercing, !coplanar && !piercing]
+                .iter()
+                .position(|&b| b)
+                .unwrap()] += 1;
         }
         // Every intersecting pair classifies, and its points lie on both triangles.
         if want {
@@ -200,6 +208,21 @@ fn exact_triangle_triangle_matches_lp_oracle() {
         hits.get()
     );
     assert_eq!(ran.get(), cases);
+    let k = *kinds.borrow();
+    common::assert_coverage(
+        "exact triangle-triangle",
+        cases as u64,
+        20 * 256,
+        &[
+            ("disjoint", (ran.get() - hits.get()) as u64),
+            ("point", k[0]),
+            ("segment", k[1]),
+            ("area", k[2]),
+            ("coplanar", k[3]),
+            ("piercing", k[4]),
+            ("touching, not coplanar", k[5]),
+        ],
+    );
 }
 
 /// Distance from `x` to the convex hull of `s` (points spanning at most a plane). The closest
@@ -294,13 +317,15 @@ fn contact_geometry_equals_the_hull_of_the_oracles_extreme_points() {
         })
         .unwrap();
     let [points, segments, areas] = *shapes.borrow();
-    eprintln!("contact geometry: {} intersecting pairs: {points} points, {segments} segments, {areas} polygons", ran.get());
-    // Each shape occurs at CI's case count (the generator picks shared vertices, edge points
-    // and in-plane lattice points of the first triangle).
-    assert!(
-        points > 0 && segments > 0 && areas > 0,
-        "{:?}",
-        shapes.borrow()
+    common::assert_coverage(
+        "contact geometry",
+        common::proptest_cases(),
+        256,
+        &[
+            ("point", points as u64),
+            ("segment", segments as u64),
+            ("polygon", areas as u64),
+        ],
     );
 }
 

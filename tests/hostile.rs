@@ -117,6 +117,14 @@ fn fuzz(
         err.get()
     );
     assert_eq!(ok.get() + err.get(), cases, "every case ran");
+    // Mutations that all fail would reach the error paths only, and none failing would mean
+    // they no longer reach them.
+    common::assert_coverage(
+        &format!("{name} from {seed_file}"),
+        cases as u64,
+        2000,
+        &[("read", ok.get() as u64), ("typed error", err.get() as u64)],
+    );
 }
 
 #[test]
