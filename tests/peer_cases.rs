@@ -18,8 +18,8 @@ use std::collections::HashMap;
 /// [`meshclash::mesh::Pose::apply`] does, and parry3d-f64 through its own isometry, a few
 /// ulps away. Measured against this library: at most 1.2e-16 (`cube_cube_far`). The shared
 /// README's 1e-6 makes room for peers in f32 (parry3d's f32 build, FCL's float triangle
-/// tests); held to it, a 1 % error on a 1e-3 gap of a part 2 across would pass. 1e-9 leaves
-/// rounding seven orders of magnitude and catches an error of 1e-9 of the part's size.
+/// tests); held to it, an error of 0.9 % on `soup_inside_cube_no_touch`'s gap of 1.95e-4
+/// (beside a cube 1.73 across) would pass. 1e-9 leaves rounding seven orders of magnitude.
 const DISTANCE_AGREEMENT: f64 = 1e-9;
 
 struct Cache(HashMap<String, PreparedMesh>);
