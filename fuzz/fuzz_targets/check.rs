@@ -28,11 +28,26 @@ fn pose(b: &[u8]) -> Pose {
     }
     let [x, y, z, w] = q.map(|c| c / n);
     let rotation = [
-        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - z * w), 2.0 * (x * z + y * w)],
-        [2.0 * (x * y + z * w), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - x * w)],
-        [2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y)],
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - z * w),
+            2.0 * (x * z + y * w),
+        ],
+        [
+            2.0 * (x * y + z * w),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - x * w),
+        ],
+        [
+            2.0 * (x * z - y * w),
+            2.0 * (y * z + x * w),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
     ];
-    Pose { rotation, translation }
+    Pose {
+        rotation,
+        translation,
+    }
 }
 
 /// `count` triangles from 9 bytes each; `None` when the mesh is refused (all zero-area is
@@ -48,11 +63,17 @@ fn mesh(bytes: &[u8], count: usize) -> Option<PreparedMesh> {
 
 /// Triangle `i` of `m` posed by `p`, as the query poses it (`Pose::apply` on the f64 vertex).
 fn posed(m: &PreparedMesh, p: &Pose, i: usize) -> Tri {
-    m.mesh.triangles[i].map(|v| p.apply(DVec3::from_array(m.mesh.vertices[v as usize].map(f64::from))))
+    m.mesh.triangles[i].map(|v| {
+        p.apply(DVec3::from_array(
+            m.mesh.vertices[v as usize].map(f64::from),
+        ))
+    })
 }
 
 fuzz_target!(|data: &[u8]| {
-    let (Some(&na), Some(&nb)) = (data.first(), data.get(1)) else { return };
+    let (Some(&na), Some(&nb)) = (data.first(), data.get(1)) else {
+        return;
+    };
     let (na, nb) = (1 + na as usize % 4, 1 + nb as usize % 4);
     let need = 2 + 14 + 9 * (na + nb);
     if data.len() < need {
@@ -60,8 +81,18 @@ fuzz_target!(|data: &[u8]| {
     }
     let (pa, pb) = (pose(&data[2..9]), pose(&data[9..16]));
     let tris = &data[16..];
-    let (Some(a), Some(b)) = (mesh(tris, na), mesh(&tris[9 * na..], nb)) else { return };
-    let r = query::check(&a, pa, &b, pb, &CheckOptions { clearance: Some(0.25) });
+    let (Some(a), Some(b)) = (mesh(tris, na), mesh(&tris[9 * na..], nb)) else {
+        return;
+    };
+    let r = query::check(
+        &a,
+        pa,
+        &b,
+        pb,
+        &CheckOptions {
+            clearance: Some(0.25),
+        },
+    );
     let mut want = Vec::new();
     let mut nearest = f64::INFINITY;
     for i in 0..a.mesh.triangles.len() {
