@@ -2,10 +2,13 @@
 //! force over all pairs with the exact test, the distance the minimum over all pairs.
 //!
 //! Input layout (a shorter input is skipped): byte 0 and 1, the triangle counts of A and B
-//! (1 to 4 each); then per mesh a pose of 7 bytes (a quaternion's x, y, z, w and a translation,
-//! each a signed byte); then 9 signed bytes per triangle. Coordinates and translations are
-//! multiples of 1/8, so shared vertices, touching and coplanar faces are exact and frequent;
-//! a quaternion of all zeros is the identity, which keeps them exact after posing.
+//! (1 to 4 each); byte 2, the placement: both meshes scaled by 1, 2^-10 or 2^-20 and both
+//! poses moved by 0, 2^20 or 2^21 along every axis; then per mesh a pose of 7 bytes (a
+//! quaternion's x, y, z, w and a translation, each a signed byte); then 9 signed bytes per
+//! triangle. Coordinates and translations are multiples of 1/8 (scaled by a power of two, moved
+//! by one: still exact), so shared vertices, touching and coplanar faces are exact and frequent;
+//! a quaternion of all zeros is the identity, which keeps them exact after posing. Tiny parts
+//! far from the origin are where rounding margins and culling bounds are tightest.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use meshclash::geom::{tritri, DVec3, Tri};
@@ -18,11 +21,12 @@ fn coord(b: u8) -> f64 {
     (b as i8) as f64 / 8.0
 }
 
-/// The rotation of the unit quaternion `q / |q|` (identity for `q = 0`), and a translation.
-fn pose(b: &[u8]) -> Pose {
+/// The rotation of the unit quaternion `q / |q|` (identity for `q = 0`), and a translation
+/// scaled by `scale` and moved by `far` on every axis.
+fn pose(b: &[u8], scale: f64, far: f64) -> Pose {
     let q = [b[0], b[1], b[2], b[3]].map(|x| (x as i8) as f64);
     let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let translation = DVec3::new(coord(b[4]), coord(b[5]), coord(b[6]));
+    let translation = DVec3::new(coord(b[4]), coord(b[5]), coord(b[6])) * scale + far;
     if n == 0.0 {
         return Pose::translation(translation);
     }
@@ -52,11 +56,13 @@ fn pose(b: &[u8]) -> Pose {
 
 /// `count` triangles from 9 bytes each; `None` when the mesh is refused (all zero-area is
 /// allowed; the readers' checks apply).
-fn mesh(bytes: &[u8], count: usize) -> Option<PreparedMesh> {
+fn mesh(bytes: &[u8], count: usize, scale: f64) -> Option<PreparedMesh> {
     let soup = bytes
         .chunks_exact(9)
         .take(count)
-        .map(|t| std::array::from_fn(|v| std::array::from_fn(|k| coord(t[3 * v + k]) as f32)))
+        .map(|t| {
+            std::array::from_fn(|v| std::array::from_fn(|k| (coord(t[3 * v + k]) * scale) as f32))
+        })
         .collect();
     Mesh::from_soup("fuzz", soup).ok().map(PreparedMesh::new)
 }
@@ -75,13 +81,18 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let (na, nb) = (1 + na as usize % 4, 1 + nb as usize % 4);
-    let need = 2 + 14 + 9 * (na + nb);
+    let need = 3 + 14 + 9 * (na + nb);
     if data.len() < need {
         return;
     }
-    let (pa, pb) = (pose(&data[2..9]), pose(&data[9..16]));
-    let tris = &data[16..];
-    let (Some(a), Some(b)) = (mesh(tris, na), mesh(&tris[9 * na..], nb)) else {
+    let scale = [1.0, 0.0009765625, 9.5367431640625e-7][data[2] as usize % 3]; // 2^0, 2^-10, 2^-20
+    let far = [0.0, 1048576.0, 2097152.0][data[2] as usize / 3 % 3]; // 0, 2^20, 2^21
+    let (pa, pb) = (
+        pose(&data[3..10], scale, far),
+        pose(&data[10..17], scale, far),
+    );
+    let tris = &data[17..];
+    let (Some(a), Some(b)) = (mesh(tris, na, scale), mesh(&tris[9 * na..], nb, scale)) else {
         return;
     };
     let r = query::check(
@@ -90,7 +101,7 @@ fuzz_target!(|data: &[u8]| {
         &b,
         pb,
         &CheckOptions {
-            clearance: Some(0.25),
+            clearance: Some(0.25 * scale),
         },
     );
     let mut want = Vec::new();
