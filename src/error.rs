@@ -11,6 +11,13 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A path that is not a regular file (a device, FIFO, socket or directory): refused before
+    /// it is opened, since reading one may never end and opening a FIFO may block.
+    #[error("{path}: is {kind}, not a file")]
+    NotAFile { path: PathBuf, kind: &'static str },
+    /// A file that held more bytes than its metadata gave when it was opened.
+    #[error("{path}: grew while being read (its size was {len} bytes when opened)")]
+    Grew { path: PathBuf, len: u64 },
     #[error("{path}: binary STL header declares {declared} triangles ({expected} bytes) but the file has {actual} bytes: the file is truncated or its triangle count is corrupt")]
     StlSizeMismatch {
         path: PathBuf,

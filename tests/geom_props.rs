@@ -10,13 +10,14 @@
 
 mod common;
 
-use common::oracle::{intersection_dimension_int, triangles_intersect_int};
+use common::oracle::{common_points_int, intersection_dimension_int, triangles_intersect_int};
 use meshclash::geom::closest::*;
 use meshclash::geom::overlap::aabb_triangle;
 use meshclash::geom::ray::{ray_triangle_mt, TriangleMatrix};
 use meshclash::geom::tritri::{self, TriFrame};
 use meshclash::geom::{classify, Aabb, DVec3, Tri};
 use proptest::prelude::*;
+use proptest::test_runner::Config;
 
 type ITri = [[i64; 3]; 3];
 
@@ -76,6 +77,14 @@ fn exact_move() -> impl Strategy<Value = ExactMove> {
 }
 
 impl ExactMove {
+    /// One point, already in `f64` (exact for the scale, one rounding for the shift).
+    fn apply_f64(&self, p: [f64; 3]) -> DVec3 {
+        let s = 2f64.powi(self.scale_exp);
+        DVec3::from_array(std::array::from_fn(|k| {
+            self.sign[k] * p[self.perm[k]] * s + (self.shift[k] << 20) as f64
+        }))
+    }
+
     fn apply(&self, t: &ITri) -> Tri {
         let s = 2f64.powi(self.scale_exp);
         t.map(|p| {
@@ -103,6 +112,8 @@ fn exact_triangle_triangle_matches_lp_oracle() {
         ..Config::default()
     });
     let (ran, hits) = (std::cell::Cell::new(0u32), std::cell::Cell::new(0u32));
+    // Intersecting pairs by the oracle's class and by coplanar / piercing / touching.
+    let kinds = std::cell::RefCell::new([0u64; 6]);
     let strategy = (
         hard_pair(),
         exact_move(),
@@ -160,6 +171,12 @@ fn exact_triangle_triangle_matches_lp_oracle() {
             prop_assert_eq!(c.coplanar, coplanar, "t1={:?} t2={:?}", t1, t2);
             let piercing = !coplanar && dim == 1 && straddles(&t1, &t2) && straddles(&t2, &t1);
             prop_assert_eq!(c.touching, !piercing, "t1={:?} t2={:?}", t1, t2);
+            let mut k = kinds.borrow_mut();
+            k[dim] += 1;
+            k[3 + [coplanar, piercing, !coplanar && !piercing]
+                .iter()
+                .position(|&b| b)
+                .unwrap()] += 1;
         }
         // Every intersecting pair classifies, and its points lie on both triangles.
         if want {
@@ -191,6 +208,125 @@ fn exact_triangle_triangle_matches_lp_oracle() {
         hits.get()
     );
     assert_eq!(ran.get(), cases);
+    let k = *kinds.borrow();
+    common::assert_coverage(
+        "exact triangle-triangle",
+        cases as u64,
+        20 * 256,
+        &[
+            ("disjoint", (ran.get() - hits.get()) as u64),
+            ("point", k[0]),
+            ("segment", k[1]),
+            ("area", k[2]),
+            ("coplanar", k[3]),
+            ("piercing", k[4]),
+            ("touching, not coplanar", k[5]),
+        ],
+    );
+}
+
+/// Distance from `x` to the convex hull of `s` (points spanning at most a plane). The closest
+/// point `c` lies inside a face of the hull of dimension 0, 1 or 2 spanned by points of `s`, and
+/// `x − c` is orthogonal to that face: it is `x − s_i` with its components along the face's
+/// spanning differences removed. Every direction `u` gives a lower bound
+/// `u·x − max_s u·s` (over `|u|`), so the largest over these candidates is the distance.
+fn distance_to_hull(x: DVec3, s: &[DVec3]) -> f64 {
+    let mut best = 0.0f64;
+    let mut try_dir = |u: DVec3| {
+        let len = u.length();
+        if len > 0.0 {
+            let support = s.iter().map(|p| p.dot(u)).fold(f64::NEG_INFINITY, f64::max);
+            best = best.max((x.dot(u) - support) / len);
+        }
+    };
+    for (i, &si) in s.iter().enumerate() {
+        let w = x - si;
+        try_dir(w);
+        for (j, &sj) in s.iter().enumerate().skip(i + 1) {
+            let e = sj - si;
+            if e != DVec3::ZERO {
+                try_dir(w - e * (w.dot(e) / e.dot(e)));
+            }
+            for &sk in &s[j + 1..] {
+                let n = e.cross(sk - si);
+                if n != DVec3::ZERO {
+                    try_dir(n * (w.dot(n) / n.dot(n)));
+                }
+            }
+        }
+    }
+    best
+}
+
+/// The contact geometry (point, segment ends, polygon) equals the common set of the two
+/// triangles, the convex hull of the exact oracle's extreme points, within rounding: every
+/// reported point lies within `tol` of that hull, and every extreme point within `tol` of the
+/// reported shape's hull (a Hausdorff distance, both ways; both sets are convex, so their
+/// vertices decide it). A shortened segment, a point for a segment, a polygon missing a corner
+/// or a point off the common set fails.
+///
+/// Tolerance: the shape is computed by clipping in `f64` (a crossing at `t = d_p / (d_p − d_q)`
+/// of signed distances, then a convex combination), each point within a few dozen roundings of
+/// coordinates of magnitude `M`; the points are merged at `1e-12 ×` the pair's size
+/// (`classify::merge_tolerance`). So `tol = 2^8·u·M + 1e-12·size`: on these integer
+/// triangles 1e-13 of their size, where the existing check above allows 1e-9.
+#[test]
+fn contact_geometry_equals_the_hull_of_the_oracles_extreme_points() {
+    let mut runner = proptest::test_runner::TestRunner::new(Config {
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let (ran, shapes) = (
+        std::cell::Cell::new(0u32),
+        std::cell::RefCell::new([0u32; 3]),
+    );
+    runner
+        .run(&(hard_pair(), exact_move()), |((t1, t2), mv)| {
+            let extreme = common_points_int(&t1, &t2);
+            if extreme.is_empty() {
+                return Ok(());
+            }
+            ran.set(ran.get() + 1);
+            let (a, b) = (mv.apply(&t1), mv.apply(&t2));
+            // The oracle's points moved the same way (scaling by 2^k is exact, the shift rounds
+            // once).
+            let moved: Vec<DVec3> = extreme
+                .iter()
+                .map(|p| mv.apply_f64(*p))
+                .collect();
+            let c = classify::classify(&a, &b).expect("the exact test agrees (checked above)");
+            let got: Vec<DVec3> = match c.intersection {
+                classify::Intersection::Point(p) => vec![p],
+                classify::Intersection::Segment(p, q) => vec![p, q],
+                classify::Intersection::Area(poly) => poly,
+                classify::Intersection::None => vec![],
+            };
+            prop_assert!(!got.is_empty());
+            shapes.borrow_mut()[got.len().min(3) - 1] += 1;
+            let m = a.iter().chain(&b).map(|p| p.abs().max_element()).fold(0.0, f64::max);
+            let size = Aabb::from_points(a.iter().chain(&b).copied()).diagonal();
+            let tol = 256.0 * f64::EPSILON / 2.0 * m + 1e-12 * size;
+            let off = got.iter().map(|&p| distance_to_hull(p, &moved)).fold(0.0, f64::max);
+            let missed = moved.iter().map(|&p| distance_to_hull(p, &got)).fold(0.0, f64::max);
+            prop_assert!(
+                off <= tol && missed <= tol,
+                "reported {:?}, exact hull of {:?}: {:e} off it, {:e} of it missed (tol {:e}); t1={:?} t2={:?} {:?}",
+                got, moved, off, missed, tol, t1, t2, mv
+            );
+            Ok(())
+        })
+        .unwrap();
+    let [points, segments, areas] = *shapes.borrow();
+    common::assert_coverage(
+        "contact geometry",
+        common::proptest_cases(),
+        256,
+        &[
+            ("point", points as u64),
+            ("segment", segments as u64),
+            ("polygon", areas as u64),
+        ],
+    );
 }
 
 proptest! {

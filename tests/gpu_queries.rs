@@ -594,16 +594,31 @@ fn fuzz_meshes() -> Vec<(&'static str, PreparedMesh)> {
     .collect()
 }
 
-/// Random case `seed` over `meshes`: its name, meshes A and B, their poses and the clearance.
-fn fuzz_case(
-    seed: u64,
-    meshes: &[(&str, PreparedMesh)],
-) -> (String, usize, usize, Pose, Pose, Option<f64>) {
+/// Kinds of random case: how B is placed against A.
+const FUZZ_KINDS: [&str; 4] = ["overlapping", "grazing", "centred", "touching"];
+
+/// Random case `seed` over `meshes`.
+struct FuzzCase {
+    name: String,
+    /// Meshes A and B (indices into `meshes`).
+    ia: usize,
+    ib: usize,
+    pa: Pose,
+    pb: Pose,
+    clearance: Option<f64>,
+    /// Index into [`FUZZ_KINDS`].
+    kind: usize,
+    /// 0: at the origin, 1: a few thousand away, 2: 1e6 away.
+    far: usize,
+}
+
+fn fuzz_case(seed: u64, meshes: &[(&str, PreparedMesh)]) -> FuzzCase {
     let mut r = common::lcg(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) + 1);
     let pick = |x: f64, n: usize| ((x * n as f64) as usize).min(n - 1);
     let (ia, ib) = (pick(r(), meshes.len()), pick(r(), meshes.len()));
     let kind = pick(r(), 4);
-    let far = match pick(r(), 3) {
+    let far_index = pick(r(), 3);
+    let far = match far_index {
         0 => DVec3::ZERO,
         1 => DVec3::new(1234.5, -2000.25, 777.0),
         _ => DVec3::new(-3.0e5, 1.0e6, 2.5e5),
@@ -641,18 +656,38 @@ fn fuzz_case(
     let clearance = (pick(r(), 2) == 0).then(|| r() * 0.05 * (ra + rb));
     let name = format!(
         "seed {seed}: {} at {far} against {} ({}), clearance {clearance:?}",
-        meshes[ia].0,
-        meshes[ib].0,
-        ["overlapping", "grazing", "centred", "touching"][kind]
+        meshes[ia].0, meshes[ib].0, FUZZ_KINDS[kind]
     );
-    (name, ia, ib, pa, pb, clearance)
+    FuzzCase {
+        name,
+        ia,
+        ib,
+        pa,
+        pb,
+        clearance,
+        kind,
+        far: far_index,
+    }
 }
 
 /// Every random case of [`fuzz_seeds`] over `meshes` ([`fuzz_case`]), checked on both backends.
 fn fuzz_through_both(b: &GpuBackend, meshes: &[(&str, PreparedMesh)]) {
     let uploaded: Vec<GpuMesh> = meshes.iter().map(|(_, m)| b.upload(m).unwrap()).collect();
+    let mut seen = [0u64; 4 + 3 + 2];
     for seed in fuzz_seeds() {
-        let (name, ia, ib, pa, pb, clearance) = fuzz_case(seed, meshes);
+        let FuzzCase {
+            name,
+            ia,
+            ib,
+            pa,
+            pb,
+            clearance,
+            kind,
+            far,
+        } = fuzz_case(seed, meshes);
+        seen[kind] += 1;
+        seen[4 + far] += 1;
+        seen[7 + clearance.is_some() as usize] += 1;
         let (ma, mb) = (&meshes[ia].1, &meshes[ib].1);
         let opts = CheckOptions { clearance };
         let cpu = query::check(ma, pa, mb, pb, &opts);
@@ -661,6 +696,12 @@ fn fuzz_through_both(b: &GpuBackend, meshes: &[(&str, PreparedMesh)]) {
             .unwrap();
         assert_same(&name, &cpu, &gpu);
     }
+    let labels = FUZZ_KINDS
+        .iter()
+        .chain(&["at the origin", "thousands away", "1e6 away"])
+        .chain(&["no clearance", "clearance"]);
+    let kinds: Vec<(&str, u64)> = labels.copied().zip(seen).collect();
+    common::assert_coverage("random poses", fuzz_seeds().count() as u64, 24, &kinds);
 }
 
 /// Random poses of real meshes, through both backends: overlapping, grazing, just apart, one
@@ -721,7 +762,15 @@ fn a_part_small_beside_its_gap_is_measured_to_its_closest_pair() {
         return;
     };
     let meshes = fuzz_meshes();
-    let (name, ia, ib, pa, pb, clearance) = fuzz_case(285, &meshes);
+    let FuzzCase {
+        name,
+        ia,
+        ib,
+        pa,
+        pb,
+        clearance,
+        ..
+    } = fuzz_case(285, &meshes);
     assert_eq!(
         (meshes[ia].0, meshes[ib].0),
         ("meshes/teapot.stl", "meshes/torus.stl")
@@ -751,7 +800,15 @@ fn walks_paused_every_few_steps_resume_and_answer_identically() {
     let passes = b.stats().0 - r0;
     assert!(passes > 30, "{passes} passes: few pauses");
     let meshes = fuzz_meshes();
-    let (name, ia, ib, pa, pb, clearance) = fuzz_case(285, &meshes);
+    let FuzzCase {
+        name,
+        ia,
+        ib,
+        pa,
+        pb,
+        clearance,
+        ..
+    } = fuzz_case(285, &meshes);
     let r0 = b.stats().0;
     let gpu = both(&b, &name, &meshes[ia].1, pa, &meshes[ib].1, pb, clearance);
     let stages: Vec<&str> = gpu

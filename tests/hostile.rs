@@ -117,6 +117,14 @@ fn fuzz(
         err.get()
     );
     assert_eq!(ok.get() + err.get(), cases, "every case ran");
+    // Mutations that all fail would reach the error paths only, and none failing would mean
+    // they no longer reach them.
+    common::assert_coverage(
+        &format!("{name} from {seed_file}"),
+        cases as u64,
+        2000,
+        &[("read", ok.get() as u64), ("typed error", err.get() as u64)],
+    );
 }
 
 #[test]
@@ -210,4 +218,102 @@ fn touching_and_nested_cubes_1e7_from_the_origin() {
     );
     assert_eq!(r.containment, Some(query::Containment::AInB));
     assert_eq!(r.distance.distance, 0.5);
+}
+
+/// A fresh empty directory for one test (no tempfile dependency): under the system's temp dir,
+/// named by the process and the test, removed first in case an earlier run left it.
+fn scratch_dir(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("meshclash-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `read_file` on another thread, so that a regression that blocks (a FIFO opened with no
+/// writer) or reads forever (`/dev/zero`) fails the test instead of hanging it. The limit is a
+/// hang guard, not a timing assertion: a working reader answers in microseconds.
+fn read_file_or_hang(path: &std::path::Path) -> meshclash::Result<read::Soup> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let p = path.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(read::read_file(&p));
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("{}: read_file did not return", path.display()))
+}
+
+#[cfg(unix)]
+#[test]
+fn dev_zero_is_refused_as_a_character_device() {
+    let p = std::path::Path::new("/dev/zero");
+    let e = read_file_or_hang(p).unwrap_err();
+    assert!(
+        matches!(&e, meshclash::Error::NotAFile { path, kind: "a character device" } if path == p),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "/dev/zero: is a character device, not a file"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_without_a_writer_is_refused_without_blocking() {
+    let dir = scratch_dir("fifo");
+    // Named like a mesh, so the extension cannot be what refuses it.
+    let fifo = dir.join("pipe.stl");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let e = read_file_or_hang(&fifo).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            meshclash::Error::NotAFile {
+                kind: "a named pipe (FIFO)",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .ends_with("pipe.stl: is a named pipe (FIFO), not a file"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_directory_is_refused() {
+    let dir = scratch_dir("dir");
+    let sub = dir.join("folder.obj");
+    std::fs::create_dir(&sub).unwrap();
+    let e = read_file_or_hang(&sub).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            meshclash::Error::NotAFile {
+                kind: "a directory",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The cap on what is read: procfs files are regular files whose metadata gives 0 bytes and
+/// whose reads yield more, as a file growing while it is read would. The reader stops one
+/// byte past the size it was given and refuses the file.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_yielding_more_than_its_size_is_refused() {
+    let p = std::path::Path::new("/proc/self/status");
+    assert_eq!(std::fs::metadata(p).unwrap().len(), 0);
+    let e = read_file_or_hang(p).unwrap_err();
+    assert!(matches!(&e, meshclash::Error::Grew { len: 0, .. }), "{e:?}");
 }

@@ -120,9 +120,16 @@ fn clip(poly: &[DVec3], n: DVec3, c: f64) -> Vec<DVec3> {
 
 /// `poly` (lying in the plane of `b`) clipped to `b`'s prism: its part inside `b`. Stable
 /// because the prism's faces are perpendicular to the plane the polygon lies in.
+///
+/// The clipping runs in coordinates relative to `b[0]`: a side test `inward·p − inward·b_i`
+/// in absolute coordinates subtracts two products of the size of `|inward|·|p|`, so far from
+/// the origin (a triangle 1e-5 across at 3e6) its rounding exceeds the true value and points
+/// on `b`'s edges fell outside, losing most of a contact segment.
 fn clip_in_plane(poly: &[DVec3], b: &Tri) -> Vec<DVec3> {
+    let o = b[0];
+    let b = b.map(|p| p - o);
     let n = (b[1] - b[0]).cross(b[2] - b[0]);
-    let mut poly = poly.to_vec();
+    let mut poly: Vec<DVec3> = poly.iter().map(|&p| p - o).collect();
     for i in 0..3 {
         let inward = n.cross(b[(i + 1) % 3] - b[i]);
         poly = clip(&poly, inward, inward.dot(b[i]));
@@ -130,7 +137,7 @@ fn clip_in_plane(poly: &[DVec3], b: &Tri) -> Vec<DVec3> {
             break;
         }
     }
-    poly
+    poly.into_iter().map(|p| p + o).collect()
 }
 
 /// Points where the edges of `src` meet `dst` (non-degenerate): exact tests choose the edges;

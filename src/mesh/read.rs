@@ -12,11 +12,9 @@ const STL_HEADER: usize = 84;
 const STL_RECORD: usize = 50;
 
 /// Read a mesh file, choosing the reader by extension (`.stl`, `.obj`), case-insensitively.
+/// Only regular files are read (see [`read_regular_file`]).
 pub fn read_file(path: &Path) -> Result<Soup> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = read_regular_file(path)?;
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -28,6 +26,94 @@ pub fn read_file(path: &Path) -> Result<Soup> {
             path: path.to_path_buf(),
         }),
     }
+}
+
+/// The bytes of a regular file, refusing anything else before it is opened: a device
+/// (`/dev/zero`) or a growing pipe never ends, and opening a FIFO that has no writer blocks.
+/// The file is then opened without blocking and checked again through its handle (the path may
+/// have been replaced in between), and read only up to the size its metadata gave, so a file
+/// that grows while it is read cannot keep the reader going.
+pub fn read_regular_file(path: &Path) -> Result<Vec<u8>> {
+    let io = |source: std::io::Error| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    require_regular(path, &std::fs::metadata(path).map_err(io)?)?;
+    let file = open_nonblocking(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    require_regular(path, &meta)?;
+    read_at_most(file, meta.len(), path)
+}
+
+/// [`Error::NotAFile`] unless `meta` describes a regular file.
+fn require_regular(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    Err(Error::NotAFile {
+        path: path.to_path_buf(),
+        kind: file_kind(&meta.file_type()),
+    })
+}
+
+/// What a file that is not a regular file is, in words for the error message.
+fn file_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Open for reading; on Unix with `O_NONBLOCK`, so that a FIFO swapped in after the metadata
+/// check cannot block the open (the flag changes nothing for a regular file's reads).
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// Read `file` to its end, but no further than one byte past the `len` its metadata gave:
+/// more than `len` means it grew while being read, an error rather than an endless read.
+fn read_at_most(file: std::fs::File, len: u64, path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    // The capacity is a hint only: a size the file system reports, bounded so that a forged
+    // or huge one does not reserve memory before any byte has arrived.
+    let mut bytes = Vec::with_capacity(len.min(1 << 30) as usize);
+    file.take(len.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if bytes.len() as u64 > len {
+        return Err(Error::Grew {
+            path: path.to_path_buf(),
+            len,
+        });
+    }
+    Ok(bytes)
 }
 
 /// Binary or ASCII STL from bytes.

@@ -45,14 +45,29 @@ pub fn gpu_or_skip(test: &str) -> Option<meshclash::gpu::GpuContext> {
             if std::env::var("MESHCLASH_REQUIRE_GPU").as_deref() == Ok("1") {
                 panic!("{test}: MESHCLASH_REQUIRE_GPU=1 but no GPU: {e}");
             }
-            eprintln!("\n************************************************************");
-            eprintln!("SKIPPED {test}: no GPU adapter ({e}).");
-            eprintln!("Install a Vulkan driver (lavapipe: apt-get install mesa-vulkan-drivers)");
-            eprintln!("or set MESHCLASH_REQUIRE_GPU=1 to make this a failure.");
-            eprintln!("************************************************************\n");
+            announce_skip(test, &e.to_string());
             None
         }
     }
+}
+
+/// The banner of a GPU test skipped for want of an adapter, written to the process's stderr
+/// itself: the test harness captures `eprintln!` (and shows it only for failed tests), so a
+/// skipped test would otherwise read "ok" with nothing to tell it from a pass. A direct write
+/// to the stderr handle bypasses that capture and reaches the terminal or the CI log under a
+/// plain `cargo test`; one `write_all` per banner keeps parallel tests' banners whole.
+pub fn announce_skip(test: &str, why: &str) {
+    use std::io::Write;
+    let banner = format!(
+        "\n************************************************************\n\
+         SKIPPED {test}: no GPU adapter ({why}).\n\
+         This test passed without running. Install a Vulkan driver\n\
+         (lavapipe: apt-get install mesa-vulkan-drivers) or set\n\
+         MESHCLASH_REQUIRE_GPU=1 to make this a failure.\n\
+         ************************************************************\n"
+    );
+    // Nothing better to do if stderr itself is gone.
+    let _ = std::io::stderr().lock().write_all(banner.as_bytes());
 }
 
 /// Uniform numbers in [0, 1) from a fixed seed (a small LCG: deterministic, no dependency).
@@ -152,4 +167,29 @@ pub fn seeds(first: &str, count: &str, default: u64) -> std::ops::Range<u64> {
     };
     let start = env(first, 0);
     start..start + env(count, default)
+}
+
+/// Coverage of a random test: how many cases of each kind ran. Printed always; asserted (every
+/// kind at least once) when at least `ci_cases` cases ran, CI's count, so that a generator
+/// that stops making a kind fails instead of printing a zero. A smaller run (replaying one
+/// seed) only prints.
+pub fn assert_coverage(test: &str, ran: u64, ci_cases: u64, kinds: &[(&str, u64)]) {
+    eprintln!("{test}: {ran} cases, by kind: {kinds:?}");
+    if ran < ci_cases {
+        eprintln!("{test}: fewer cases than CI's {ci_cases}: coverage not asserted");
+        return;
+    }
+    let missing: Vec<&str> = kinds.iter().filter(|k| k.1 == 0).map(|k| k.0).collect();
+    assert!(
+        missing.is_empty(),
+        "{test}: {ran} cases made no {missing:?} (by kind: {kinds:?})"
+    );
+}
+
+/// proptest's case count: `PROPTEST_CASES`, else its default of 256 (CI's count too).
+pub fn proptest_cases() -> u64 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(256)
 }

@@ -131,11 +131,12 @@ pub fn triangles_meet_beyond_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3], shared: &
     basic_solutions(p, q).any(|x| (0..3).any(|i| !shared.contains(&i) && x[i].n > 0))
 }
 
-/// Exact, for intersecting triangles with integer vertices: the dimension of their common set
-/// (0 a point, 1 a segment, 2 an area), from the extreme points of the polytope of common
-/// points' weights, each mapped to its point `Σ λ_i p_i`; `None` when they do not meet.
-pub fn intersection_dimension_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> Option<usize> {
-    let points: Vec<[Q; 3]> = basic_solutions(p, q)
+/// The extreme points of the polytope of common points' weights, each mapped to its point
+/// `Σ λ_i p_i` (exact rationals): the common set of the two triangles is their convex hull
+/// (the image of a polytope under a linear map is the hull of its vertices' images). Empty
+/// when the triangles do not meet.
+fn common_points_exact(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> Vec<[Q; 3]> {
+    basic_solutions(p, q)
         .map(|x| {
             std::array::from_fn(|k| {
                 (0..3).fold(Q::int(0), |acc, i| {
@@ -143,7 +144,23 @@ pub fn intersection_dimension_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> Optio
                 })
             })
         })
-        .collect();
+        .collect()
+}
+
+/// [`common_points_exact`] rounded to `f64` (each coordinate a quotient of integers, rounded
+/// once more by the division: within 1 ulp).
+pub fn common_points_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> Vec<[f64; 3]> {
+    common_points_exact(p, q)
+        .iter()
+        .map(|x| x.map(|c| c.n as f64 / c.d as f64))
+        .collect()
+}
+
+/// Exact, for intersecting triangles with integer vertices: the dimension of their common set
+/// (0 a point, 1 a segment, 2 an area), from the extreme points of the polytope of common
+/// points' weights, each mapped to its point `Σ λ_i p_i`; `None` when they do not meet.
+pub fn intersection_dimension_int(p: &[[i64; 3]; 3], q: &[[i64; 3]; 3]) -> Option<usize> {
+    let points = common_points_exact(p, q);
     let first = *points.first()?;
     let diffs: Vec<[Q; 3]> = points
         .iter()
