@@ -870,7 +870,10 @@ fn random_poses_of_small_real_meshes_equal_brute_force() {
             best.3
         );
     }
-    eprintln!("cases by kind: {seen:?}");
+    let names = ["overlapping", "grazing", "centred", "touching", "near miss"];
+    let kinds: Vec<(&str, u64)> = names.into_iter().zip(seen.map(|n| n as u64)).collect();
+    let ran = common::seeds("MESHCLASH_BRUTE_FIRST", "MESHCLASH_BRUTE_CASES", 12).count() as u64;
+    common::assert_coverage("random poses against brute force", ran, 12, &kinds);
 }
 
 /// Adds to `m` an open body: the box of half-width `h` about `c` without its top face.
@@ -1058,7 +1061,10 @@ fn random_soups_self_intersect_as_exact_linear_programming_says() {
         assert_eq!(got_pairs, want, "soup {seed}: order");
         assert_eq!(got.zero_area_triangles, zero, "soup {seed}");
     }
-    eprintln!("pairs by kind (disjoint, vertex, edge, duplicate): {by_kind:?}");
+    let names = ["disjoint", "shared vertex", "shared edge", "duplicate"];
+    let kinds: Vec<(&str, u64)> = names.into_iter().zip(by_kind.map(|n| n as u64)).collect();
+    let ran = common::seeds("MESHCLASH_BRUTE_FIRST", "MESHCLASH_BRUTE_SOUPS", 4).count() as u64;
+    common::assert_coverage("soups against LP", ran, 4, &kinds);
 }
 
 /// Spheres as one mesh (each a closed body), each of `radius` at its centre; `inward` flips a
