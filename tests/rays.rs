@@ -13,22 +13,7 @@ use meshclash::PreparedMesh;
 
 /// The cube [-1, 1]³ (12 triangles, outward) and the octahedron with vertices ±e_i (8).
 fn solids() -> Vec<(PreparedMesh, Vec<DVec3>)> {
-    let v = |i: usize| {
-        let s = |bit: usize| if i & bit == 0 { -1.0 } else { 1.0 };
-        [s(1), s(2), s(4)]
-    };
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let cube: Soup = quads
-        .iter()
-        .flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]])
-        .collect();
+    let cube = common::box_soup([-1.0; 3], [1.0; 3]);
     let e = |k: usize, s: f32| {
         let mut p = [0.0; 3];
         p[k] = s;

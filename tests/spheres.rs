@@ -6,26 +6,12 @@ mod common;
 
 use glam::DVec3;
 use meshclash::geom::closest::closest_point_triangle;
-use meshclash::mesh::{read::Soup, Mesh, Pose};
+use meshclash::mesh::{Mesh, Pose};
 use meshclash::query::{self, Posed};
 use meshclash::PreparedMesh;
 
-/// The box `[lo, hi]`, outward, as 12 triangles.
 fn boxed(lo: [f32; 3], hi: [f32; 3]) -> PreparedMesh {
-    let v = |i: usize| std::array::from_fn(|k| if i & (1 << k) == 0 { lo[k] } else { hi[k] });
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let soup: Soup = quads
-        .iter()
-        .flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]])
-        .collect();
-    PreparedMesh::new(Mesh::from_soup("box", soup).unwrap())
+    PreparedMesh::new(Mesh::from_soup("box", common::box_soup(lo, hi)).unwrap())
 }
 
 #[test]

@@ -47,25 +47,7 @@ fn soup_mesh(label: &str, soup: Soup) -> PreparedMesh {
 
 /// The box [-h, h]³, outward, as 12 triangles.
 fn box_soup(h: f32) -> Soup {
-    let v = |i: usize| {
-        [
-            if i & 1 == 0 { -h } else { h },
-            if i & 2 == 0 { -h } else { h },
-            if i & 4 == 0 { -h } else { h },
-        ]
-    };
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    quads
-        .iter()
-        .flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]])
-        .collect()
+    common::box_soup([-h; 3], [h; 3])
 }
 
 /// A UV sphere as a simple generator writes it: every vertex from `cos`/`sin` of its own

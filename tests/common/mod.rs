@@ -193,3 +193,23 @@ pub fn proptest_cases() -> u64 {
         .and_then(|s| s.parse().ok())
         .unwrap_or(256)
 }
+
+/// The box `[lo, hi]` as 12 triangles facing out (corner `i` takes `hi` on the axes whose bit
+/// is set in `i`: x 1, y 2, z 4).
+pub fn box_soup(lo: [f32; 3], hi: [f32; 3]) -> meshclash::mesh::read::Soup {
+    let v = |i: usize| -> [f32; 3] {
+        std::array::from_fn(|k| if i & (1 << k) == 0 { lo[k] } else { hi[k] })
+    };
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    quads
+        .iter()
+        .flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]])
+        .collect()
+}

@@ -68,7 +68,7 @@ pub enum Command {
         /// Rays: .npy (N x 6), .csv or .json rows of origin x,y,z then direction x,y,z.
         rays: PathBuf,
         #[command(flatten)]
-        pose: PoseArgs,
+        batch: BatchArgs,
         /// first: the nearest hit; any: whether there is one (occlusion); all: every hit, one
         /// row each, by t.
         #[arg(long, value_enum, default_value_t = HitsArg::First)]
@@ -76,15 +76,6 @@ pub enum Command {
         /// Only hits at t <= T (in units of each ray's direction).
         #[arg(long, value_name = "T")]
         max_t: Option<f64>,
-        /// Write the rows to this .csv, .npy or .json.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        /// The summary as one JSON object on stdout.
-        #[arg(long)]
-        json: bool,
-        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
-        #[arg(long, value_enum, default_value_t = Backend::Auto)]
-        backend: Backend,
     },
     /// Spheres against the mesh. Rows of 4 (centre, radius): touches, gap (distance less
     /// radius, negative when it penetrates), triangle and nearest point. Rows of 7 (centre,
@@ -96,7 +87,7 @@ pub enum Command {
         /// Spheres: .npy, .csv or .json rows of 4 or 7 numbers.
         spheres: PathBuf,
         #[command(flatten)]
-        pose: PoseArgs,
+        batch: BatchArgs,
         /// (Rows of 4) one row per triangle each sphere touches, instead of one per sphere.
         #[arg(long)]
         contacts: bool,
@@ -104,15 +95,6 @@ pub enum Command {
         /// the mesh's size.
         #[arg(long, value_name = "E")]
         tolerance: Option<f64>,
-        /// Write the rows to this .csv, .npy or .json.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        /// The summary as one JSON object on stdout.
-        #[arg(long)]
-        json: bool,
-        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
-        #[arg(long, value_enum, default_value_t = Backend::Auto)]
-        backend: Backend,
     },
     /// Is each point inside the mesh: its generalized winding number, inside where |w| >= 1/2,
     /// and whether that is certain. Columns: winding, inside, certain.
@@ -123,16 +105,7 @@ pub enum Command {
         /// (a list of [x, y, z]).
         points: PathBuf,
         #[command(flatten)]
-        pose: PoseArgs,
-        /// Write one row per point to this .csv, .npy or .json.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        /// The summary as one JSON object on stdout.
-        #[arg(long)]
-        json: bool,
-        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
-        #[arg(long, value_enum, default_value_t = Backend::Auto)]
-        backend: Backend,
+        batch: BatchArgs,
     },
     /// The nearest point of the mesh to each point. Columns: distance, triangle, x, y, z, u, v
     /// (barycentric on the triangle).
@@ -143,22 +116,13 @@ pub enum Command {
         /// (a list of [x, y, z]).
         points: PathBuf,
         #[command(flatten)]
-        pose: PoseArgs,
+        batch: BatchArgs,
         /// Negative distances inside the mesh (by its winding number, as `inside`).
         #[arg(long)]
         signed: bool,
         /// Points farther than this from the mesh get no triangle (empty columns).
         #[arg(long, value_name = "D", allow_negative_numbers = true)]
         max_distance: Option<f64>,
-        /// Write one row per point to this .csv, .npy or .json.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        /// The summary as one JSON object on stdout.
-        #[arg(long)]
-        json: bool,
-        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
-        #[arg(long, value_enum, default_value_t = Backend::Auto)]
-        backend: Backend,
     },
     /// Triangles, welded vertices, bounds, zero-area triangles, closed and oriented, bodies.
     Info {
@@ -196,6 +160,16 @@ pub enum HitsArg {
     First,
     Any,
     All,
+}
+
+impl From<HitsArg> for meshclash::query::Hits {
+    fn from(h: HitsArg) -> Self {
+        match h {
+            HitsArg::First => Self::First,
+            HitsArg::Any => Self::Any,
+            HitsArg::All => Self::All,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -240,6 +214,23 @@ macro_rules! pose_args {
 pose_args!(PoseArgsA, "translate-a", "rotate-a", "matrix-a", "A");
 pose_args!(PoseArgsB, "translate-b", "rotate-b", "matrix-b", "B");
 pose_args!(PoseArgs, "translate", "rotate", "matrix", "the mesh");
+
+/// What the batch commands (ray, inside, closest, spheres) share: the mesh's pose, where the
+/// rows go, how the summary is printed, where to answer.
+#[derive(Args)]
+pub struct BatchArgs {
+    #[command(flatten)]
+    pub pose: PoseArgs,
+    /// Write one row per answer to this .csv, .npy (structured) or .json.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// The summary as one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+}
 
 fn numbers(s: &str, n: usize, what: &str) -> Result<Vec<f64>, Error> {
     let v: Result<Vec<f64>, _> = s.split(',').map(|x| x.trim().parse::<f64>()).collect();

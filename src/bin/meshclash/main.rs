@@ -64,7 +64,8 @@ fn main() -> ExitCode {
 /// clap's error in one line, as for every other bad argument.
 fn clap_message(e: &clap::Error) -> String {
     if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-        return "no command given: check, self, info or demo".into();
+        return "no command given: check, self, info, inside, closest, ray, spheres, demo or bench"
+            .into();
     }
     // clap's message runs until its first blank line (then usage and tips).
     let text = e.render().to_string();
@@ -90,85 +91,33 @@ fn run(cli: Cli) -> Result<(), Error> {
         Command::Ray {
             mesh,
             rays,
-            pose,
+            batch,
             hits,
             max_t,
-            out,
-            json,
-            backend,
-        } => points::ray(
-            points::Job {
-                mesh: &mesh,
-                pose: pose.pose()?,
-                points: &rays,
-                out,
-                json,
-                kind: backend.kind(),
-            },
-            match hits {
-                args::HitsArg::First => meshclash::query::Hits::First,
-                args::HitsArg::Any => meshclash::query::Hits::Any,
-                args::HitsArg::All => meshclash::query::Hits::All,
-            },
-            max_t,
-        ),
+        } => points::ray(points::Job::new(&mesh, &rays, batch)?, hits.into(), max_t),
         Command::Spheres {
             mesh,
             spheres,
-            pose,
+            batch,
             contacts,
             tolerance,
-            out,
-            json,
-            backend,
-        } => crate::spheres::spheres(
-            points::Job {
-                mesh: &mesh,
-                pose: pose.pose()?,
-                points: &spheres,
-                out,
-                json,
-                kind: backend.kind(),
-            },
+        } => spheres::spheres(
+            points::Job::new(&mesh, &spheres, batch)?,
             contacts,
             tolerance,
         ),
         Command::Inside {
             mesh,
             points: p,
-            pose,
-            out,
-            json,
-            backend,
-        } => points::inside(points::Job {
-            mesh: &mesh,
-            pose: pose.pose()?,
-            points: &p,
-            out,
-            json,
-            kind: backend.kind(),
-        }),
+            batch,
+        } => points::inside(points::Job::new(&mesh, &p, batch)?),
         Command::Closest {
             mesh,
             points: p,
-            pose,
+            batch,
             signed,
             max_distance,
-            out,
-            json,
-            backend,
-        } => points::closest(
-            points::Job {
-                mesh: &mesh,
-                pose: pose.pose()?,
-                points: &p,
-                out,
-                json,
-                kind: backend.kind(),
-            },
-            signed,
-            max_distance,
-        ),
+        } => points::closest(points::Job::new(&mesh, &p, batch)?, signed, max_distance),
         Command::Check {
             a,
             b,

@@ -1,6 +1,7 @@
 //! `meshclash inside` and `meshclash closest`: batches of points against one placed mesh, read
 //! from a table and answered into one (`table.rs`), with a summary on stdout.
 
+use crate::args::BatchArgs;
 use crate::table::{self, Column};
 use crate::{choose_backend, load};
 use meshclash::query::{Hits, RayHit, Timings};
@@ -17,6 +18,19 @@ pub struct Job<'a> {
     pub out: Option<PathBuf>,
     pub json: bool,
     pub kind: BackendKind,
+}
+
+impl<'a> Job<'a> {
+    pub fn new(mesh: &'a Path, rows: &'a Path, batch: BatchArgs) -> Result<Job<'a>, Error> {
+        Ok(Job {
+            mesh,
+            pose: batch.pose.pose()?,
+            points: rows,
+            out: batch.out,
+            json: batch.json,
+            kind: batch.backend.kind(),
+        })
+    }
 }
 
 fn points(path: &Path) -> Result<Vec<DVec3>, Error> {
