@@ -1,10 +1,12 @@
-//! Winding numbers (inside or outside) of a batch of points against a mesh, on the CPU and on
-//! the GPU, timed, the answers compared to the bit. Points: uniform in the mesh's box.
-//! `cargo run --release --example winding_batch -- [MESH] [POINTS]` (default: the shared
+//! Batches against one mesh, timed: winding numbers (inside or outside) of points on the CPU and
+//! on the GPU (the answers compared to the bit), nearest points, and rays (first hit, 10x the
+//! points). Points: a Halton sequence in the mesh's box; rays from them in Halton directions.
+//! `cargo run --release --example batch_queries -- [MESH] [POINTS]` (default: the shared
 //! igea.stl, 100 000 points).
 
 use glam::DVec3;
 use meshclash::mesh::{Mesh, Pose};
+use meshclash::query::Hits;
 use meshclash::{Backend, BackendKind, PreparedMesh};
 use std::time::Instant;
 
@@ -46,6 +48,30 @@ fn main() -> Result<(), meshclash::Error> {
     println!(
         "cpu: {tc:.1} ms ({:.2} M points/s), {inside} inside, {unsure} uncertain",
         n as f64 / tc / 1e3
+    );
+    let t = Instant::now();
+    let near = Backend::cpu().closest_points(&m, Pose::IDENTITY, &points, f64::INFINITY)?;
+    let tn = t.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "closest, cpu: {tn:.1} ms ({:.2} M points/s), {} found",
+        n as f64 / tn / 1e3,
+        near.iter().flatten().count()
+    );
+    let rays: Vec<(DVec3, DVec3)> = (1..=10 * n)
+        .map(|i| {
+            let o = b.min + (b.max - b.min) * DVec3::new(halton(i, 2), halton(i, 3), halton(i, 5));
+            let (u, v) = (2.0 * halton(i, 7) - 1.0, std::f64::consts::TAU * halton(i, 11));
+            let r = (1.0 - u * u).sqrt();
+            (o, DVec3::new(r * v.cos(), r * v.sin(), u))
+        })
+        .collect();
+    let t = Instant::now();
+    let hits = Backend::cpu().ray_hits(&m, Pose::IDENTITY, &rays, f64::INFINITY, Hits::First)?;
+    let tr = t.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "rays (first hit), cpu: {tr:.1} ms ({:.2} M rays/s), {} hit",
+        rays.len() as f64 / tr / 1e3,
+        hits.iter().filter(|h| !h.is_empty()).count()
     );
     if let Ok(gpu) = Backend::new(BackendKind::Gpu) {
         let (g, tg) = time(&gpu)?;
