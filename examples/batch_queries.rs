@@ -60,7 +60,10 @@ fn main() -> Result<(), meshclash::Error> {
     let rays: Vec<(DVec3, DVec3)> = (1..=10 * n)
         .map(|i| {
             let o = b.min + (b.max - b.min) * DVec3::new(halton(i, 2), halton(i, 3), halton(i, 5));
-            let (u, v) = (2.0 * halton(i, 7) - 1.0, std::f64::consts::TAU * halton(i, 11));
+            let (u, v) = (
+                2.0 * halton(i, 7) - 1.0,
+                std::f64::consts::TAU * halton(i, 11),
+            );
             let r = (1.0 - u * u).sqrt();
             (o, DVec3::new(r * v.cos(), r * v.sin(), u))
         })
