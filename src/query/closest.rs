@@ -70,7 +70,11 @@ pub fn closest_point(p: DVec3, m: &Posed, max_distance: f64) -> Option<Closest> 
         }
         for c in node.children() {
             let b2 = distance_squared_point_aabb(p, &m.node_box(c));
-            heap.push(Reverse(Entry(b2, tree.min_tri[c], c as u32)));
+            // Pushed only if it could still hold the answer: most children of a node near
+            // the best are farther than it.
+            if b2 <= limit && best.is_none_or(|b| (b2, tree.min_tri[c]) < (b.0, b.1)) {
+                heap.push(Reverse(Entry(b2, tree.min_tri[c], c as u32)));
+            }
         }
     }
     best.map(|(_, t, q)| {
