@@ -584,3 +584,37 @@ fn a_rotation_a_little_off_orthonormal_does_not_move_points_inside() {
         assert_eq!(w[0].value.to_bits(), cpu.value.to_bits());
     }
 }
+
+/// A part of more than 20 000 vertices against an open container is judged by one vertex per
+/// body, and then never certain; against the closed one, certain.
+#[test]
+fn a_large_part_in_an_open_container_is_inside_but_not_certainly() {
+    let big = PreparedMesh::new(meshclash::mesh::generate::sphere(0.5, 120, 240));
+    assert!(big.mesh.vertices.len() > 20_000);
+    let mut open = box_soup(1.0);
+    open.retain(|t| !t.iter().all(|v| v[2] == 1.0));
+    let open = soup_mesh("box without a top", open);
+    let r = query::check(
+        &big,
+        Pose::IDENTITY,
+        &open,
+        Pose::IDENTITY,
+        &Default::default(),
+    );
+    assert_eq!(
+        (r.containment, r.containment_certain),
+        (Some(Containment::AInB), false)
+    );
+    let closed = soup_mesh("box", box_soup(1.0));
+    let r = query::check(
+        &big,
+        Pose::IDENTITY,
+        &closed,
+        Pose::IDENTITY,
+        &Default::default(),
+    );
+    assert_eq!(
+        (r.containment, r.containment_certain),
+        (Some(Containment::AInB), true)
+    );
+}

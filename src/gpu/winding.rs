@@ -202,11 +202,11 @@ impl GpuBackend {
         b: &Posed,
         gb: &GpuMesh,
     ) -> Result<(Option<Containment>, bool)> {
-        containment_with(a, b, |witnesses, m| {
+        containment_with(a, b, |(witnesses, coverage), m| {
             let g = if std::ptr::eq(m, a) { ga } else { gb };
             let info = &m.prep.info;
             if info.closed && !info.oriented {
-                return Ok(first_inside(witnesses, m));
+                return Ok(first_inside((witnesses, coverage), m));
             }
             let points: Vec<DVec3> = witnesses.iter().map(|x| x.2).collect();
             let w = self.winding_numbers(m, g, &points)?;
@@ -217,7 +217,7 @@ impl GpuBackend {
                 };
                 (witness, inside)
             });
-            Ok(pick(answers, !info.closed))
+            Ok(pick(answers, coverage))
         })
     }
 }

@@ -65,18 +65,42 @@ pub fn point_inside(p: DVec3, m: &Posed) -> Inside {
 /// A vertex standing for its body's inside-ness: its index, its body, where it is.
 pub(crate) type Witness = (u32, u32, DVec3);
 
-/// The vertices of bodies `bodies` of `a` whose inside-ness against `b` stands for theirs.
-/// Against a closed `b`, one per body ([`crate::mesh::Bodies::probes`]): a body that does not
-/// meet b's surface is wholly on one side of it. Against any other, every vertex: its winding
-/// number can pass 1/2 away from its surface (a rod through the teapot's open lid is partly in),
-/// so each body's vertices must agree for its answer to be certain ([`pick`]).
-pub(crate) fn witnesses(a: &Posed, b: &Posed, bodies: std::ops::Range<usize>) -> Vec<Witness> {
+/// How a body's witnesses stand for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Coverage {
+    /// Against a closed mesh: one vertex per body, exactly (a body that does not meet its
+    /// surface is wholly on one side of it).
+    Probes,
+    /// Against a mesh that is not closed, whose winding number can pass 1/2 away from its
+    /// surface (a rod through the teapot's open lid is partly in): every vertex, and each
+    /// body's must agree for its answer to be certain.
+    Every,
+    /// As `Every`, but too many vertices to ask each: one per body, never certain.
+    Sampled,
+}
+
+/// Vertices of the bodies of a part asked against a mesh that is not closed, at most: beyond
+/// this a body is judged by one vertex and the answer is not certain. (Every vertex of a
+/// 134k-vertex part against an open scan, per pose, cost over a second.)
+const WITNESS_LIMIT: usize = 20_000;
+
+/// The vertices of bodies `bodies` of `a` whose inside-ness against `b` stands for theirs, and
+/// how they stand for them ([`Coverage`]).
+pub(crate) fn witnesses(
+    a: &Posed,
+    b: &Posed,
+    bodies: std::ops::Range<usize>,
+) -> (Vec<Witness>, Coverage) {
     let probes = &a.prep.bodies.probes;
     let bodies = bodies.start.min(probes.len())..bodies.end.min(probes.len());
-    if b.prep.info.closed {
-        return bodies
+    let one_each = || {
+        bodies
+            .clone()
             .map(|k| (probes[k], k as u32, a.vertex(probes[k])))
-            .collect();
+            .collect()
+    };
+    if b.prep.info.closed {
+        return (one_each(), Coverage::Probes);
     }
     let mesh = &a.prep.mesh;
     let mut body_of = vec![u32::MAX; mesh.vertices.len()];
@@ -85,40 +109,50 @@ pub(crate) fn witnesses(a: &Posed, b: &Posed, bodies: std::ops::Range<usize>) ->
             body_of[v as usize] = k;
         }
     }
-    a.verts_for(mesh.triangles.len());
-    (0..body_of.len() as u32)
+    let every: Vec<u32> = (0..body_of.len() as u32)
         .filter(|&v| bodies.contains(&(body_of[v as usize] as usize)))
+        .collect();
+    if every.len() > WITNESS_LIMIT {
+        return (one_each(), Coverage::Sampled);
+    }
+    a.verts_for(every.len() * 4);
+    let all = every
+        .into_iter()
         .map(|v| (v, body_of[v as usize], a.vertex(v)))
-        .collect()
+        .collect();
+    (all, Coverage::Every)
 }
 
 /// The first of `witnesses` certainly inside `m`, else the first inside but uncertain; and
 /// whether the answer is certain ([`pick`]).
-pub(crate) fn first_inside(witnesses: Vec<Witness>, m: &Posed) -> (Option<(u32, DVec3)>, bool) {
-    let whole = !m.prep.info.closed;
-    if whole {
+pub(crate) fn first_inside(
+    (witnesses, coverage): (Vec<Witness>, Coverage),
+    m: &Posed,
+) -> (Option<(u32, DVec3)>, bool) {
+    if coverage == Coverage::Every {
         let answers: Vec<Inside> = witnesses.par_iter().map(|w| point_inside(w.2, m)).collect();
-        return pick(witnesses.into_iter().zip(answers), whole);
+        return pick(witnesses.into_iter().zip(answers), coverage);
     }
     pick(
         witnesses.into_iter().map(|w| (w, point_inside(w.2, m))),
-        whole,
+        coverage,
     )
 }
 
 /// From witnesses and their answers: the first certainly inside, else the first inside; and
-/// whether that is certain: every answer certain and, where `whole` (the container is not
-/// closed and every vertex was asked), every body's vertices agreeing. Where not `whole`, it
-/// stops at the first certainly inside.
+/// whether that is certain: every answer certain; with [`Coverage::Every`], every body's
+/// vertices agreeing; with [`Coverage::Sampled`], never. With [`Coverage::Probes`] it stops at
+/// the first certainly inside.
 pub(crate) fn pick(
     answers: impl Iterator<Item = (Witness, Inside)>,
-    whole: bool,
+    coverage: Coverage,
 ) -> (Option<(u32, DVec3)>, bool) {
+    let whole = coverage == Coverage::Every;
     let (mut first, mut first_certain, mut certain) = (None, None, true);
     // Per body: some vertex inside, some outside.
     let mut votes: std::collections::HashMap<u32, (bool, bool)> = Default::default();
     for ((v, body, p), i) in answers {
-        if i.inside && i.certain && !whole {
+        if i.inside && i.certain && coverage == Coverage::Probes {
             return (Some((v, p)), true);
         }
         certain &= i.certain;
@@ -135,8 +169,9 @@ pub(crate) fn pick(
             vote.1 = true;
         }
     }
-    let split = votes.values().any(|&(inside, outside)| inside && outside);
-    (first_certain.or(first), certain && !split)
+    let split = whole && votes.values().any(|&(inside, outside)| inside && outside);
+    let sampled = coverage == Coverage::Sampled;
+    (first_certain.or(first), certain && !split && !sampled)
 }
 
 /// With the surfaces known not to intersect: is one part inside the other, or a body of it,
@@ -152,7 +187,7 @@ pub fn containment(a: &Posed, b: &Posed) -> (Option<Containment>, bool) {
 pub(crate) fn containment_with<E>(
     a: &Posed,
     b: &Posed,
-    first: impl Fn(Vec<Witness>, &Posed) -> Result<(Option<(u32, DVec3)>, bool), E>,
+    first: impl Fn((Vec<Witness>, Coverage), &Posed) -> Result<(Option<(u32, DVec3)>, bool), E>,
 ) -> Result<(Option<Containment>, bool), E> {
     let (a_in_b, certain_a) = first(witnesses(a, b, 0..usize::MAX), b)?;
     if a_in_b.is_some() && certain_a {

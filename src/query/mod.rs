@@ -18,6 +18,7 @@ pub(crate) mod distance;
 mod far;
 pub(crate) mod interferes;
 pub(crate) mod intersect;
+mod motion;
 mod ray;
 pub(crate) mod self_intersect;
 mod solid;
@@ -31,6 +32,7 @@ pub use containment::{containment, point_inside, Containment, Inside};
 pub use distance::{distance, distance_with_budget, DistanceReport};
 pub use interferes::{interference, interference_and_certainty, interferes, Interference};
 pub use intersect::{intersect, IntersectReport, PairContact};
+pub use motion::{evidence, poses, sweep, PoseAnswer, SweepHit, SweepReport};
 pub use ray::{ray_hits, Hits, RayHit};
 pub use self_intersect::{
     self_intersections, shared_vertex_meets_elsewhere, shared_vertex_meets_elsewhere_by_edges,

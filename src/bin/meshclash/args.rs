@@ -60,6 +60,53 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Backend::Auto)]
         backend: Backend,
     },
+    /// Many poses of B against A in one call: per pose, what check --quick answers (solid
+    /// semantics). Columns: pose, interferes, distance, triangle_a, triangle_b, ax, ay, az, bx,
+    /// by, bz (closest points when apart), evidence (when not), clearance_pairs.
+    Poses {
+        /// Part A: an STL (binary or ASCII) or OBJ file.
+        a: PathBuf,
+        /// Part B: an STL (binary or ASCII) or OBJ file.
+        b: PathBuf,
+        /// Poses of B: .npy (K x 4 x 4 or K x 16, float64), .json (a list of 4x4 or 16-number
+        /// rows) or .csv (16 numbers a row, row-major); each must be rigid.
+        poses: PathBuf,
+        #[command(flatten)]
+        pose_a: PoseArgsA,
+        /// Also count the triangle pairs closer than this, per pose.
+        #[arg(long, value_name = "D")]
+        clearance: Option<f64>,
+        /// Write one row per pose to this .csv, .npy (structured) or .json.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// The summary as one JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// B moving through waypoints (translation linear, rotation by slerp): its first contact
+    /// with A, certified by conservative advancement (no contact before the time reported, and
+    /// there within --tolerance of touching), or how near it came.
+    Sweep {
+        /// Part A: an STL (binary or ASCII) or OBJ file.
+        a: PathBuf,
+        /// Part B: an STL (binary or ASCII) or OBJ file.
+        b: PathBuf,
+        #[command(flatten)]
+        pose_a: PoseArgsA,
+        /// The waypoints: poses of B, at least two, as `poses` reads them.
+        #[arg(long, value_name = "FILE")]
+        path: PathBuf,
+        /// The waypoints' times, comma-separated, from 0 up to 1 (default: evenly spaced).
+        #[arg(long, value_name = "T0,T1,...")]
+        times: Option<String>,
+        /// How near touching counts as contact, a distance (default: 1e-6 of the parts'
+        /// combined size).
+        #[arg(long, value_name = "E")]
+        tolerance: Option<f64>,
+        /// One JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// Where each ray meets the mesh, watertight (a ray through a shared edge or vertex hits
     /// once). Columns: ray, hit, t, triangle, u, v, x, y, z, front.
     Ray {

@@ -13,7 +13,7 @@ fn adapter(backend: &Backend) -> Value {
         .unwrap_or(Value::Null)
 }
 
-fn v3(v: DVec3) -> Value {
+pub fn v3(v: DVec3) -> Value {
     json!([v.x, v.y, v.z])
 }
 

@@ -6,6 +6,7 @@ mod bench;
 mod check;
 mod demo;
 mod json;
+mod motion;
 mod points;
 mod spheres;
 mod table;
@@ -88,6 +89,24 @@ fn exit_code(e: &Error) -> u8 {
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.command {
         Command::Info { mesh, json } => info(&mesh, json),
+        Command::Poses {
+            a,
+            b,
+            poses,
+            pose_a,
+            clearance,
+            out,
+            json,
+        } => motion::poses(&a, &b, &poses, pose_a.pose()?, clearance, out, json),
+        Command::Sweep {
+            a,
+            b,
+            pose_a,
+            path,
+            times,
+            tolerance,
+            json,
+        } => motion::sweep(&a, &b, pose_a.pose()?, &path, times, tolerance, json),
         Command::Ray {
             mesh,
             rays,

@@ -42,19 +42,27 @@ fn points(path: &Path) -> Result<Vec<DVec3>, Error> {
 
 /// The summary: one JSON object, or a few lines for a person.
 pub fn summary(job: &Job, fields: serde_json::Value, backend: &str, t: &Timings) {
+    println!("{}", summary_json(fields, backend, t, job.json));
+}
+
+/// [`summary`]'s text: `fields` with the backend and the query's time, as one JSON object
+/// (`json`) or a line per field.
+pub fn summary_json(fields: serde_json::Value, backend: &str, t: &Timings, json: bool) -> String {
     let mut v = fields;
     v["backend"] = json!(backend);
     v["timings_ms"] = json!({"query": t.total(), "total": t.total()});
-    if job.json {
-        println!("{v}");
-        return;
+    if json {
+        return v.to_string();
     }
-    if let Some(o) = v.as_object() {
-        for (k, x) in o.iter().filter(|(k, _)| *k != "timings_ms") {
-            println!("{:<13} {x}", format!("{k}:"));
-        }
-    }
-    println!("time (ms):    {:.2}", t.total());
+    let mut lines: Vec<String> = v
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| *k != "timings_ms")
+        .map(|(k, x)| format!("{:<19} {x}", format!("{k}:")))
+        .collect();
+    lines.push(format!("{:<19} {:.2}", "time (ms):", t.total()));
+    lines.join("\n")
 }
 
 pub fn inside(job: Job) -> Result<(), Error> {

@@ -124,13 +124,22 @@ fn read_csv(path: &Path) -> Result<Rows, Error> {
 
 fn read_json(path: &Path) -> Result<Rows, Error> {
     let text = std::fs::read_to_string(path).map_err(io(path))?;
-    let rows: Vec<Vec<f64>> = serde_json::from_str(&text).map_err(|e| {
-        syntax(
-            path,
-            e.line(),
-            format!("expected a list of rows of numbers: {e}"),
-        )
-    })?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| syntax(path, e.line(), format!("expected a list of rows: {e}")))?;
+    let list = value
+        .as_array()
+        .ok_or_else(|| syntax(path, 1, "expected a list of rows".into()))?;
+    // A row is a list of numbers, or of lists of numbers (a 4×4 matrix), read row-major.
+    let rows: Vec<Vec<f64>> = list
+        .iter()
+        .enumerate()
+        .map(|(i, row)| {
+            let mut out = Vec::new();
+            flatten(row, &mut out)
+                .then_some(out)
+                .ok_or_else(|| syntax(path, 1, format!("row {i} is not a list of numbers")))
+        })
+        .collect::<Result<_, _>>()?;
     let width = rows.first().map_or(0, Vec::len);
     if let Some(i) = rows.iter().position(|r| r.len() != width) {
         return Err(syntax(
@@ -143,6 +152,15 @@ fn read_json(path: &Path) -> Result<Rows, Error> {
         width,
         values: rows.concat(),
     })
+}
+
+/// The numbers of a JSON row, nested lists flattened in order; false on anything else.
+fn flatten(v: &serde_json::Value, out: &mut Vec<f64>) -> bool {
+    match v {
+        serde_json::Value::Number(n) => n.as_f64().map(|x| out.push(x)).is_some(),
+        serde_json::Value::Array(a) => a.iter().all(|x| flatten(x, out)),
+        _ => false,
+    }
 }
 
 /// NumPy's format 1.0–3.0: magic, version, a header dict (`descr`, `fortran_order`, `shape`),
@@ -183,6 +201,8 @@ fn read_npy(path: &Path) -> Result<Rows, Error> {
     let (rows, width) = match shape[..] {
         [n] => (n, 1),
         [n, k] => (n, k),
+        // Matrices, one per row: K×4×4 as K rows of 16.
+        [n, r, c] => (n, r.saturating_mul(c)),
         _ => return Err(bad(&format!("{} dimensions, expected 2", shape.len()))),
     };
     let data = &bytes[start + len..];
@@ -227,7 +247,12 @@ pub enum Column {
     F64(Vec<Option<f64>>),
     I64(Vec<Option<i64>>),
     Bool(Vec<bool>),
+    /// Short names (at most [`STR_WIDTH`] characters in `.npy`).
+    Str(Vec<Option<&'static str>>),
 }
+
+/// Characters of a string column in `.npy` (`<U20`).
+const STR_WIDTH: usize = 20;
 
 impl Column {
     fn json(&self, i: usize) -> serde_json::Value {
@@ -235,6 +260,7 @@ impl Column {
             Column::F64(v) => v[i].map_or(serde_json::Value::Null, |x| x.into()),
             Column::I64(v) => v[i].map_or(serde_json::Value::Null, |x| x.into()),
             Column::Bool(v) => v[i].into(),
+            Column::Str(v) => v[i].map_or(serde_json::Value::Null, |x| x.into()),
         }
     }
 
@@ -243,6 +269,7 @@ impl Column {
             Column::F64(v) => v[i].map_or(String::new(), |x| format!("{x:?}")),
             Column::I64(v) => v[i].map_or(String::new(), |x| x.to_string()),
             Column::Bool(v) => v[i].to_string(),
+            Column::Str(v) => v[i].unwrap_or("").to_string(),
         }
     }
 
@@ -252,6 +279,7 @@ impl Column {
             Column::F64(_) => "<f8",
             Column::I64(_) => "<i8",
             Column::Bool(_) => "|b1",
+            Column::Str(_) => "<U20",
         }
     }
 
@@ -261,6 +289,13 @@ impl Column {
             Column::F64(v) => out.extend(v[i].unwrap_or(f64::NAN).to_le_bytes()),
             Column::I64(v) => out.extend(v[i].unwrap_or(-1).to_le_bytes()),
             Column::Bool(v) => out.push(v[i] as u8),
+            Column::Str(v) => {
+                // UCS-4, padded with zeros to the field's width.
+                let chars: Vec<char> = v[i].unwrap_or("").chars().take(STR_WIDTH).collect();
+                for k in 0..STR_WIDTH {
+                    out.extend((chars.get(k).map_or(0, |&c| c as u32)).to_le_bytes());
+                }
+            }
         }
     }
 }

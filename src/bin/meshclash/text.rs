@@ -56,7 +56,7 @@ fn uncertain_word(certain: bool) -> &'static str {
     if certain {
         ""
     } else {
-        " (uncertain: a winding number within its rounding bound of 1/2; the mesh is not closed)"
+        " (uncertain: a part is not closed, and inside or outside it was not certified for every point of the other)"
     }
 }
 

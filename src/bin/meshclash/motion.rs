@@ -1,0 +1,194 @@
+//! `meshclash poses` and `meshclash sweep`: many poses of B against A, and B moving along a
+//! path; on the CPU, in parallel over the poses.
+
+use crate::json::v3;
+use crate::table::{self, Column};
+use crate::{load, points::summary_json};
+use meshclash::query::{self, SolidDistance, Timings};
+use meshclash::{Error, Pose};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The poses of a table of 4×4 row-major matrices, each checked rigid.
+fn read_poses(path: &Path) -> Result<Vec<Pose>, Error> {
+    let rows = table::read(path, 16)?;
+    (0..rows.len())
+        .map(|i| {
+            Pose::from_matrix(rows.row(i)).map_err(|e| Error::Syntax {
+                path: path.to_path_buf(),
+                line: i + 1,
+                message: format!("pose {i}: {e}"),
+            })
+        })
+        .collect()
+}
+
+pub fn poses(
+    a: &Path,
+    b: &Path,
+    poses: &Path,
+    pose_a: Pose,
+    clearance: Option<f64>,
+    out: Option<PathBuf>,
+    json_out: bool,
+) -> Result<(), Error> {
+    if let Some(d) = clearance {
+        if !(d.is_finite() && d >= 0.0) {
+            return Err(Error::Argument(format!(
+                "--clearance must be a finite distance >= 0, got {d}"
+            )));
+        }
+    }
+    let ps = read_poses(poses)?;
+    let (ma, mb) = (load(a)?, load(b)?);
+    let t = Instant::now();
+    let answers = query::poses(&ma, pose_a, &mb, &ps, clearance);
+    let mut timings = Timings::default();
+    timings.add("query", t);
+    if let Some(out) = out {
+        table::write(&out, answers.len(), &columns(&answers))?;
+    }
+    let interfering = answers
+        .iter()
+        .filter(|x| matches!(x.solid, SolidDistance::Interfering(_)))
+        .count();
+    let fields = json!({"count": answers.len(), "interfering": interfering});
+    println!("{}", summary_json(fields, "cpu", &timings, json_out));
+    Ok(())
+}
+
+fn columns(answers: &[query::PoseAnswer]) -> Vec<(&'static str, Column)> {
+    let apart = |x: &query::PoseAnswer| match &x.solid {
+        SolidDistance::Apart { report, .. } => Some(report.clone()),
+        SolidDistance::Interfering(_) => None,
+    };
+    let reports: Vec<_> = answers.iter().map(apart).collect();
+    let f = |g: &dyn Fn(&meshclash::DistanceReport) -> f64| {
+        Column::F64(reports.iter().map(|r| r.as_ref().map(g)).collect())
+    };
+    let i = |g: &dyn Fn(&meshclash::DistanceReport) -> u32| {
+        Column::I64(
+            reports
+                .iter()
+                .map(|r| r.as_ref().map(|r| g(r) as i64))
+                .collect(),
+        )
+    };
+    vec![
+        (
+            "pose",
+            Column::I64((0..answers.len() as i64).map(Some).collect()),
+        ),
+        (
+            "interferes",
+            Column::Bool(reports.iter().map(Option::is_none).collect()),
+        ),
+        (
+            "distance",
+            Column::F64(answers.iter().map(|x| Some(x.solid.distance())).collect()),
+        ),
+        ("triangle_a", i(&|r| r.triangle_a)),
+        ("triangle_b", i(&|r| r.triangle_b)),
+        ("ax", f(&|r| r.point_a.x)),
+        ("ay", f(&|r| r.point_a.y)),
+        ("az", f(&|r| r.point_a.z)),
+        ("bx", f(&|r| r.point_b.x)),
+        ("by", f(&|r| r.point_b.y)),
+        ("bz", f(&|r| r.point_b.z)),
+        (
+            "evidence",
+            Column::Str(answers.iter().map(|x| query::evidence(&x.solid)).collect()),
+        ),
+        (
+            "clearance_pairs",
+            Column::I64(
+                answers
+                    .iter()
+                    .map(|x| x.clearance_pairs.map(|n| n as i64))
+                    .collect(),
+            ),
+        ),
+    ]
+}
+
+fn parse_times(s: Option<String>, n: usize) -> Result<Vec<f64>, Error> {
+    let Some(s) = s else { return Ok(Vec::new()) };
+    let t: Result<Vec<f64>, _> = s.split(',').map(|x| x.trim().parse::<f64>()).collect();
+    match t {
+        Ok(t)
+            if t.len() == n
+                && t.first() == Some(&0.0)
+                && t.last() == Some(&1.0)
+                && t.windows(2).all(|w| w[0] < w[1]) =>
+        {
+            Ok(t)
+        }
+        _ => Err(Error::Argument(format!(
+            "--times needs {n} increasing numbers from 0 to 1, one per waypoint, got {s:?}"
+        ))),
+    }
+}
+
+pub fn sweep(
+    a: &Path,
+    b: &Path,
+    pose_a: Pose,
+    path: &Path,
+    times: Option<String>,
+    tolerance: Option<f64>,
+    json_out: bool,
+) -> Result<(), Error> {
+    let waypoints = read_poses(path)?;
+    if waypoints.len() < 2 {
+        return Err(Error::Argument(format!(
+            "{}: a path needs at least two waypoints, got {}",
+            path.display(),
+            waypoints.len()
+        )));
+    }
+    let times = parse_times(times, waypoints.len())?;
+    let (ma, mb) = (load(a)?, load(b)?);
+    let size = ma.mesh.bounding_box().diagonal() + mb.mesh.bounding_box().diagonal();
+    let tol = tolerance.unwrap_or(1e-6 * size);
+    if tol.is_nan() || tol <= 0.0 {
+        return Err(Error::Argument(format!(
+            "--tolerance must be > 0, got {tol}"
+        )));
+    }
+    let t = Instant::now();
+    let r = query::sweep(&ma, pose_a, &mb, &waypoints, &times, tol);
+    let mut timings = Timings::default();
+    timings.add("query", t);
+    let mut fields = json!({
+        "contact": r.contact.is_some(),
+        "tolerance": tol,
+        "min_distance": r.min_distance,
+        "min_time": r.min_time,
+        "min_distance_bound": r.min_distance_bound,
+        "steps": r.steps,
+    });
+    if let Some(h) = &r.contact {
+        fields["time"] = json!(h.time);
+        fields["segment"] = json!(h.segment);
+        fields["segment_time"] = json!(h.segment_time);
+        fields["pose"] = json!(h.pose.to_matrix());
+        contact_fields(&mut fields, &h.solid);
+    }
+    println!("{}", summary_json(fields, "cpu", &timings, json_out));
+    Ok(())
+}
+
+/// At contact: the evidence of interference, or the points and triangles within tolerance.
+fn contact_fields(fields: &mut Value, s: &SolidDistance) {
+    match s {
+        SolidDistance::Interfering(i) => fields["evidence"] = json!(i.as_str()),
+        SolidDistance::Apart { report, .. } => {
+            fields["distance"] = json!(report.distance);
+            fields["triangle_a"] = json!(report.triangle_a);
+            fields["triangle_b"] = json!(report.triangle_b);
+            fields["closest_point_a"] = v3(report.point_a);
+            fields["closest_point_b"] = v3(report.point_b);
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Many poses of one part against another, and a part moving along a path: the questions a
+//! motion planner asks of two parts thousands of times. Each pose is answered as `check --quick`
+//! answers it (solid semantics: a part inside another interferes); a path is followed by
+//! conservative advancement (Mirtich; FCL does it for meshes): from a pose at distance `d`, no
+//! point of B can reach A before the path has moved it `d`, and the speed of B's points along a
+//! segment is bounded (translation plus rotation angle times B's reach from its origin), so a
+//! step of `d / speed` cannot pass through A, however thin.
+
+use super::{clearance, solid_distance, Interference, Posed, SolidDistance};
+use crate::mesh::{Pose, PreparedMesh};
+use glam::{DMat3, DQuat};
+use rayon::prelude::*;
+
+/// One pose's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoseAnswer {
+    pub solid: SolidDistance,
+    /// Pairs closer than the clearance asked for, if one was.
+    pub clearance_pairs: Option<usize>,
+}
+
+/// Each of `poses` of B against A (placed by `pose_a`), in parallel.
+pub fn poses(
+    a: &PreparedMesh,
+    pose_a: Pose,
+    b: &PreparedMesh,
+    poses: &[Pose],
+    clearance_d: Option<f64>,
+) -> Vec<PoseAnswer> {
+    poses
+        .par_iter()
+        .map(|&pose_b| {
+            let (pa, pb) = (Posed::new(a, pose_a), Posed::new(b, pose_b));
+            PoseAnswer {
+                solid: solid_distance(&pa, &pb),
+                clearance_pairs: clearance_d.map(|d| clearance(&pa, &pb, d).pairs.len()),
+            }
+        })
+        .collect()
+}
+
+/// Where a path first brings B within the tolerance of A, or how near it came.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepReport {
+    /// The first contact: the time (fraction of the whole path), the segment, the time within
+    /// it, B's pose there, and the evidence or the closest points.
+    pub contact: Option<SweepHit>,
+    /// The smallest distance at the poses visited, where (time), and a certified lower bound on
+    /// the distance anywhere along the path (half of each step's distance: steps are half the
+    /// distance over the speed).
+    pub min_distance: f64,
+    pub min_time: f64,
+    pub min_distance_bound: f64,
+    /// Poses measured.
+    pub steps: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepHit {
+    pub time: f64,
+    pub segment: usize,
+    pub segment_time: f64,
+    pub pose: Pose,
+    pub solid: SolidDistance,
+}
+
+/// Poses measured at most along one path; a path that grazes A at a gap just above the
+/// tolerance takes the most.
+const MAX_STEPS: usize = 1_000_000;
+
+/// B moving through `path` (at least two waypoints) at `times` (increasing, first 0 and last 1;
+/// even spacing when empty), A placed by `pose_a`: the first pose within `tol` of A, found
+/// without passing through it.
+pub fn sweep(
+    a: &PreparedMesh,
+    pose_a: Pose,
+    b: &PreparedMesh,
+    path: &[Pose],
+    times: &[f64],
+    tol: f64,
+) -> SweepReport {
+    let n = path.len();
+    let time_of = |i: usize| {
+        times
+            .get(i)
+            .copied()
+            .unwrap_or(i as f64 / (n - 1).max(1) as f64)
+    };
+    // B's reach from its own origin: how far a rotation by θ can move any of its points (θ r).
+    let reach = (0..b.mesh.vertices.len() as u32)
+        .map(|v| b.mesh.vertex(v).length())
+        .fold(0.0, f64::max);
+    let mut report = SweepReport {
+        contact: None,
+        min_distance: f64::INFINITY,
+        min_time: 0.0,
+        min_distance_bound: f64::INFINITY,
+        steps: 0,
+    };
+    for seg in 0..n.saturating_sub(1) {
+        let (p0, p1) = (path[seg], path[seg + 1]);
+        let (q0, q1) = (quat(&p0), quat(&p1));
+        let angle = q0.angle_between(q1);
+        let speed = (p1.translation - p0.translation).length() + angle * reach;
+        let mut s = 0.0;
+        loop {
+            let pose = interpolate(&p0, &p1, q0, q1, s);
+            let solid = solid_distance(&Posed::new(a, pose_a), &Posed::new(b, pose));
+            let d = solid.distance();
+            let time = time_of(seg) + s * (time_of(seg + 1) - time_of(seg));
+            report.steps += 1;
+            if d < report.min_distance {
+                (report.min_distance, report.min_time) = (d, time);
+            }
+            report.min_distance_bound = report.min_distance_bound.min(d / 2.0);
+            if d <= tol {
+                report.contact = Some(SweepHit {
+                    time,
+                    segment: seg,
+                    segment_time: s,
+                    pose,
+                    solid,
+                });
+                return report;
+            }
+            if s >= 1.0 || report.steps >= MAX_STEPS {
+                break;
+            }
+            // Half the distance over the speed: the distance cannot fall below d / 2 before
+            // the next pose, so the poses in between are certified too.
+            s = (s + d / (2.0 * speed)).min(1.0);
+        }
+    }
+    report
+}
+
+fn quat(p: &Pose) -> DQuat {
+    let r = &p.rotation;
+    DQuat::from_mat3(&DMat3::from_cols_array_2d(&[
+        [r[0][0], r[1][0], r[2][0]],
+        [r[0][1], r[1][1], r[2][1]],
+        [r[0][2], r[1][2], r[2][2]],
+    ]))
+    .normalize()
+}
+
+/// The pose at `s` of the way from `p0` to `p1`: translation linear, rotation by slerp (the
+/// path's speed bound assumes a constant angular speed); the ends are the waypoints exactly.
+fn interpolate(p0: &Pose, p1: &Pose, q0: DQuat, q1: DQuat, s: f64) -> Pose {
+    if s <= 0.0 {
+        return *p0;
+    }
+    if s >= 1.0 {
+        return *p1;
+    }
+    let m = DMat3::from_quat(q0.slerp(q1, s)).to_cols_array_2d();
+    Pose {
+        rotation: std::array::from_fn(|i| std::array::from_fn(|j| m[j][i])),
+        translation: p0.translation + (p1.translation - p0.translation) * s,
+    }
+}
+
+/// The evidence's name, or `None` when apart.
+pub fn evidence(s: &SolidDistance) -> Option<&'static str> {
+    match s {
+        SolidDistance::Interfering(i) => Some(Interference::as_str(i)),
+        SolidDistance::Apart { .. } => None,
+    }
+}

@@ -1,0 +1,242 @@
+//! Many poses and motion: each pose against brute force on small meshes; sweeps against
+//! analytic first contact (a box translating into a box, a small box crossing a plate 0.01
+//! thick with both ends free, three waypoints), a rotation against dense sampling, and a pass at
+//! a known gap.
+
+mod common;
+
+use glam::DVec3;
+use meshclash::geom::tritri;
+use meshclash::mesh::{generate, Mesh, Pose};
+use meshclash::query::{self, Posed};
+use meshclash::PreparedMesh;
+
+fn boxed(lo: [f32; 3], hi: [f32; 3]) -> PreparedMesh {
+    PreparedMesh::new(Mesh::from_soup("box", common::box_soup(lo, hi)).unwrap())
+}
+
+#[test]
+fn every_pose_is_answered_as_brute_force_would() {
+    let a = PreparedMesh::new(generate::torus(1.0, 0.3, 14, 8));
+    let b = PreparedMesh::new(generate::sphere(0.4, 6, 10));
+    let mut rnd = common::lcg(3);
+    let poses: Vec<Pose> = (0..60)
+        .map(|_| {
+            Pose::from_euler_degrees(
+                [rnd() * 360.0, rnd() * 360.0, rnd() * 360.0],
+                DVec3::new(rnd() * 4.0 - 2.0, rnd() * 4.0 - 2.0, rnd() * 2.0 - 1.0),
+            )
+        })
+        .collect();
+    let answers = query::poses(&a, Pose::IDENTITY, &b, &poses, Some(0.2));
+    let (mut apart, mut hit) = (0, 0);
+    for (pose, ans) in poses.iter().zip(&answers) {
+        let (pa, pb) = (Posed::new(&a, Pose::IDENTITY), Posed::new(&b, *pose));
+        let (na, nb) = (a.mesh.triangles.len() as u32, b.mesh.triangles.len() as u32);
+        let pairs = || (0..na).flat_map(|i| (0..nb).map(move |j| (i, j)));
+        let meets = pairs().any(|(i, j)| tritri::intersect(&pa.tri(i), &pb.tri(j)));
+        let dist = pairs()
+            .map(|(i, j)| tritri::distance(&pa.tri(i), &pb.tri(j)).distance)
+            .fold(f64::INFINITY, f64::min);
+        let inside = query::containment(&pa, &pb).0.is_some();
+        let close = pairs()
+            .filter(|&(i, j)| tritri::distance(&pa.tri(i), &pb.tri(j)).distance < 0.2)
+            .count();
+        assert_eq!(ans.clearance_pairs, Some(close));
+        match &ans.solid {
+            query::SolidDistance::Interfering(_) => {
+                assert!(meets || inside);
+                hit += 1;
+            }
+            query::SolidDistance::Apart { report, .. } => {
+                assert!(!meets && !inside);
+                assert_eq!(report.distance, dist);
+                apart += 1;
+            }
+        }
+    }
+    assert!(apart > 5 && hit > 5, "{apart} apart, {hit} interfering");
+}
+
+fn at(x: f64, y: f64, z: f64) -> Pose {
+    Pose::translation(DVec3::new(x, y, z))
+}
+
+#[test]
+fn sweeps_meet_where_the_analytic_contact_is() {
+    let a = boxed([-1.0; 3], [1.0; 3]);
+    let b = boxed([-0.5; 3], [0.5; 3]);
+    let tol = 1e-9;
+    // Into A along -x from x = 5 to -5: B's face x - 0.5 meets x = 1 at x = 1.5, time 0.35.
+    let r = query::sweep(
+        &a,
+        Pose::IDENTITY,
+        &b,
+        &[at(5.0, 0.0, 0.0), at(-5.0, 0.0, 0.0)],
+        &[],
+        tol,
+    );
+    let hit = r.contact.expect("contact");
+    assert!(
+        hit.time <= 0.35 && 0.35 - hit.time <= tol / 10.0 + 1e-12,
+        "{}",
+        hit.time
+    );
+    // Three waypoints, default times 0, 0.5, 1: free on the first segment (over A's corner at
+    // a distance), into A on the second at 0.35 of it.
+    let path = [at(0.0, 0.0, 5.0), at(5.0, 0.0, 0.0), at(-5.0, 0.0, 0.0)];
+    let hit = query::sweep(&a, Pose::IDENTITY, &b, &path, &[], tol)
+        .contact
+        .unwrap();
+    assert_eq!(hit.segment, 1);
+    assert!((hit.segment_time - 0.35).abs() < 1e-9 && (hit.time - 0.675).abs() < 1e-9);
+    // Times given: the second segment from 0.2 to 1.
+    let hit = query::sweep(&a, Pose::IDENTITY, &b, &path, &[0.0, 0.2, 1.0], tol)
+        .contact
+        .unwrap();
+    assert!((hit.time - (0.2 + 0.35 * 0.8)).abs() < 1e-9);
+}
+
+#[test]
+fn a_small_box_does_not_tunnel_through_a_thin_plate() {
+    let plate = boxed([-1.0, -1.0, -0.005], [1.0, 1.0, 0.005]);
+    let b = boxed([-0.005; 3], [0.005; 3]);
+    let path = [at(0.1, 0.2, -5.0), at(0.1, 0.2, 5.0)];
+    // Both ends free.
+    for p in path {
+        let s = query::solid_distance(&Posed::new(&plate, Pose::IDENTITY), &Posed::new(&b, p));
+        assert!(s.distance() > 4.0);
+    }
+    let hit = query::sweep(&plate, Pose::IDENTITY, &b, &path, &[], 1e-9)
+        .contact
+        .unwrap();
+    // B's top (z + 0.005) meets the plate's bottom (-0.005, to f32's 1e-10) at z = -0.01.
+    assert!(
+        (hit.time - (5.0 - 0.01) / 10.0).abs() < 1e-9,
+        "{}",
+        hit.time
+    );
+}
+
+#[test]
+fn a_rotation_meets_no_later_than_dense_sampling_finds() {
+    // A bar along x from its origin, turning about z from 0 to 180 degrees; A a box in its way
+    // at y in [1, 2].
+    let a = boxed([-0.5, 1.0, -0.5], [0.5, 2.0, 0.5]);
+    let bar = boxed([0.0, -0.05, -0.05], [3.0, 0.05, 0.05]);
+    let path = [
+        Pose::from_euler_degrees([0.0, 0.0, 0.0], DVec3::ZERO),
+        Pose::from_euler_degrees([0.0, 0.0, 90.0], DVec3::ZERO),
+        Pose::from_euler_degrees([0.0, 0.0, 180.0], DVec3::ZERO),
+    ];
+    let r = query::sweep(&a, Pose::IDENTITY, &bar, &path, &[], 1e-9);
+    let hit = r.contact.expect("the bar meets the box");
+    // Dense sampling: the angle at time t is 180 t degrees.
+    let touches = |t: f64| {
+        let pose = Pose::from_euler_degrees([0.0, 0.0, 180.0 * t], DVec3::ZERO);
+        query::solid_distance(&Posed::new(&a, Pose::IDENTITY), &Posed::new(&bar, pose)).distance()
+            <= 0.0
+    };
+    let first = (0..=20_000)
+        .map(|k| k as f64 / 20_000.0)
+        .find(|&t| touches(t))
+        .unwrap();
+    assert!(
+        hit.time <= first,
+        "{} after the first sampled contact {first}",
+        hit.time
+    );
+    assert!(first - hit.time < 1e-3, "{} long before {first}", hit.time);
+    // No sample before the reported time touches.
+    assert!((0..=20_000)
+        .map(|k| k as f64 / 20_000.0)
+        .take_while(|&t| t < hit.time)
+        .all(|t| !touches(t)));
+}
+
+#[test]
+fn a_pass_at_a_known_gap_reports_it() {
+    let a = boxed([-1.0; 3], [1.0; 3]);
+    let b = boxed([-0.5; 3], [0.5; 3]);
+    // Along x at y = 2: the faces y = 1 and y = 1.5 are 0.5 apart while B is over A.
+    let r = query::sweep(
+        &a,
+        Pose::IDENTITY,
+        &b,
+        &[at(-5.0, 2.0, 0.0), at(5.0, 2.0, 0.0)],
+        &[],
+        1e-9,
+    );
+    assert!(r.contact.is_none());
+    assert!((r.min_distance - 0.5).abs() < 1e-12, "{}", r.min_distance);
+    assert!(r.min_distance_bound <= 0.5 && r.min_distance_bound >= 0.25);
+    assert!(r.min_time > 0.35 && r.min_time < 0.65, "{}", r.min_time);
+}
+
+#[test]
+fn the_poses_and_sweep_commands_read_matrices_and_answer() {
+    let dir = std::env::temp_dir().join(format!("meshclash-motion-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cube = common::case_path("meshes/cube_trimesh.stl"); // [-0.5, 0.5]³
+    let c = cube.to_str().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_meshclash"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let m = |x: f64| format!("[[1,0,0,{x}],[0,1,0,0],[0,0,1,0],[0,0,0,1]]");
+    // JSON 4x4 rows: B 3 away (gap 2), overlapping, and 16-number rows in CSV.
+    let poses = dir.join("poses.json");
+    std::fs::write(&poses, format!("[{}, {}]", m(3.0), m(0.5))).unwrap();
+    let out = dir.join("poses.csv");
+    let r = run(&[
+        "poses",
+        c,
+        c,
+        poses.to_str().unwrap(),
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(
+        (v["count"].as_u64(), v["interfering"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut lines = text.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("pose,interferes,distance,triangle_a"));
+    assert!(lines.next().unwrap().starts_with("0,false,2.0,"), "{text}");
+    assert!(lines.next().unwrap().starts_with("1,true,0.0,"), "{text}");
+    // A sweep from 3 away to overlapping: the faces meet when B is 1 away, at time 2/2.5.
+    let path = dir.join("path.json");
+    std::fs::write(&path, format!("[{}, {}]", m(3.0), m(0.5))).unwrap();
+    let r = run(&[
+        "sweep",
+        c,
+        c,
+        "--path",
+        path.to_str().unwrap(),
+        "--json",
+        "--tolerance",
+        "1e-9",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(v["contact"], true);
+    assert!((v["time"].as_f64().unwrap() - 0.8).abs() < 1e-9, "{v}");
+    // A pose that is not rigid, and too few waypoints, are refused by row and count.
+    std::fs::write(&poses, "[[2,0,0,0, 0,1,0,0, 0,0,1,0, 0,0,0,1]]").unwrap();
+    let r = run(&["poses", c, c, poses.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("pose 0"));
+    std::fs::write(&path, format!("[{}]", m(3.0))).unwrap();
+    let r = run(&["sweep", c, c, "--path", path.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("at least two waypoints"));
+}
