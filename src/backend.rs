@@ -11,7 +11,7 @@ use crate::gpu::{GpuBackend, GpuContext, GpuInfo};
 use crate::mesh::{Pose, PreparedMesh};
 use crate::query::{
     self, CheckOptions, CheckReport, Closest, Hits, Posed, RayHit, SelfReport, SolidDistance,
-    SphereContact, SweepContact, Winding,
+    SphereContact, SphereSweep, Winding,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -315,14 +315,15 @@ impl Backend {
     }
 
     /// Each sphere `(centre, radius, displacement)` moving against `m`: its first contact
-    /// within `tol` of touching ([`query::sphere_sweep`]). On the CPU on either backend.
+    /// within `tol` of touching, or clear, or undecided ([`query::sphere_sweep`]). On the CPU on
+    /// either backend.
     pub fn sphere_sweeps(
         &self,
         m: &PreparedMesh,
         pose: Pose,
         spheres: &[(DVec3, f64, DVec3)],
         tol: f64,
-    ) -> Result<Vec<Option<SweepContact>>> {
+    ) -> Result<Vec<SphereSweep>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
         Ok(spheres

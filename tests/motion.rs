@@ -240,3 +240,33 @@ fn the_poses_and_sweep_commands_read_matrices_and_answer() {
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("at least two waypoints"));
 }
+
+/// Sliding past at a gap just above the tolerance, over a path so long that the steps near A
+/// are below what the path's parameter resolves: not a contact, and not a clear path either.
+#[test]
+fn a_sweep_that_cannot_finish_says_so() {
+    let a = boxed([-1.0; 3], [1.0; 3]);
+    let b = boxed([-0.5; 3], [0.5; 3]);
+    let path = [at(-5e9, 1.5 + 1e-7, 0.0), at(5e9, 1.5 + 1e-7, 0.0)];
+    let r = query::sweep(&a, Pose::IDENTITY, &b, &path, &[], 1e-9);
+    assert!(r.contact.is_none() && !r.complete, "{r:?}");
+    // A normal pass completes.
+    let r = query::sweep(
+        &a,
+        Pose::IDENTITY,
+        &b,
+        &[at(-5.0, 2.0, 0.0), at(5.0, 2.0, 0.0)],
+        &[],
+        1e-9,
+    );
+    assert!(r.complete);
+    // A tiny rotation about a far pivot still moves B: its speed bound is not zero.
+    let far = boxed([1e6, -0.5, -0.5], [1e6 + 1.0, 0.5, 0.5]);
+    let wall = boxed([1e6 + 2.0, -10.0, -10.0], [1e6 + 2.001, 10.0, 10.0]);
+    let turn = [
+        Pose::from_euler_degrees([0.0, 0.0, 0.0], DVec3::ZERO),
+        Pose::from_euler_degrees([0.0, 0.0, 1e-4], DVec3::ZERO), // 1.7e-6 rad: 1.7 at 1e6
+    ];
+    let r = query::sweep(&wall, Pose::IDENTITY, &far, &turn, &[], 1e-9);
+    assert!(r.steps > 2, "{r:?}");
+}

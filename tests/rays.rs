@@ -183,3 +183,45 @@ fn the_ray_command_reads_rows_and_writes_hits() {
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("row 1 has a zero direction"));
 }
+
+#[test]
+fn rays_with_tiny_directions_still_hit_and_csv_headers_are_only_headers() {
+    let (cube, _) = solids().remove(0);
+    let posed = Posed::new(&cube, Pose::IDENTITY);
+    // Components below 1.5e-162: their squares underflow, the direction is not zero.
+    let d = DVec3::new(1e-170, 0.0, 0.0);
+    let hits = query::ray_hits(
+        DVec3::new(-3.0, 0.1, 0.2),
+        d,
+        &posed,
+        f64::INFINITY,
+        Hits::All,
+    );
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    // A byte-order mark before the first row, and a first row with a mistyped number.
+    let dir = std::env::temp_dir().join(format!("meshclash-rays-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cube_file = common::case_path("meshes/cube_trimesh.stl");
+    let run = |body: &str| {
+        let f = dir.join("rays.csv");
+        std::fs::write(&f, body).unwrap();
+        std::process::Command::new(env!("CARGO_BIN_EXE_meshclash"))
+            .args([
+                "ray",
+                cube_file.to_str().unwrap(),
+                f.to_str().unwrap(),
+                "--json",
+                "--backend",
+                "cpu",
+            ])
+            .output()
+            .unwrap()
+    };
+    let r = run("\u{feff}-2,0.1,0.2,1,0,0\n-2,3,0,1,0,0\n");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!((v["count"].as_u64(), v["hit"].as_u64()), (Some(2), Some(1)));
+    let r = run("-2,0.1,O.2,1,0,0\n-2,3,0,1,0,0\n");
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains(":1: not a number"));
+}

@@ -78,7 +78,12 @@ fn moving_spheres_meet_faces_edges_and_vertices_when_they_should() {
         ("inside", DVec3::ZERO, DVec3::X, Some(0.0)),
     ];
     for (name, c, v, want) in cases {
-        let got = query::sphere_sweep(c, r, v, &m, tol);
+        let sweep = query::sphere_sweep(c, r, v, &m, tol);
+        assert!(
+            !matches!(sweep, query::SphereSweep::Undecided { .. }),
+            "{name}"
+        );
+        let got = sweep.contact().copied();
         match (got, want) {
             (Some(g), Some(w)) => {
                 // At or before the true contact, within the tolerance's worth of path.
@@ -107,7 +112,8 @@ fn a_fast_sphere_does_not_tunnel_through_a_thin_plate() {
     );
     assert!(!query::sphere_contact(c, r, &m).unwrap().touches);
     assert!(!query::sphere_contact(c + v, r, &m).unwrap().touches);
-    let hit = query::sphere_sweep(c, r, v, &m, 1e-9).expect("it must meet the plate");
+    let sweep = query::sphere_sweep(c, r, v, &m, 1e-9);
+    let hit = *sweep.contact().expect("it must meet the plate");
     // The centre reaches z = -0.006 at s = (5 - 0.006) / 10 (the plate's face is -0.005 to
     // f32's precision, 1e-10).
     assert!((hit.toi - 0.4994).abs() < 1e-9, "{}", hit.toi);
@@ -168,4 +174,17 @@ fn the_spheres_command_answers_rows_of_4_and_7() {
     let r = run(&["spheres", cube.to_str().unwrap(), bad.to_str().unwrap()]);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("row 0 has a negative radius"));
+}
+
+#[test]
+fn a_sphere_sweep_that_cannot_finish_is_undecided_not_clear() {
+    let cube = boxed([-1.0; 3], [1.0; 3]);
+    let m = Posed::new(&cube, Pose::IDENTITY);
+    // Past the top face at a gap of 1e-7 over a path of 1e10: the steps near it stall.
+    let c = DVec3::new(-5e9, 0.0, 1.5 + 1e-7);
+    let got = query::sphere_sweep(c, 0.5, DVec3::new(1e10, 0.0, 0.0), &m, 1e-9);
+    assert!(
+        matches!(got, query::SphereSweep::Undecided { .. }),
+        "{got:?}"
+    );
 }

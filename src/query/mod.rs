@@ -33,13 +33,15 @@ pub use distance::{distance, distance_with_budget, DistanceReport};
 pub use interferes::{interference, interference_and_certainty, interferes, Interference};
 pub use intersect::{intersect, IntersectReport, PairContact};
 pub use motion::{evidence, poses, sweep, PoseAnswer, SweepHit, SweepReport};
-pub use ray::{ray_hits, Hits, RayHit};
+pub use ray::{ray_hits, ray_segment_end, Hits, RayHit};
 pub use self_intersect::{
     self_intersections, shared_vertex_meets_elsewhere, shared_vertex_meets_elsewhere_by_edges,
     SelfKind, SelfPair, SelfReport,
 };
 pub use solid::{solid_distance, SolidDistance};
-pub use spheres::{sphere_contact, sphere_sweep, sphere_triangles, SphereContact, SweepContact};
+pub use spheres::{
+    sphere_contact, sphere_sweep, sphere_triangles, SphereContact, SphereSweep, SweepContact,
+};
 pub use winding::{winding_from_integer, winding_number, Winding};
 
 use crate::geom::{tritri, Aabb, DVec3, Sphere, Tri};

@@ -56,6 +56,11 @@ pub struct SweepReport {
     pub min_distance_bound: f64,
     /// Poses measured.
     pub steps: usize,
+    /// False when the advancement stopped before the path's end without a contact (its steps
+    /// ran out: a path sliding past at a gap just above the tolerance; or became smaller than
+    /// the path's parameter resolves): no contact is reported, and none is ruled out past
+    /// `min_time`'s segment either; the bound holds only up to where it stopped.
+    pub complete: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -100,11 +105,15 @@ pub fn sweep(
         min_time: 0.0,
         min_distance_bound: f64::INFINITY,
         steps: 0,
+        complete: true,
     };
     for seg in 0..n.saturating_sub(1) {
         let (p0, p1) = (path[seg], path[seg + 1]);
         let (q0, q1) = (quat(&p0), quat(&p1));
-        let angle = q0.angle_between(q1);
+        // The rotation angle from q0 to q1 by atan2 of the relative quaternion, which stays
+        // accurate for tiny angles (glam's angle_between, 2 acos |dot|, gives 0 below 3e-8).
+        let rel = q0.inverse() * q1;
+        let angle = 2.0 * rel.xyz().length().atan2(rel.w.abs());
         let speed = (p1.translation - p0.translation).length() + angle * reach;
         let mut s = 0.0;
         loop {
@@ -127,12 +136,17 @@ pub fn sweep(
                 });
                 return report;
             }
-            if s >= 1.0 || report.steps >= MAX_STEPS {
+            if s >= 1.0 {
                 break;
             }
             // Half the distance over the speed: the distance cannot fall below d / 2 before
             // the next pose, so the poses in between are certified too.
-            s = (s + d / (2.0 * speed)).min(1.0);
+            let next = (s + d / (2.0 * speed)).min(1.0);
+            if report.steps >= MAX_STEPS || next.is_nan() || next <= s {
+                report.complete = false;
+                return report;
+            }
+            s = next;
         }
     }
     report
@@ -149,14 +163,11 @@ fn quat(p: &Pose) -> DQuat {
 }
 
 /// The pose at `s` of the way from `p0` to `p1`: translation linear, rotation by slerp (the
-/// path's speed bound assumes a constant angular speed); the ends are the waypoints exactly.
+/// path's speed bound assumes a constant angular speed). The rotation is always the
+/// quaternion's, ends included: a waypoint accepted up to 1e-6 off orthonormal is taken as the
+/// rotation nearest it, so the path has no jump at its ends that the bound would not cover.
 fn interpolate(p0: &Pose, p1: &Pose, q0: DQuat, q1: DQuat, s: f64) -> Pose {
-    if s <= 0.0 {
-        return *p0;
-    }
-    if s >= 1.0 {
-        return *p1;
-    }
+    let s = s.clamp(0.0, 1.0);
     let m = DMat3::from_quat(q0.slerp(q1, s)).to_cols_array_2d();
     Pose {
         rotation: std::array::from_fn(|i| std::array::from_fn(|j| m[j][i])),

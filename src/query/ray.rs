@@ -45,16 +45,13 @@ enum Feature {
 }
 
 /// The hits of the ray from `o` along `d` up to `o + max_t · d` (`f64::INFINITY`: no limit).
-/// `d` must be non-zero and finite.
+/// `d` must be non-zero and finite; a ray whose segment past the mesh cannot be held in f64
+/// (an origin beyond about 1e307) meets nothing ([`ray_segment_end`] says which). An origin on
+/// the surface is a hit at `t = 0`; `max_t` bounds the segment tested, whose end is rounded.
 pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<RayHit> {
-    let root = m.node_box(0);
-    // Past the box from anywhere: the segment's far end, in units of d.
-    let reach = (root.diagonal() + o.distance(root.center())) / d.length() * 2.0 + 1.0;
-    let t_end = max_t.min(reach);
-    if t_end.is_nan() || t_end < 0.0 {
+    let Some((q, t_end)) = ray_segment_end(o, d, m, max_t) else {
         return Vec::new();
-    }
-    let q = o + d * t_end;
+    };
     let mut found: Vec<(Feature, u32)> = Vec::new();
     for leaf in leaves_on_segment(o, q, m) {
         for &t in m.node_tris(leaf) {
@@ -86,6 +83,20 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
         out.truncate(1);
     }
     out
+}
+
+/// The far end of the segment a ray is tested as (past the mesh's box from anywhere, or at
+/// `max_t`), and its `t`; `None` where it is not finite. `d`'s length is taken scaled, so a
+/// direction of tiny components is not a zero one.
+pub fn ray_segment_end(o: DVec3, d: DVec3, m: &Posed, max_t: f64) -> Option<(DVec3, f64)> {
+    let root = m.node_box(0);
+    let reach = (root.diagonal() + o.distance(root.center())) / crate::geom::length(d) * 2.0 + 1.0;
+    let t_end = max_t.min(reach);
+    if t_end.is_nan() || t_end < 0.0 {
+        return None;
+    }
+    let q = o + d * t_end;
+    q.is_finite().then_some((q, t_end))
 }
 
 /// What segment `oq` meets of triangle `tri` (welded vertices `ids`), by exact signs: `None`

@@ -79,13 +79,38 @@ pub struct SweepContact {
 /// tolerance takes the most.
 const MAX_STEPS: usize = 1_000_000;
 
+/// What a moving sphere meets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SphereSweep {
+    /// First contact.
+    Contact(SweepContact),
+    /// None along the whole move.
+    Clear,
+    /// Not decided past fraction `from` of the move: the steps ran out ([`MAX_STEPS`], a path
+    /// grazing the surface just above the tolerance), or became smaller than the path's
+    /// parameter can resolve (a sphere far from the origin moving slowly), or the centre is not
+    /// finite. Never reported as clear.
+    Undecided { from: f64 },
+}
+
+impl SphereSweep {
+    pub fn contact(&self) -> Option<&SweepContact> {
+        match self {
+            SphereSweep::Contact(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
 /// The sphere of radius `r` moving from `c` to `c + v`: its first contact with `m` (within
-/// `tol` of touching, and certainly not touching before), or `None` when it stays apart. A
-/// sphere already touching or inside at the start has contact at 0.
-pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> Option<SweepContact> {
-    let start = sphere_contact(c, r, m)?;
+/// `tol` of touching, and certainly not touching before), or clear, or undecided. A sphere
+/// already touching or inside at the start has contact at 0.
+pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> SphereSweep {
+    let Some(start) = sphere_contact(c, r, m) else {
+        return SphereSweep::Undecided { from: 0.0 };
+    };
     if start.touches {
-        return Some(SweepContact {
+        return SphereSweep::Contact(SweepContact {
             toi: 0.0,
             triangle: start.triangle,
             point: start.point,
@@ -95,10 +120,12 @@ pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> Option<S
     let mut s = 0.0;
     for _ in 0..MAX_STEPS {
         let p = c + v * s;
-        let near = closest_point(p, m, f64::INFINITY)?;
+        let Some(near) = closest_point(p, m, f64::INFINITY) else {
+            return SphereSweep::Undecided { from: s };
+        };
         let gap = near.distance - r;
         if gap <= tol {
-            return Some(SweepContact {
+            return SphereSweep::Contact(SweepContact {
                 toi: s,
                 triangle: near.triangle,
                 point: near.point,
@@ -106,10 +133,14 @@ pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> Option<S
         }
         // No point of the surface is nearer than `gap` to the sphere: moving less than that
         // along the path cannot reach it.
-        s += gap / speed;
-        if s.is_nan() || s > 1.0 {
-            return None;
+        let next = s + gap / speed;
+        if next > 1.0 {
+            return SphereSweep::Clear;
         }
+        if next.is_nan() || next <= s {
+            return SphereSweep::Undecided { from: s };
+        }
+        s = next;
     }
-    None
+    SphereSweep::Undecided { from: s }
 }

@@ -166,6 +166,7 @@ pub fn sweep(
         "min_distance": r.min_distance,
         "min_time": r.min_time,
         "min_distance_bound": r.min_distance_bound,
+        "complete": r.complete,
         "steps": r.steps,
     });
     if let Some(h) = &r.contact {

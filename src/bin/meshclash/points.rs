@@ -189,6 +189,17 @@ pub fn ray(job: Job, hits: Hits, max_t: Option<f64>) -> Result<(), Error> {
         )));
     }
     let (m, rs) = (load(job.mesh)?, rays(job.points)?);
+    // A ray whose segment past the mesh overflows f64 would meet nothing: say so instead.
+    let posed = meshclash::query::Posed::new(&m, job.pose);
+    if let Some(i) = (0..rs.len())
+        .find(|&i| meshclash::query::ray_segment_end(rs[i].0, rs[i].1, &posed, max_t).is_none())
+    {
+        return Err(Error::Syntax {
+            path: job.points.to_path_buf(),
+            line: i + 1,
+            message: format!("row {i}: the ray's segment past the mesh is beyond f64"),
+        });
+    }
     let backend = choose_backend(job.kind)?;
     let t = Instant::now();
     let found = backend.ray_hits(&m, job.pose, &rs, max_t, hits)?;

@@ -116,8 +116,14 @@ fn standing(found: Vec<Option<query::SphereContact>>) -> Table {
     (n, cols, json!({"count": n, "touching": touching}))
 }
 
-fn moving(found: Vec<Option<query::SweepContact>>, tol: f64) -> Table {
-    let n = found.len();
+fn moving(sweeps: Vec<query::SphereSweep>, tol: f64) -> Table {
+    let n = sweeps.len();
+    let decided: Vec<bool> = sweeps
+        .iter()
+        .map(|s| !matches!(s, query::SphereSweep::Undecided { .. }))
+        .collect();
+    let found: Vec<Option<query::SweepContact>> =
+        sweeps.iter().map(|s| s.contact().copied()).collect();
     let f = |g: &dyn Fn(&query::SweepContact) -> f64| {
         Column::F64(found.iter().map(|c| c.as_ref().map(g)).collect())
     };
@@ -127,6 +133,8 @@ fn moving(found: Vec<Option<query::SweepContact>>, tol: f64) -> Table {
             "contact",
             Column::Bool(found.iter().map(Option::is_some).collect()),
         ),
+        // False: the advancement could not decide (steps ran out or stalled); never "clear".
+        ("decided", Column::Bool(decided.clone())),
         ("toi", f(&|c| c.toi)),
         (
             "triangle",
@@ -137,9 +145,7 @@ fn moving(found: Vec<Option<query::SweepContact>>, tol: f64) -> Table {
         ("z", f(&|c| c.point.z)),
     ];
     let hit = found.iter().flatten().count();
-    (
-        n,
-        cols,
-        json!({"count": n, "contact": hit, "tolerance": tol}),
-    )
+    let undecided = decided.iter().filter(|&&d| !d).count();
+    let fields = json!({"count": n, "contact": hit, "undecided": undecided, "tolerance": tol});
+    (n, cols, fields)
 }

@@ -89,6 +89,8 @@ pub fn read_widths(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
 
 fn read_csv(path: &Path) -> Result<Rows, Error> {
     let text = std::fs::read_to_string(path).map_err(io(path))?;
+    // Spreadsheets write a byte-order mark first ("CSV UTF-8"): it is not part of the data.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut width = None;
     let mut values = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -97,10 +99,12 @@ fn read_csv(path: &Path) -> Result<Rows, Error> {
             continue;
         }
         let fields: Result<Vec<f64>, _> = line.split(',').map(|f| f.trim().parse()).collect();
+        // The first line is a header only if none of its fields is a number: a first row
+        // with one mistyped number is an error, not a header that silently drops a row.
+        let header = |line: &str| line.split(',').all(|f| f.trim().parse::<f64>().is_err());
         let fields = match fields {
             Ok(f) => f,
-            // A first line that is not numbers is the header.
-            Err(_) if width.is_none() && values.is_empty() && n == 0 => continue,
+            Err(_) if n == 0 && header(line) => continue,
             Err(e) => return Err(syntax(path, n + 1, format!("not a number: {e}"))),
         };
         match width {
