@@ -102,6 +102,16 @@ pub fn ray_segment_end(o: DVec3, d: DVec3, m: &Posed, max_t: f64) -> Option<(DVe
 /// What segment `oq` meets of triangle `tri` (welded vertices `ids`), by exact signs: `None`
 /// when it misses, lies in its plane, or the triangle has no area.
 fn feature(o: DVec3, q: DVec3, tri: &Tri, ids: [u32; 3]) -> Option<Feature> {
+    // Boxes apart on an axis: no contact, by comparisons alone (most triangles of the leaves a
+    // ray passes through are beside it).
+    let (lo, hi) = (o.min(q), o.max(q));
+    let (tlo, thi) = (
+        tri[0].min(tri[1]).min(tri[2]),
+        tri[0].max(tri[1]).max(tri[2]),
+    );
+    if (hi.cmplt(tlo) | thi.cmplt(lo)).any() {
+        return None;
+    }
     let op = orient3d(tri[0], tri[1], tri[2], o);
     let oq = orient3d(tri[0], tri[1], tri[2], q);
     if op * oq > 0 || (op == 0 && oq == 0) {

@@ -146,6 +146,16 @@ const PARALLEL_LEAVES: usize = 64;
 /// its inside (+1 where `p` lies behind it), `None` through an edge or a vertex, or along its
 /// plane across it (the count would be ambiguous).
 fn crossing(p: DVec3, q: DVec3, tri: &Tri) -> Option<i64> {
+    // Boxes apart on an axis: no crossing, decided by comparisons alone (most triangles of the
+    // leaves a ray passes through are beside it).
+    let (lo, hi) = (p.min(q), p.max(q));
+    let (tlo, thi) = (
+        tri[0].min(tri[1]).min(tri[2]),
+        tri[0].max(tri[1]).max(tri[2]),
+    );
+    if (hi.cmplt(tlo) | thi.cmplt(lo)).any() {
+        return Some(0);
+    }
     // A degenerate triangle gives 0 at both ends, and is settled by the exact segment test
     // below, as is any triangle whose plane holds the segment.
     let op = orient3d(tri[0], tri[1], tri[2], p);

@@ -72,11 +72,15 @@ fn touched(rows: &table::Rows, m: &Posed) -> Table {
                     .map(move |t| (i as i64, t as i64))
             })
             .collect();
-        let touching = pairs
-            .iter()
-            .map(|p| p.0)
-            .collect::<std::collections::BTreeSet<_>>()
-            .len();
+        // Touching as without --contacts: a sphere wholly inside the solid meets no triangle
+        // but touches (it penetrates).
+        let touching = (0..n)
+            .into_par_iter()
+            .filter(|&i| {
+                let (c, r) = sphere(rows.row(i));
+                query::sphere_contact(c, r, m).is_some_and(|s| s.touches)
+            })
+            .count();
         let cols = vec![
             (
                 "sphere",
