@@ -116,6 +116,11 @@ fn random_rays_hit_as_moller_trumbore_over_every_triangle() {
         want.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let got = query::ray_hits(o, d, &posed, f64::INFINITY, Hits::All);
         assert_eq!(got.len(), want.len(), "{o} {d}: {got:?} / {want:?}");
+        // The first hit's walk stops early; it must still find the nearest of all.
+        let first = query::ray_hits(o, d, &posed, f64::INFINITY, Hits::First);
+        assert_eq!(first, got[..got.len().min(1)], "{o} {d}");
+        let any = query::ray_hits(o, d, &posed, f64::INFINITY, Hits::Any);
+        assert_eq!(any.len(), got.len().min(1), "{o} {d}");
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g.triangle, w.1);
             assert!(

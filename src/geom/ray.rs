@@ -129,7 +129,14 @@ impl SegmentSlabs {
 
     /// Whether [`segment_aabb`] would meet `bx`.
     pub fn meets(&self, bx: &Aabb) -> bool {
-        slabs(self.a, self.d, self.inv, bx).is_some_and(|(t0, _)| t0 <= 1.0)
+        self.entry(bx).is_some()
+    }
+
+    /// Where the segment enters `bx` (in `[0, 1]`), if it meets it.
+    pub fn entry(&self, bx: &Aabb) -> Option<f64> {
+        slabs(self.a, self.d, self.inv, bx)
+            .map(|(t0, _)| t0)
+            .filter(|&t0| t0 <= 1.0)
     }
 }
 

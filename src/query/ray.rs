@@ -6,7 +6,7 @@
 //! the smallest triangle index standing for it. A ray lying in a triangle's plane meets it along
 //! its boundary only: the triangles around that it passes into decide.
 
-use super::winding::leaves_on_segment;
+use super::winding::walk_segment;
 use super::Posed;
 use crate::geom::predicates::orient3d;
 use crate::geom::{DVec3, Tri};
@@ -53,24 +53,34 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
         return Vec::new();
     };
     let mut found: Vec<(Feature, u32)> = Vec::new();
-    for leaf in leaves_on_segment(o, q, m) {
+    // Nearest leaves first: for the first hit, a node entered past the nearest hit so far
+    // holds nothing nearer (nor a hit at the same point: the triangles that share it are in
+    // leaves entered at or before it), so the walk passes it over; for any hit, the first ends
+    // the walk.
+    let mut nearest = f64::INFINITY; // as a fraction of oq
+    walk_segment(o, q, m, |_, leaf| {
+        if hits == Hits::Any && !found.is_empty() {
+            return f64::NEG_INFINITY;
+        }
         for &t in m.node_tris(leaf) {
-            if let Some(f) = feature(o, q, &m.tri(t), m.prep.mesh.triangles[t as usize]) {
-                let f = if f == Feature::Inside(u32::MAX) {
-                    Feature::Inside(t)
-                } else {
-                    f
-                };
-                found.push((f, t));
-                if hits == Hits::Any {
-                    break;
-                }
+            let tri = m.tri(t);
+            let Some(f) = feature(o, q, &tri, m.prep.mesh.triangles[t as usize]) else {
+                continue;
+            };
+            let f = if f == Feature::Inside(u32::MAX) {
+                Feature::Inside(t)
+            } else {
+                f
+            };
+            found.push((f, t));
+            match hits {
+                Hits::Any => return f64::NEG_INFINITY,
+                Hits::First => nearest = nearest.min(hit(o, d, q, t_end, t, &tri).t / t_end),
+                Hits::All => {}
             }
         }
-        if hits == Hits::Any && !found.is_empty() {
-            break;
-        }
-    }
+        nearest + 1e-9
+    });
     // One hit per feature, the smallest triangle standing for it.
     found.sort_unstable();
     found.dedup_by_key(|x| x.0);

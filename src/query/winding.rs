@@ -214,6 +214,28 @@ fn count_crossings(p: DVec3, q: DVec3, m: &Posed, extra: &[Tri]) -> Option<(u64,
 
 /// The leaves whose boxes segment `pq` meets.
 pub(crate) fn leaves_on_segment(p: DVec3, q: DVec3, m: &Posed) -> Vec<u32> {
+    leaves_with_entry(p, q, m)
+        .into_iter()
+        .map(|l| l.1)
+        .collect()
+}
+
+/// [`leaves_on_segment`], each with where the segment enters its box (a fraction of `pq`, a
+/// lower bound: the boxes are padded).
+pub(crate) fn leaves_with_entry(p: DVec3, q: DVec3, m: &Posed) -> Vec<(f64, u32)> {
+    let mut leaves = Vec::new();
+    walk_segment(p, q, m, |entry, leaf| {
+        leaves.push((entry, leaf));
+        f64::INFINITY
+    });
+    leaves
+}
+
+/// The leaves whose boxes segment `pq` meets, nearest entry first within each node, given to
+/// `visit` with where the segment enters them (a fraction of `pq`, a lower bound: the boxes are
+/// padded); `visit` answers how far the walk must still go: a node entered past that is passed
+/// over (a first hit found ends the walk at its own distance).
+pub(crate) fn walk_segment(p: DVec3, q: DVec3, m: &Posed, mut visit: impl FnMut(f64, u32) -> f64) {
     let tree = m.tree();
     // The nodes are culled in the mesh's own coordinates, the segment carried back there once,
     // rather than each node's box posed: both roundings (the segment's now, the vertices' when
@@ -226,18 +248,22 @@ pub(crate) fn leaves_on_segment(p: DVec3, q: DVec3, m: &Posed) -> Vec<u32> {
     // Plus how far Rᵀ is from the inverse of a rotation accepted a little off orthonormal.
     let pad = 1e-12 * magnitude + m.pose.unapply_error(magnitude) + f64::MIN_POSITIVE;
     let seg = SegmentSlabs::new(pl, ql);
-    let mut stack = vec![0usize];
-    let mut leaves = Vec::new();
-    while let Some(n) = stack.pop() {
-        let node = &tree.nodes[n];
-        if !seg.meets(&node.aabb().padded(pad)) {
+    let entry = |n: usize| seg.entry(&tree.nodes[n].aabb().padded(pad));
+    let mut bound = f64::INFINITY;
+    let mut stack: Vec<(f64, usize)> = entry(0).map(|e| (e, 0)).into_iter().collect();
+    let mut kids = Vec::with_capacity(8);
+    while let Some((e, n)) = stack.pop() {
+        if e > bound {
             continue;
         }
+        let node = &tree.nodes[n];
         if node.is_leaf() {
-            leaves.push(n as u32);
-        } else {
-            stack.extend(node.children());
+            bound = bound.min(visit(e, n as u32));
+            continue;
         }
+        kids.extend(node.children().filter_map(|c| entry(c).map(|e| (e, c))));
+        // Nearest last, so it is popped first.
+        kids.sort_by(|a, b| b.0.total_cmp(&a.0));
+        stack.append(&mut kids);
     }
-    leaves
 }
