@@ -116,13 +116,7 @@ fn triangle_distance_and_predicates_hold_beyond_the_squares_range() {
 fn the_cli_answers_at_1e308_and_refuses_a_distance_beyond_f64() {
     let cube = common::case_path("meshes/cube_trimesh.stl");
     let c = cube.to_str().unwrap();
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_meshclash"))
-            .args(args)
-            .args(["--backend", "cpu"])
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| common::cli(&[args, &["--backend", "cpu"]].concat());
     let out = run(&["check", c, c, "--translate-b", "1e308,0,0", "--json"]);
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

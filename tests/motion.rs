@@ -7,12 +7,12 @@ mod common;
 
 use glam::DVec3;
 use meshclash::geom::tritri;
-use meshclash::mesh::{generate, Mesh, Pose};
+use meshclash::mesh::{generate, Pose};
 use meshclash::query::{self, Posed};
 use meshclash::PreparedMesh;
 
 fn boxed(lo: [f32; 3], hi: [f32; 3]) -> PreparedMesh {
-    PreparedMesh::new(Mesh::from_soup("box", common::box_soup(lo, hi)).unwrap())
+    common::box_mesh(lo, hi)
 }
 
 #[test]
@@ -179,12 +179,7 @@ fn the_poses_and_sweep_commands_read_matrices_and_answer() {
     std::fs::create_dir_all(&dir).unwrap();
     let cube = common::case_path("meshes/cube_trimesh.stl"); // [-0.5, 0.5]³
     let c = cube.to_str().unwrap();
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_meshclash"))
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let run = common::cli;
     let m = |x: f64| format!("[[1,0,0,{x}],[0,1,0,0],[0,0,1,0],[0,0,0,1]]");
     // JSON 4x4 rows: B 3 away (gap 2), overlapping, and 16-number rows in CSV.
     let poses = dir.join("poses.json");

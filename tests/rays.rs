@@ -145,12 +145,7 @@ fn the_ray_command_reads_rows_and_writes_hits() {
     // leaves at x = 0.5; a ray beside it misses.
     std::fs::write(&rays, "ox,oy,oz,dx,dy,dz\n-2,0.1,0.2,1,0,0\n-2,3,0,1,0,0\n").unwrap();
     let out = dir.join("hits.json");
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_meshclash"))
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let run = common::cli;
     let r = run(&[
         "ray",
         cube.to_str().unwrap(),

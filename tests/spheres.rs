@@ -6,12 +6,12 @@ mod common;
 
 use glam::DVec3;
 use meshclash::geom::closest::closest_point_triangle;
-use meshclash::mesh::{Mesh, Pose};
+use meshclash::mesh::Pose;
 use meshclash::query::{self, Posed};
 use meshclash::PreparedMesh;
 
 fn boxed(lo: [f32; 3], hi: [f32; 3]) -> PreparedMesh {
-    PreparedMesh::new(Mesh::from_soup("box", common::box_soup(lo, hi)).unwrap())
+    common::box_mesh(lo, hi)
 }
 
 #[test]
@@ -125,13 +125,7 @@ fn the_spheres_command_answers_rows_of_4_and_7() {
     let dir = std::env::temp_dir().join(format!("meshclash-spheres-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cube = common::case_path("meshes/cube_trimesh.stl"); // [-0.5, 0.5]³
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_meshclash"))
-            .args(args)
-            .args(["--backend", "cpu"])
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| common::cli(&[args, &["--backend", "cpu"]].concat());
     let still = dir.join("still.csv");
     std::fs::write(&still, "0,0,1,0.25\n0,0,0.6,0.25\n").unwrap();
     let out = dir.join("still.json");

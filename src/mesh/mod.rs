@@ -210,10 +210,15 @@ impl Mesh {
                 closed[b as usize] = false;
             }
         }
+        // Per vertex: its body (u32::MAX for a vertex no triangle uses).
+        let of_vertex = (0..nv as u32)
+            .map(|v| body_of_root[root(&mut parent, v) as usize])
+            .collect();
         Bodies {
             probes,
             closed,
             of_triangle,
+            of_vertex,
         }
     }
 
@@ -280,14 +285,8 @@ pub struct Bodies {
     pub closed: Vec<bool>,
     /// Per triangle: its body.
     pub of_triangle: Vec<u32>,
-}
-
-impl Bodies {
-    /// Some body is closed. (Containment does not need one: a mesh closed only to the eye bounds
-    /// what its winding number says, [`crate::query::point_inside`].)
-    pub fn bound_a_solid(&self) -> bool {
-        self.closed.contains(&true)
-    }
+    /// Per vertex: its body, `u32::MAX` for a vertex no triangle uses.
+    pub of_vertex: Vec<u32>,
 }
 
 /// What `meshclash info` reports.

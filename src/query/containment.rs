@@ -102,13 +102,7 @@ pub(crate) fn witnesses(
     if b.prep.info.closed {
         return (one_each(), Coverage::Probes);
     }
-    let mesh = &a.prep.mesh;
-    let mut body_of = vec![u32::MAX; mesh.vertices.len()];
-    for (t, &k) in mesh.triangles.iter().zip(&a.prep.bodies.of_triangle) {
-        for &v in t {
-            body_of[v as usize] = k;
-        }
-    }
+    let body_of = &a.prep.bodies.of_vertex;
     let every: Vec<u32> = (0..body_of.len() as u32)
         .filter(|&v| bodies.contains(&(body_of[v as usize] as usize)))
         .collect();

@@ -213,3 +213,17 @@ pub fn box_soup(lo: [f32; 3], hi: [f32; 3]) -> meshclash::mesh::read::Soup {
         .flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]])
         .collect()
 }
+
+/// The box `[lo, hi]` ([`box_soup`]) as a prepared mesh.
+pub fn box_mesh(lo: [f32; 3], hi: [f32; 3]) -> meshclash::PreparedMesh {
+    let m = meshclash::mesh::Mesh::from_soup("box", box_soup(lo, hi)).expect("a box is a mesh");
+    meshclash::PreparedMesh::new(m)
+}
+
+/// The `meshclash` binary of this build, run with `args`.
+pub fn cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_meshclash"))
+        .args(args)
+        .output()
+        .expect("the meshclash binary runs")
+}
