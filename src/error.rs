@@ -39,6 +39,13 @@ pub enum Error {
         triangle: usize,
         value: f32,
     },
+    /// A fault in a PLY, 3MF or glTF file (text formats' line faults are [`Error::Syntax`]).
+    #[error("{path}: {format}: {message}")]
+    Format {
+        path: PathBuf,
+        format: &'static str,
+        message: String,
+    },
     #[error("{path}: the mesh has no triangles")]
     Empty { path: PathBuf },
     #[error("{path}: the mesh has {count} triangles, more than the {limit} this build indexes")]
@@ -47,7 +54,7 @@ pub enum Error {
         count: u64,
         limit: u64,
     },
-    #[error("{path}: unknown mesh format (expected .stl or .obj)")]
+    #[error("{path}: unknown mesh format (expected .stl, .obj, .ply, .3mf, .gltf or .glb)")]
     UnknownFormat { path: PathBuf },
     #[error("invalid pose: {0}")]
     Pose(String),
@@ -57,6 +64,12 @@ pub enum Error {
     NoAdapter(String),
     #[error("GPU error: {0}")]
     Gpu(String),
+    #[error("{path}: cannot write: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("cannot write the output: {0}")]
     Output(#[source] std::io::Error),
 }

@@ -35,6 +35,7 @@ pub mod gpu;
 pub mod mesh;
 #[doc(hidden)]
 pub mod octree;
+pub mod picture;
 pub mod query;
 
 pub use backend::{Backend, BackendKind};

@@ -119,6 +119,7 @@ fn a_sliver_nearest_the_other_part_takes_the_culling_path_and_answers_identicall
         source: "needle".into(),
         vertices: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, 1e-3, 0.0]],
         triangles: vec![[0, 1, 2]],
+        unit: None,
     });
     let t = PreparedMesh::new(generate::torus(1.0, 0.3, 40, 14));
     for (name, pose) in [
@@ -404,6 +405,7 @@ fn a_nearest_search_with_more_ties_than_a_pass_holds_still_answers() {
         source: "grid".into(),
         vertices,
         triangles,
+        unit: None,
     });
     let up = Pose::translation(DVec3::new(0.0, 0.0, 1.0));
     let report = both(&b, name, &grid, Pose::IDENTITY, &grid, up, None);
@@ -853,6 +855,7 @@ fn a_walk_cut_short_by_the_driver_is_an_error_and_the_budget_avoids_it() {
         source: "slivers".into(),
         vertices,
         triangles,
+        unit: None,
     });
     assert!(
         slivers.octree.nodes.len() > 65_536,
@@ -864,6 +867,7 @@ fn a_walk_cut_short_by_the_driver_is_an_error_and_the_budget_avoids_it() {
         source: "across the diagonal".into(),
         vertices: vec![[0.6, 0.45, 0.45], [0.45, 0.6, 0.45], [0.45, 0.45, 0.6]],
         triangles: vec![[0, 1, 2]],
+        unit: None,
     });
     let (pa, pb) = (
         Posed::new(&across, Pose::IDENTITY),

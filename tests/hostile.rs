@@ -80,11 +80,26 @@ fn fuzz(
     seed_file: &str,
     read: fn(&[u8], &std::path::Path) -> meshclash::Result<read::Soup>,
 ) {
+    fuzz_from(name, &case_path(seed_file), read)
+}
+
+/// The formats' own test files (tests/data/formats), written by trimesh or by hand.
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/formats")
+        .join(name)
+}
+
+fn fuzz_from(
+    name: &str,
+    seed_file: &std::path::Path,
+    read: fn(&[u8], &std::path::Path) -> meshclash::Result<read::Soup>,
+) {
     let cases = std::env::var("MESHCLASH_FUZZ_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(2000);
-    let seed = std::fs::read(case_path(seed_file)).unwrap();
+    let seed = std::fs::read(seed_file).unwrap();
     let config = Config {
         cases,
         failure_persistence: None,
@@ -120,7 +135,7 @@ fn fuzz(
     // Mutations that all fail would reach the error paths only, and none failing would mean
     // they no longer reach them.
     common::assert_coverage(
-        &format!("{name} from {seed_file}"),
+        &format!("{name} from {}", seed_file.display()),
         cases as u64,
         2000,
         &[("read", ok.get() as u64), ("typed error", err.get() as u64)],
@@ -144,6 +159,37 @@ fn obj_reader_survives_mutation() {
         "originals/common-3d-test-models/fandisk.obj",
         read::read_obj,
     );
+}
+
+#[test]
+fn ascii_ply_reader_survives_mutation() {
+    fuzz_from("fuzz.ply", &fixture("ball_ascii.ply"), read::read_ply);
+}
+
+#[test]
+fn binary_ply_reader_survives_mutation() {
+    fuzz_from("fuzz.ply", &fixture("cube_big_endian.ply"), read::read_ply);
+}
+
+#[test]
+fn threemf_reader_survives_mutation() {
+    fuzz_from("fuzz.3mf", &fixture("components_stored.3mf"), |b, p| {
+        read::read_3mf(b, p).map(|l| l.soup)
+    });
+}
+
+#[test]
+fn glb_reader_survives_mutation() {
+    fuzz_from("fuzz.glb", &fixture("scene.glb"), |b, p| {
+        read::read_gltf(b, p).map(|l| l.soup)
+    });
+}
+
+#[test]
+fn gltf_reader_survives_mutation() {
+    fuzz_from("fuzz.gltf", &fixture("cube_data_uri.gltf"), |b, p| {
+        read::read_gltf(b, p).map(|l| l.soup)
+    });
 }
 
 #[test]

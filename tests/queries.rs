@@ -667,6 +667,7 @@ fn brute_meshes() -> Vec<(&'static str, PreparedMesh)> {
         source: "open box".into(),
         vertices: Vec::new(),
         triangles: Vec::new(),
+        unit: None,
     };
     open_box(&mut m, DVec3::ZERO, 0.15);
     v.push(("small open box", prep(m)));
@@ -964,6 +965,7 @@ fn a_body_of_a_multi_body_part_swallowed_by_the_other_part_interferes() {
         source: "open box".into(),
         vertices: Vec::new(),
         triangles: Vec::new(),
+        unit: None,
     };
     open_box(&mut lone, DVec3::ZERO, 0.5);
     let lone = prep(lone);
@@ -1074,6 +1076,7 @@ fn spheres(parts: &[(DVec3, f64, bool)]) -> Mesh {
         source: "spheres".into(),
         vertices: Vec::new(),
         triangles: Vec::new(),
+        unit: None,
     };
     for &(c, r, inward) in parts {
         let one = generate::sphere(r, 12, 18);

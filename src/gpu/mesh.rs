@@ -78,6 +78,7 @@ fn part(m: &Mesh, ids: Vec<u32>, whole: Option<&Octree>, center: DVec3) -> HostP
                 source: m.source.clone(),
                 vertices: m.vertices.clone(),
                 triangles: ids.iter().map(|&i| m.triangles[i as usize]).collect(),
+                unit: None,
             };
             let t = Octree::build(&sub);
             let ids: Vec<u32> = t.tri_index.iter().map(|&k| ids[k as usize]).collect();

@@ -32,14 +32,18 @@ pub struct Mesh {
     pub source: PathBuf,
     pub vertices: Vec<[f32; 3]>,
     pub triangles: Vec<[u32; 3]>,
+    /// The length unit the file declares (3MF, glTF), if any: reported, never applied.
+    pub unit: Option<String>,
 }
 
 impl Mesh {
-    /// Load an STL or OBJ file.
+    /// Load a mesh file: STL, OBJ, PLY, 3MF, glTF or GLB (see [`read::read_file`]).
     pub fn load(path: impl AsRef<Path>) -> Result<Mesh> {
         let path = path.as_ref();
-        let soup = read::read_file(path)?;
-        Mesh::from_soup(path, soup)
+        let loaded = read::read_file_with_unit(path)?;
+        let mut mesh = Mesh::from_soup(path, loaded.soup)?;
+        mesh.unit = loaded.unit;
+        Ok(mesh)
     }
 
     /// Build from a triangle soup: check every coordinate is finite and the mesh non-empty, weld.
@@ -84,6 +88,7 @@ impl Mesh {
             source,
             vertices,
             triangles,
+            unit: None,
         })
     }
 

@@ -110,6 +110,7 @@ pub fn soup(seed: u64, off: f32) -> meshclash::mesh::Mesh {
         source: format!("soup {seed}").into(),
         vertices,
         triangles,
+        unit: None,
     }
 }
 

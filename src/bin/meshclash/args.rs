@@ -19,9 +19,9 @@ pub struct Cli {
 pub enum Command {
     /// Do two placed parts intersect, is one inside the other, how far apart are they.
     Check {
-        /// Part A: an STL (binary or ASCII) or OBJ file.
+        /// Part A: a mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         a: PathBuf,
-        /// Part B: an STL (binary or ASCII) or OBJ file.
+        /// Part B: a mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         b: PathBuf,
         #[command(flatten)]
         pose_a: PoseArgsA,
@@ -36,7 +36,7 @@ pub enum Command {
         /// Only: do the parts interfere (the first evidence found), and if not, how far apart
         /// are they. Solid semantics: a part inside another is at distance 0. On the CPU: the
         /// first evidence takes microseconds, less than an upload to a GPU.
-        #[arg(long, conflicts_with_all = ["clearance", "pairs"])]
+        #[arg(long, conflicts_with_all = ["clearance", "pairs", "render", "glb"])]
         quick: bool,
         /// One JSON object on stdout.
         #[arg(long)]
@@ -44,11 +44,13 @@ pub enum Command {
         /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
         #[arg(long, value_enum, default_value_t = Backend::Auto)]
         backend: Backend,
+        #[command(flatten)]
+        pictures: PictureArgs,
     },
     /// Does a mesh cut itself (CGAL's convention for neighbouring triangles).
     #[command(name = "self")]
     SelfCheck {
-        /// An STL (binary or ASCII) or OBJ file.
+        /// A mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         mesh: PathBuf,
         /// List the self-intersecting triangle pairs.
         #[arg(long)]
@@ -59,14 +61,16 @@ pub enum Command {
         /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
         #[arg(long, value_enum, default_value_t = Backend::Auto)]
         backend: Backend,
+        #[command(flatten)]
+        pictures: PictureArgs,
     },
     /// Many poses of B against A in one call: per pose, what check --quick answers (solid
     /// semantics). Columns: pose, interferes, distance, triangle_a, triangle_b, ax, ay, az, bx,
     /// by, bz (closest points when apart), evidence (when not), clearance_pairs.
     Poses {
-        /// Part A: an STL (binary or ASCII) or OBJ file.
+        /// Part A: a mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         a: PathBuf,
-        /// Part B: an STL (binary or ASCII) or OBJ file.
+        /// Part B: a mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         b: PathBuf,
         /// Poses of B: .npy (K x 4 x 4 or K x 16, float64), .json (a list of 4x4 or 16-number
         /// rows) or .csv (16 numbers a row, row-major); each must be rigid.
@@ -87,9 +91,9 @@ pub enum Command {
     /// with A, certified by conservative advancement (no contact before the time reported, and
     /// there within --tolerance of touching), or how near it came.
     Sweep {
-        /// Part A: an STL (binary or ASCII) or OBJ file.
+        /// Part A: a mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         a: PathBuf,
-        /// Part B: an STL (binary or ASCII) or OBJ file.
+        /// Part B: a mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         b: PathBuf,
         #[command(flatten)]
         pose_a: PoseArgsA,
@@ -110,7 +114,7 @@ pub enum Command {
     /// Where each ray meets the mesh, watertight (a ray through a shared edge or vertex hits
     /// once). Columns: ray, hit, t, triangle, u, v, x, y, z, front.
     Ray {
-        /// An STL (binary or ASCII) or OBJ file.
+        /// A mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         mesh: PathBuf,
         /// Rays: .npy (N x 6), .csv or .json rows of origin x,y,z then direction x,y,z.
         rays: PathBuf,
@@ -129,7 +133,7 @@ pub enum Command {
     /// radius, displacement v): the sphere moving from c to c + v, its first contact (toi in
     /// [0, 1]) by conservative advancement, which no thin wall can be tunnelled through.
     Spheres {
-        /// An STL (binary or ASCII) or OBJ file.
+        /// A mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         mesh: PathBuf,
         /// Spheres: .npy, .csv or .json rows of 4 or 7 numbers.
         spheres: PathBuf,
@@ -146,7 +150,7 @@ pub enum Command {
     /// Is each point inside the mesh: its generalized winding number, inside where |w| >= 1/2,
     /// and whether that is certain. Columns: winding, inside, certain.
     Inside {
-        /// An STL (binary or ASCII) or OBJ file.
+        /// A mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         mesh: PathBuf,
         /// Points: .npy (float32 or float64, N x 3), .csv (x,y,z, an optional header) or .json
         /// (a list of [x, y, z]).
@@ -157,7 +161,7 @@ pub enum Command {
     /// The nearest point of the mesh to each point. Columns: distance, triangle, x, y, z, u, v
     /// (barycentric on the triangle).
     Closest {
-        /// An STL (binary or ASCII) or OBJ file.
+        /// A mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         mesh: PathBuf,
         /// Points: .npy (float32 or float64, N x 3), .csv (x,y,z, an optional header) or .json
         /// (a list of [x, y, z]).
@@ -173,7 +177,7 @@ pub enum Command {
     },
     /// Triangles, welded vertices, bounds, zero-area triangles, closed and oriented, bodies.
     Info {
-        /// An STL (binary or ASCII) or OBJ file.
+        /// A mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         mesh: PathBuf,
         /// One JSON object on stdout.
         #[arg(long)]
@@ -315,4 +319,37 @@ fn parse_pose(
         [r[0], r[1], r[2]],
         DVec3::new(t[0], t[1], t[2]),
     ))
+}
+
+/// Pictures of the answer (`check` and `self`).
+#[derive(Args, Clone, Debug)]
+pub struct PictureArgs {
+    /// Draw the answer to a PNG: parts shaded (A grey, B blue), clashing triangles red,
+    /// triangles within the clearance orange, intersection curves, the closest segment.
+    #[arg(long, value_name = "PNG")]
+    pub render: Option<PathBuf>,
+    /// The PNG's size in pixels.
+    #[arg(long, value_name = "WxH", default_value = "1024x768", value_parser = picture_size)]
+    pub size: (u32, u32),
+    /// Write the answer as a GLB (binary glTF) to open in Blender, three.js or trimesh.
+    #[arg(long, value_name = "GLB")]
+    pub glb: Option<PathBuf>,
+}
+
+fn picture_size(s: &str) -> Result<(u32, u32), String> {
+    let parsed = s
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)));
+    match parsed {
+        Some((w, h))
+            if (1..=meshclash::picture::MAX_SIDE).contains(&w)
+                && (1..=meshclash::picture::MAX_SIDE).contains(&h) =>
+        {
+            Ok((w, h))
+        }
+        _ => Err(format!(
+            "expected WIDTHxHEIGHT, each 1 to {} pixels, e.g. 1024x768",
+            meshclash::picture::MAX_SIDE
+        )),
+    }
 }

@@ -1,7 +1,8 @@
 //! `meshclash bench`: every query on the CPU and on the GPU on generated scenes, the answers
 //! checked equal.
 
-use crate::{choose_backend, progress};
+use crate::choose_backend;
+use crate::progress::note as progress;
 use meshclash::{bench, BackendKind, Error};
 use std::io::Write;
 use std::time::Instant;

@@ -1,15 +1,18 @@
 //! `meshclash check`: two placed parts, in full or (`--quick`) only whether they interfere and
 //! how far apart they are as solids.
 
-use crate::{choose_backend, json, load, text};
+use crate::args::PictureArgs;
+use crate::{choose_backend, json, load, progress, text};
+use meshclash::picture::{self, Scene};
 use meshclash::{BackendKind, CheckOptions, Error, Pose, Timings};
 use std::path::Path;
 use std::time::Instant;
 
-/// How to print the answer.
+/// How to print the answer, and the pictures to draw of it.
 pub struct Output {
     pub pairs: bool,
     pub json: bool,
+    pub pictures: PictureArgs,
 }
 
 pub fn check(
@@ -29,8 +32,17 @@ pub fn check(
     }
     let (ma, mb) = (load(a)?, load(b)?);
     let backend = choose_backend(kind)?;
-    let r = backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance })?;
+    let r = progress::during("checking", || {
+        backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance })
+    })?;
     within_f64(r.distance.distance)?;
+    let p = &out.pictures;
+    if p.render.is_some() || p.glb.is_some() {
+        let scene = Scene::of_check(&ma, pa, &mb, pb, &r);
+        progress::during("drawing", || {
+            picture::write(&scene, p.render.as_deref(), p.size, p.glb.as_deref())
+        })?;
+    }
     if out.json {
         println!("{}", json::check_json(&r, out.pairs, &backend));
     } else {

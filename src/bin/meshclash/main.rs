@@ -8,6 +8,7 @@ mod demo;
 mod json;
 mod motion;
 mod points;
+mod progress;
 mod spheres;
 mod table;
 mod text;
@@ -17,7 +18,6 @@ use clap::Parser;
 use meshclash::mesh::BoundaryReport;
 use meshclash::{Backend, BackendKind, Error, Mesh, PreparedMesh};
 use serde_json::Value;
-use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -147,9 +147,14 @@ fn run(cli: Cli) -> Result<(), Error> {
             quick,
             json,
             backend,
+            pictures,
         } => {
             let poses = (pose_a.pose()?, pose_b.pose()?);
-            let out = check::Output { pairs, json };
+            let out = check::Output {
+                pairs,
+                json,
+                pictures,
+            };
             if quick {
                 check::quick(&a, &b, poses, backend.kind(), json)
             } else {
@@ -161,10 +166,17 @@ fn run(cli: Cli) -> Result<(), Error> {
             pairs,
             json,
             backend,
+            pictures: p,
         } => {
             let m = load(&mesh)?;
             let backend = choose_backend(backend.kind())?;
-            let r = backend.self_intersections(&m)?;
+            let r = progress::during("checking", || backend.self_intersections(&m))?;
+            if p.render.is_some() || p.glb.is_some() {
+                let scene = meshclash::picture::Scene::of_self(&m, meshclash::Pose::IDENTITY, &r);
+                progress::during("drawing", || {
+                    meshclash::picture::write(&scene, p.render.as_deref(), p.size, p.glb.as_deref())
+                })?;
+            }
             if json {
                 println!("{}", json::self_json(&r, pairs, &backend));
             } else {
@@ -197,6 +209,7 @@ fn info(path: &Path, json: bool) -> Result<(), Error> {
         if let (Value::Object(o), Ok(Value::Object(e))) = (&mut v, serde_json::to_value(&edges)) {
             o.insert("bodies".into(), bodies.into());
             o.insert("closed_bodies".into(), closed_bodies.into());
+            o.insert("unit".into(), m.unit.clone().into());
             o.extend(e);
         }
         println!("{v}");
@@ -217,30 +230,27 @@ fn info(path: &Path, json: bool) -> Result<(), Error> {
         edges.boundary_edges_near_another, edges.crack_tolerance
     );
     println!("non-manifold edges:  {}", edges.non_manifold_edges);
-    Ok(())
-}
-
-/// Progress on stderr, only for a person watching (never into a pipe or a CI log).
-fn progress(msg: &str) {
-    if std::io::stderr().is_terminal() {
-        eprintln!("{msg}");
+    if let Some(unit) = &m.unit {
+        println!("unit (declared):     {unit}");
     }
+    Ok(())
 }
 
 /// The backend asked for; `auto` says on stderr when and why it answers on the CPU.
 fn choose_backend(kind: BackendKind) -> Result<Backend, Error> {
     let backend = Backend::with_notice(kind, |why| eprintln!("meshclash: {why}"))?;
     if let Some(a) = backend.adapter() {
-        progress(&format!("GPU: {} ({})", a.name, a.backend));
+        progress::note(&format!("GPU: {} ({})", a.name, a.backend));
     }
     Ok(backend)
 }
 
 fn load(path: &Path) -> Result<PreparedMesh, Error> {
     let t = Instant::now();
-    let mesh = Mesh::load(path)?;
-    let prep = PreparedMesh::new(mesh);
-    progress(&format!(
+    let name = path.display();
+    let mesh = progress::during(&format!("reading {name}"), || Mesh::load(path))?;
+    let prep = progress::during(&format!("preparing {name}"), || PreparedMesh::new(mesh));
+    progress::note(&format!(
         "loaded {} ({} triangles, octree {:.1} ms, {:.1} ms in all)",
         path.display(),
         prep.mesh.triangles.len(),

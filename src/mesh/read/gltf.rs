@@ -1,0 +1,314 @@
+//! glTF 2.0, as JSON (`.gltf`, buffers embedded as data URIs or in files beside it) or binary
+//! (`.glb`): every triangle primitive (triangles, strips and fans) of every mesh that the scene's
+//! nodes place, with the nodes' transforms composed. The `gltf` crate parses and validates the
+//! document; the buffers are read here, every accessor's extent checked against its view and
+//! buffer before a byte is taken, so a forged count allocates nothing.
+
+use super::{expansion_limit, fault, read_regular_file, Loaded, Soup};
+use crate::error::{Error, Result};
+use base64::Engine;
+use glam::{DMat4, DQuat, DVec3};
+use gltf::accessor::{DataType, Dimensions};
+use gltf::mesh::Mode;
+use std::path::Path;
+
+/// Nodes nest at most this deep (a cycle would nest forever).
+const MAX_DEPTH: usize = 64;
+
+/// A glTF or GLB file from bytes; buffers in other files are read beside `path`.
+pub fn read_gltf(bytes: &[u8], path: &Path) -> Result<Loaded> {
+    let bad = |m: String| fault(path, "glTF", m);
+    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
+    let buffers = buffers(&gltf, path)?;
+    let doc = &gltf.document;
+    let roots = roots(doc);
+    let size = bytes.len() + buffers.iter().map(Vec::len).sum::<usize>();
+    let mut total = 0u64;
+    let mut known = vec![None; doc.nodes().len()];
+    for (node, _) in &roots {
+        total = total.saturating_add(count(node.clone(), 0, &mut known).map_err(bad)?);
+    }
+    let limit = expansion_limit(size);
+    if total > limit {
+        return Err(bad(format!(
+            "its scene expands to {total} triangles, more than the {limit} this reader expands a file of its size to"
+        )));
+    }
+    let mut soup = Soup::with_capacity(total as usize);
+    for (node, t) in roots {
+        place(node, t, &buffers, &mut soup, 0).map_err(bad)?;
+    }
+    Ok(Loaded {
+        soup,
+        unit: Some("meter".into()),
+    })
+}
+
+/// Every buffer's bytes: the GLB's binary chunk, a data URI, or a file beside `path`.
+fn buffers(gltf: &gltf::Gltf, path: &Path) -> Result<Vec<Vec<u8>>> {
+    let bad = |m: String| fault(path, "glTF", m);
+    gltf.document
+        .buffers()
+        .map(|b| {
+            let data = match b.source() {
+                gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| {
+                    bad(format!(
+                        "buffer {} is the GLB chunk, but there is none",
+                        b.index()
+                    ))
+                })?,
+                gltf::buffer::Source::Uri(uri) => match uri.strip_prefix("data:") {
+                    Some(data) => {
+                        data_uri(data).map_err(|m| bad(format!("buffer {}: {m}", b.index())))?
+                    }
+                    None => beside(path, uri)?,
+                },
+            };
+            if data.len() < b.length() {
+                return Err(bad(format!(
+                    "buffer {} holds {} bytes, less than its byteLength {}",
+                    b.index(),
+                    data.len(),
+                    b.length()
+                )));
+            }
+            Ok(data)
+        })
+        .collect()
+}
+
+fn data_uri(data: &str) -> Result<Vec<u8>, String> {
+    let (_, payload) = data
+        .split_once(";base64,")
+        .ok_or("a data URI that is not base64")?;
+    base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .map_err(|e| format!("bad base64: {e}"))
+}
+
+/// A buffer in a file named relative to the glTF file (percent-escapes decoded).
+fn beside(path: &Path, uri: &str) -> Result<Vec<u8>> {
+    let name = percent_decode(uri);
+    let file = path.parent().unwrap_or(Path::new(".")).join(name);
+    read_regular_file(&file).map_err(|e| match e {
+        Error::Io { source, .. } => fault(
+            path,
+            "glTF",
+            format!("its buffer {uri:?} ({}): {source}", file.display()),
+        ),
+        other => other,
+    })
+}
+
+fn percent_decode(uri: &str) -> String {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(v)) => {
+                out.push(v);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The nodes to place, at the identity: the default scene's (else the first scene's) roots;
+/// without scenes, every node that is no other node's child.
+fn roots(doc: &gltf::Document) -> Vec<(gltf::Node<'_>, DMat4)> {
+    if let Some(scene) = doc.default_scene().or_else(|| doc.scenes().next()) {
+        return scene.nodes().map(|n| (n, DMat4::IDENTITY)).collect();
+    }
+    let mut child = vec![false; doc.nodes().len()];
+    for n in doc.nodes() {
+        for c in n.children() {
+            child[c.index()] = true;
+        }
+    }
+    doc.nodes()
+        .filter(|n| !child[n.index()])
+        .map(|n| (n, DMat4::IDENTITY))
+        .collect()
+}
+
+/// A node's transform, in `f64` from the file's `f32` values.
+fn local(node: &gltf::Node) -> DMat4 {
+    match node.transform() {
+        gltf::scene::Transform::Matrix { matrix } => {
+            DMat4::from_cols_array_2d(&matrix.map(|c| c.map(f64::from)))
+        }
+        gltf::scene::Transform::Decomposed {
+            translation,
+            rotation,
+            scale,
+        } => DMat4::from_scale_rotation_translation(
+            DVec3::from_array(scale.map(f64::from)),
+            DQuat::from_array(rotation.map(f64::from)).normalize(),
+            DVec3::from_array(translation.map(f64::from)),
+        ),
+    }
+}
+
+/// Triangles a node and its children place (saturating). Counts are kept in `known` (by node):
+/// a file whose nodes share children could otherwise ask for exponentially many visits.
+fn count(node: gltf::Node, depth: usize, known: &mut [Option<u64>]) -> Result<u64, String> {
+    if depth > MAX_DEPTH {
+        return Err(format!("nodes nest deeper than {MAX_DEPTH} (a cycle?)"));
+    }
+    if let Some(n) = known[node.index()] {
+        return Ok(n);
+    }
+    let own = node.mesh().map_or(0u64, |m| {
+        m.primitives()
+            .map(|p| {
+                let n = p
+                    .indices()
+                    .or_else(|| p.get(&gltf::Semantic::Positions))
+                    .map_or(0, |a| a.count() as u64);
+                match p.mode() {
+                    Mode::Triangles => n / 3,
+                    Mode::TriangleStrip | Mode::TriangleFan => n.saturating_sub(2),
+                    _ => 0,
+                }
+            })
+            .fold(0u64, u64::saturating_add)
+    });
+    let mut n = own;
+    for c in node.children() {
+        n = n.saturating_add(count(c, depth + 1, known)?);
+    }
+    known[node.index()] = Some(n);
+    Ok(n)
+}
+
+fn place(
+    node: gltf::Node,
+    parent: DMat4,
+    buffers: &[Vec<u8>],
+    soup: &mut Soup,
+    depth: usize,
+) -> Result<(), String> {
+    let t = parent * local(&node);
+    if let Some(mesh) = node.mesh() {
+        for p in mesh.primitives() {
+            primitive(&p, t, buffers, soup)
+                .map_err(|m| format!("mesh {} primitive {}: {m}", mesh.index(), p.index()))?;
+        }
+    }
+    for c in node.children() {
+        place(c, t, buffers, soup, depth + 1)?;
+    }
+    Ok(())
+}
+
+/// A primitive's triangles under `t` (winding reversed where `t` mirrors, as the glTF
+/// specification says). Points and lines are left out.
+fn primitive(
+    p: &gltf::Primitive,
+    t: DMat4,
+    buffers: &[Vec<u8>],
+    soup: &mut Soup,
+) -> Result<(), String> {
+    let mode = p.mode();
+    if !matches!(
+        mode,
+        Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan
+    ) {
+        return Ok(());
+    }
+    let positions = p
+        .get(&gltf::Semantic::Positions)
+        .ok_or("no POSITION attribute")?;
+    if positions.data_type() != DataType::F32 || positions.dimensions() != Dimensions::Vec3 {
+        return Err("POSITION is not float VEC3 (quantized positions are not read)".into());
+    }
+    let points: Vec<[f32; 3]> = elements(&positions, buffers)?
+        .map(|e| {
+            let v = [0, 4, 8].map(|k| f32::from_le_bytes([e[k], e[k + 1], e[k + 2], e[k + 3]]));
+            t.transform_point3(DVec3::from_array(v.map(f64::from)))
+                .as_vec3()
+                .to_array()
+        })
+        .collect();
+    let indices: Vec<u32> = match p.indices() {
+        Some(a) => indices(&a, buffers, points.len())?,
+        None => (0..points.len() as u32).collect(),
+    };
+    let flip = t.determinant() < 0.0;
+    let mut push = |a: u32, b: u32, c: u32| {
+        let (b, c) = if flip { (c, b) } else { (b, c) };
+        soup.push([a, b, c].map(|i| points[i as usize]));
+    };
+    match mode {
+        Mode::Triangles => indices.chunks_exact(3).for_each(|w| push(w[0], w[1], w[2])),
+        Mode::TriangleStrip => indices.windows(3).enumerate().for_each(|(i, w)| {
+            if i % 2 == 0 {
+                push(w[0], w[1], w[2])
+            } else {
+                push(w[0], w[2], w[1])
+            }
+        }),
+        _ => (1..indices.len().saturating_sub(1))
+            .for_each(|i| push(indices[i], indices[i + 1], indices[0])),
+    }
+    Ok(())
+}
+
+fn indices(a: &gltf::Accessor, buffers: &[Vec<u8>], n: usize) -> Result<Vec<u32>, String> {
+    let read: fn(&[u8]) -> u32 = match (a.data_type(), a.dimensions()) {
+        (DataType::U8, Dimensions::Scalar) => |e| e[0] as u32,
+        (DataType::U16, Dimensions::Scalar) => |e| u16::from_le_bytes([e[0], e[1]]) as u32,
+        (DataType::U32, Dimensions::Scalar) => |e| u32::from_le_bytes([e[0], e[1], e[2], e[3]]),
+        _ => return Err("indices are not unsigned integer scalars".into()),
+    };
+    let out: Vec<u32> = elements(a, buffers)?.map(read).collect();
+    match out.iter().find(|&&i| i as usize >= n) {
+        Some(i) => Err(format!("index {i} out of range ({n} positions)")),
+        None => Ok(out),
+    }
+}
+
+/// The bytes of each of an accessor's elements, its extent checked against its buffer view
+/// and buffer first.
+fn elements<'b>(
+    a: &gltf::Accessor,
+    buffers: &'b [Vec<u8>],
+) -> Result<impl Iterator<Item = &'b [u8]>, String> {
+    if a.sparse().is_some() {
+        return Err("sparse accessors are not read".into());
+    }
+    let view = a.view().ok_or("an accessor without a buffer view")?;
+    let buffer = &buffers[view.buffer().index()];
+    let size = a.size();
+    let stride = view.stride().unwrap_or(size);
+    let (count, offset) = (a.count(), a.offset());
+    let view_end = view.offset().checked_add(view.length());
+    let bytes = view_end
+        .and_then(|end| buffer.get(view.offset()..end))
+        .ok_or_else(|| format!("buffer view {} runs past its buffer", view.index()))?;
+    let last = count
+        .checked_sub(1)
+        .map_or(Some(0), |k| {
+            k.checked_mul(stride)?
+                .checked_add(offset)?
+                .checked_add(size)
+        })
+        .filter(|&end| end <= bytes.len() && stride >= size);
+    if last.is_none() {
+        return Err(format!(
+            "accessor {} ({count} elements of {size} bytes, stride {stride}) runs past its buffer view",
+            a.index()
+        ));
+    }
+    Ok((0..count).map(move |k| &bytes[offset + k * stride..offset + k * stride + size]))
+}

@@ -1,0 +1,341 @@
+//! 3MF (3D Manufacturing Format): a zip (OPC package) holding XML model parts. Every build item
+//! is placed with its transform, every object's mesh and every component (also those in other
+//! model parts, the production extension's `p:path`) with theirs composed. The model's `unit` is
+//! kept. Decompression is capped (a zip bomb is an error, not an exhausted memory), and
+//! instancing is capped by [`super::expansion_limit`].
+
+use super::{expansion_limit, fault, Loaded, Soup};
+use crate::error::Result;
+use glam::{DAffine3, DMat3, DVec3};
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+/// The most bytes all parts of a package may decompress to.
+pub const MAX_DECOMPRESSED: u64 = 1 << 30;
+/// Components nest at most this deep (a cycle would nest forever).
+const MAX_DEPTH: usize = 32;
+const MODEL_REL: &str = "http://schemas.microsoft.com/3dmanufacturing/2013/01/3dmodel";
+const DEFAULT_MODEL: &str = "3D/3dmodel.model";
+
+/// A 3MF package from bytes.
+pub fn read_3mf(bytes: &[u8], path: &Path) -> Result<Loaded> {
+    read_3mf_capped(bytes, path, MAX_DECOMPRESSED)
+}
+
+/// [`read_3mf`] with the decompression cap given (tests use a small one).
+#[doc(hidden)]
+pub fn read_3mf_capped(bytes: &[u8], path: &Path, cap: u64) -> Result<Loaded> {
+    Package::open(bytes, cap)
+        .and_then(|mut p| p.read())
+        .map_err(|m| fault(path, "3MF", m))
+}
+
+/// An object of a model part: a mesh, or components placing other objects.
+#[derive(Default)]
+struct Object {
+    vertices: Vec<[f32; 3]>,
+    triangles: Vec<[u32; 3]>,
+    /// (model part, object id, transform).
+    components: Vec<(String, String, DAffine3)>,
+}
+
+/// Objects by (model part, id).
+type Objects = HashMap<(String, String), Object>;
+
+struct Package<'a> {
+    zip: zip::ZipArchive<std::io::Cursor<&'a [u8]>>,
+    /// Bytes decompressed so far, against `cap`.
+    taken: u64,
+    cap: u64,
+    objects: Objects,
+}
+
+impl<'a> Package<'a> {
+    fn open(bytes: &'a [u8], cap: u64) -> Result<Package<'a>, String> {
+        let zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+            .map_err(|e| format!("not a readable zip package: {e}"))?;
+        Ok(Package {
+            zip,
+            taken: 0,
+            cap,
+            objects: HashMap::new(),
+        })
+    }
+
+    fn read(&mut self) -> Result<Loaded, String> {
+        let root = self.root_model()?;
+        let text = self.text(&root)?;
+        let doc = xml(&text, &root)?;
+        let model = doc.root_element();
+        let unit = model.attribute("unit").unwrap_or("millimeter").to_string();
+        self.load_objects(&root, model)?;
+        let items = build_items(&root, model)?;
+        let mut known = HashMap::new();
+        let mut total = 0u64;
+        for (part, id, _) in &items {
+            total = total.saturating_add(self.count(part, id, 0, &mut known)?);
+        }
+        let limit = expansion_limit(self.taken as usize);
+        if total > limit {
+            return Err(format!(
+                "its build expands to {total} triangles, more than the {limit} this reader expands a file of its size to"
+            ));
+        }
+        let mut soup = Soup::with_capacity(total as usize);
+        for (part, id, transform) in &items {
+            self.place(part, id, *transform, &mut soup, 0)?;
+        }
+        Ok(Loaded {
+            soup,
+            unit: Some(unit),
+        })
+    }
+
+    /// The model part the package's relationships name as its start part, else the usual one.
+    fn root_model(&mut self) -> Result<String, String> {
+        if self.zip.index_for_name("_rels/.rels").is_none() {
+            return Ok(DEFAULT_MODEL.into());
+        }
+        let text = self.text("_rels/.rels")?;
+        let doc = xml(&text, "_rels/.rels")?;
+        let target = doc
+            .descendants()
+            .filter(|n| n.tag_name().name() == "Relationship")
+            .find(|n| n.attribute("Type") == Some(MODEL_REL))
+            .and_then(|n| n.attribute("Target"));
+        Ok(target.map_or(DEFAULT_MODEL.into(), part_name))
+    }
+
+    /// A part's text, its decompressed size counted against the cap.
+    fn text(&mut self, name: &str) -> Result<String, String> {
+        let entry = self
+            .zip
+            .by_name(name)
+            .map_err(|e| format!("part {name:?}: {e}"))?;
+        let room = self.cap - self.taken;
+        let mut bytes = Vec::new();
+        entry
+            .take(room + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("part {name:?}: cannot decompress: {e}"))?;
+        if bytes.len() as u64 > room {
+            return Err(format!(
+                "the package decompresses to more than {} bytes (a zip bomb, or a model too large to read)",
+                self.cap
+            ));
+        }
+        self.taken += bytes.len() as u64;
+        String::from_utf8(bytes).map_err(|_| format!("part {name:?} is not UTF-8 text"))
+    }
+
+    /// The objects of model part `part` (and, through components, of the parts they name).
+    fn load_objects(&mut self, part: &str, model: roxmltree::Node) -> Result<(), String> {
+        let mut others = Vec::new();
+        for node in model
+            .descendants()
+            .filter(|n| n.has_tag_name_local("object"))
+        {
+            let id = attr(node, "id", part)?.to_string();
+            let object = object(node, part)?;
+            for (other, _, _) in &object.components {
+                if other != part {
+                    others.push(other.clone());
+                }
+            }
+            self.objects.insert((part.to_string(), id), object);
+        }
+        for other in others {
+            if self.objects.keys().any(|(p, _)| *p == other) {
+                continue;
+            }
+            let text = self.text(&other)?;
+            let doc = xml(&text, &other)?;
+            self.load_objects(&other, doc.root_element())?;
+        }
+        Ok(())
+    }
+
+    fn object(&self, part: &str, id: &str) -> Result<&Object, String> {
+        self.objects
+            .get(&(part.to_string(), id.to_string()))
+            .ok_or_else(|| format!("{part}: no object with id {id:?}"))
+    }
+
+    /// How many triangles object `id` places, components included (saturating). Counts are
+    /// kept in `known`: ten levels of ten components would otherwise be 10^10 visits.
+    fn count(
+        &self,
+        part: &str,
+        id: &str,
+        depth: usize,
+        known: &mut HashMap<(String, String), u64>,
+    ) -> Result<u64, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!(
+                "components nest deeper than {MAX_DEPTH} (a cycle?) at object {id:?}"
+            ));
+        }
+        let key = (part.to_string(), id.to_string());
+        if let Some(&n) = known.get(&key) {
+            return Ok(n);
+        }
+        let o = self.object(part, id)?;
+        let mut n = o.triangles.len() as u64;
+        for (p, i, _) in &o.components {
+            n = n.saturating_add(self.count(p, i, depth + 1, known)?);
+        }
+        known.insert(key, n);
+        Ok(n)
+    }
+
+    fn place(
+        &self,
+        part: &str,
+        id: &str,
+        t: DAffine3,
+        soup: &mut Soup,
+        depth: usize,
+    ) -> Result<(), String> {
+        let o = self.object(part, id)?;
+        let moved: Vec<[f32; 3]> = o
+            .vertices
+            .iter()
+            .map(|v| {
+                let p = t.transform_point3(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
+                p.as_vec3().to_array()
+            })
+            .collect();
+        soup.extend(o.triangles.iter().map(|t| t.map(|i| moved[i as usize])));
+        for (p, i, c) in &o.components {
+            self.place(p, i, t * *c, soup, depth + 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// A zip entry's name for an OPC part name ("/3D/3dmodel.model" → "3D/3dmodel.model").
+fn part_name(target: &str) -> String {
+    target.trim_start_matches('/').to_string()
+}
+
+fn xml<'t>(text: &'t str, part: &str) -> Result<roxmltree::Document<'t>, String> {
+    roxmltree::Document::parse(text).map_err(|e| format!("part {part:?}: bad XML: {e}"))
+}
+
+trait LocalName {
+    fn has_tag_name_local(&self, name: &str) -> bool;
+}
+
+impl LocalName for roxmltree::Node<'_, '_> {
+    fn has_tag_name_local(&self, name: &str) -> bool {
+        self.is_element() && self.tag_name().name() == name
+    }
+}
+
+fn attr<'n>(node: roxmltree::Node<'n, '_>, name: &str, part: &str) -> Result<&'n str, String> {
+    node.attribute(name).ok_or_else(|| {
+        let line = node.document().text_pos_at(node.range().start).row;
+        format!(
+            "{part}:{line}: <{}> has no {name:?} attribute",
+            node.tag_name().name()
+        )
+    })
+}
+
+fn number(node: roxmltree::Node, name: &str, part: &str) -> Result<f64, String> {
+    let text = attr(node, name, part)?;
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| {
+            let line = node.document().text_pos_at(node.range().start).row;
+            format!("{part}:{line}: {name}={text:?} is not a finite number")
+        })
+}
+
+/// An `<object>`: its mesh's vertices and triangles, its components.
+fn object(node: roxmltree::Node, part: &str) -> Result<Object, String> {
+    let mut o = Object::default();
+    for n in node.descendants().filter(|n| n.is_element()) {
+        match n.tag_name().name() {
+            "vertex" => o.vertices.push([
+                number(n, "x", part)? as f32,
+                number(n, "y", part)? as f32,
+                number(n, "z", part)? as f32,
+            ]),
+            "triangle" => {
+                let mut t = [0u32; 3];
+                for (slot, key) in t.iter_mut().zip(["v1", "v2", "v3"]) {
+                    let text = attr(n, key, part)?;
+                    *slot = text.trim().parse().map_err(|_| {
+                        format!("{part}: triangle {key}={text:?} is not a vertex index")
+                    })?;
+                }
+                o.triangles.push(t);
+            }
+            "component" => {
+                let id = attr(n, "objectid", part)?.to_string();
+                let other = n.attribute("path").map_or(part.to_string(), part_name);
+                o.components.push((other, id, transform(n, part)?));
+            }
+            _ => {}
+        }
+    }
+    let n = o.vertices.len();
+    if let Some(t) = o
+        .triangles
+        .iter()
+        .find(|t| t.iter().any(|&i| i as usize >= n))
+    {
+        return Err(format!(
+            "{part}: object {:?}: triangle {t:?} names a vertex past its {n} vertices",
+            node.attribute("id").unwrap_or("?")
+        ));
+    }
+    Ok(o)
+}
+
+/// The build's items: (part, object id, transform).
+fn build_items(
+    part: &str,
+    model: roxmltree::Node,
+) -> Result<Vec<(String, String, DAffine3)>, String> {
+    let build = model
+        .children()
+        .find(|n| n.has_tag_name_local("build"))
+        .ok_or("the model has no <build>")?;
+    build
+        .children()
+        .filter(|n| n.has_tag_name_local("item"))
+        .map(|n| {
+            let other = n.attribute("path").map_or(part.to_string(), part_name);
+            Ok((
+                other,
+                attr(n, "objectid", part)?.to_string(),
+                transform(n, part)?,
+            ))
+        })
+        .collect()
+}
+
+/// A `transform` attribute: 12 numbers, the 3MF 4×3 matrix of a row vector times the matrix
+/// (`x' = x·m00 + y·m10 + z·m20 + m30`, and so on); the identity when absent.
+fn transform(node: roxmltree::Node, part: &str) -> Result<DAffine3, String> {
+    let Some(text) = node.attribute("transform") else {
+        return Ok(DAffine3::IDENTITY);
+    };
+    let m: Vec<f64> = text
+        .split_whitespace()
+        .map(|w| w.parse::<f64>().ok().filter(|v| v.is_finite()))
+        .collect::<Option<_>>()
+        .filter(|m: &Vec<f64>| m.len() == 12)
+        .ok_or_else(|| format!("{part}: transform {text:?} is not 12 finite numbers"))?;
+    // Row r of the 4×3 matrix is the image of axis r: the columns of the usual matrix.
+    let col = |r: usize| DVec3::new(m[3 * r], m[3 * r + 1], m[3 * r + 2]);
+    Ok(DAffine3 {
+        matrix3: DMat3::from_cols(col(0), col(1), col(2)),
+        translation: col(3),
+    })
+}

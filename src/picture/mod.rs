@@ -1,0 +1,187 @@
+//! Pictures of an answer: a PNG drawn on the CPU ([`png`]) and a GLB to open in any viewer
+//! ([`glb`]), both made from one [`Scene`]: the parts' triangles in world coordinates, each
+//! marked plain, within the clearance or clashing; the intersection curves; the closest points
+//! and the segment between them; and the region to frame.
+
+mod glb;
+mod raster;
+
+pub use glb::glb;
+pub use raster::{png, MAX_SIDE};
+
+use crate::error::{Error, Result};
+use crate::geom::{Aabb, DVec3, Tri};
+use crate::mesh::{Pose, PreparedMesh};
+use crate::query::{CheckReport, Containment, Posed, SelfReport};
+use std::path::Path;
+
+/// What a triangle is in the picture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    Plain,
+    /// Closer to the other part than the clearance.
+    Near,
+    /// Intersecting the other part (or itself), or a body swallowed by the other part.
+    Clash,
+}
+
+/// One part: its triangles in world coordinates and their marks.
+#[derive(Clone, Debug)]
+pub struct Part {
+    pub name: &'static str,
+    pub triangles: Vec<Tri>,
+    pub marks: Vec<Mark>,
+    /// Drawn as a cut-away: triangles facing the camera are left out, so that what it
+    /// swallows shows.
+    pub container: bool,
+}
+
+/// A picture's content, before it is drawn or written.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    pub parts: Vec<Part>,
+    /// Intersection curves, as segments.
+    pub curves: Vec<(DVec3, DVec3)>,
+    /// The closest points (A's, B's) when the parts are apart.
+    pub closest: Option<(DVec3, DVec3)>,
+    /// The region the camera frames.
+    pub focus: Aabb,
+}
+
+impl Scene {
+    /// The scene of a `check`: A and B under their poses, marked from `report`.
+    pub fn of_check(
+        a: &PreparedMesh,
+        pose_a: Pose,
+        b: &PreparedMesh,
+        pose_b: Pose,
+        report: &CheckReport,
+    ) -> Scene {
+        let (pa, pb) = (Posed::new(a, pose_a), Posed::new(b, pose_b));
+        let mut parts = [part("A", &pa), part("B", &pb)];
+        if let Some(c) = &report.clearance {
+            for p in &c.pairs {
+                parts[0].marks[p.a as usize] = Mark::Near;
+                parts[1].marks[p.b as usize] = Mark::Near;
+            }
+        }
+        for p in &report.intersect.pairs {
+            parts[0].marks[p.a as usize] = Mark::Clash;
+            parts[1].marks[p.b as usize] = Mark::Clash;
+        }
+        if let Some(c) = report.containment {
+            let (inner, outer) = match c {
+                Containment::AInB => (0, &pb),
+                Containment::BInA => (1, &pa),
+            };
+            let posed = [&pa, &pb][inner];
+            mark_swallowed(&mut parts[inner], posed, outer);
+            parts[1 - inner].container = true;
+        }
+        let closest = (!report.interferes() && report.distance.distance > 0.0)
+            .then_some((report.distance.point_a, report.distance.point_b));
+        let mut scene = Scene {
+            parts: parts.into(),
+            curves: report.intersect.curve_segments(),
+            closest,
+            focus: Aabb::from_points([DVec3::ZERO]),
+        };
+        scene.focus = scene.clash_box().unwrap_or_else(|| match closest {
+            Some((p, q)) => Aabb::from_points([p, q]),
+            None => scene.bounds(),
+        });
+        scene
+    }
+
+    /// The scene of a `self` check: the mesh, its self-intersecting triangles marked.
+    pub fn of_self(m: &PreparedMesh, pose: Pose, report: &SelfReport) -> Scene {
+        let posed = Posed::new(m, pose);
+        let mut only = part("mesh", &posed);
+        for p in &report.pairs {
+            only.marks[p.a as usize] = Mark::Clash;
+            only.marks[p.b as usize] = Mark::Clash;
+        }
+        let mut scene = Scene {
+            parts: vec![only],
+            curves: Vec::new(),
+            closest: None,
+            focus: Aabb::from_points([DVec3::ZERO]),
+        };
+        scene.focus = scene.clash_box().unwrap_or_else(|| scene.bounds());
+        scene
+    }
+
+    /// The box of every clashing triangle, if any.
+    fn clash_box(&self) -> Option<Aabb> {
+        let points: Vec<DVec3> = self
+            .parts
+            .iter()
+            .flat_map(|p| p.triangles.iter().zip(&p.marks))
+            .filter(|(_, &m)| m == Mark::Clash)
+            .flat_map(|(t, _)| *t)
+            .collect();
+        (!points.is_empty()).then(|| Aabb::from_points(points))
+    }
+
+    /// The box of everything.
+    pub fn bounds(&self) -> Aabb {
+        Aabb::from_points(
+            self.parts
+                .iter()
+                .flat_map(|p| p.triangles.iter().flatten().copied()),
+        )
+    }
+
+    /// Whether anything is marked as clashing.
+    pub fn clashes(&self) -> bool {
+        self.parts.iter().any(|p| p.marks.contains(&Mark::Clash))
+    }
+}
+
+fn part(name: &'static str, m: &Posed) -> Part {
+    let n = m.prep.mesh.triangles.len();
+    Part {
+        name,
+        triangles: (0..n as u32).map(|i| m.tri(i)).collect(),
+        marks: vec![Mark::Plain; n],
+        container: false,
+    }
+}
+
+/// Marks the bodies of `inner` that are inside `outer` (the surfaces do not meet when
+/// containment is decided, so a body's one probe vertex says for all of it).
+fn mark_swallowed(part: &mut Part, inner: &Posed, outer: &Posed) {
+    let bodies = &inner.prep.bodies;
+    let inside: Vec<bool> = bodies
+        .probes
+        .iter()
+        .map(|&v| crate::query::point_inside(inner.vertex(v), outer).inside)
+        .collect();
+    for (mark, &body) in part.marks.iter_mut().zip(&bodies.of_triangle) {
+        if inside.get(body as usize).copied().unwrap_or(false) {
+            *mark = Mark::Clash;
+        }
+    }
+}
+
+/// Writes the pictures asked for: a PNG of `size` to `render`, a GLB to `glb`.
+pub fn write(
+    scene: &Scene,
+    render: Option<&Path>,
+    size: (u32, u32),
+    glb_path: Option<&Path>,
+) -> Result<()> {
+    let save = |path: &Path, bytes: Vec<u8>| {
+        std::fs::write(path, bytes).map_err(|source| Error::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    if let Some(path) = render {
+        save(path, png(scene, size.0, size.1)?)?;
+    }
+    if let Some(path) = glb_path {
+        save(path, glb(scene)?)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,303 @@
+//! PLY, 3MF and glTF readers: against the shared originals (igea's triangle strip must read as
+//! the STL made from it), against files another tool wrote (trimesh; its own counts, bounds,
+//! areas and volumes in tests/data/formats/expected.json), against hand-made files with
+//! hand-worked answers, and against forged files that must be typed errors.
+
+mod common;
+
+use common::case_path;
+use meshclash::mesh::{read, Mesh};
+use meshclash::Error;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/formats")
+        .join(name)
+}
+
+/// Area and signed volume (divergence theorem) of a mesh, in `f64`.
+fn area_volume(m: &Mesh) -> (f64, f64) {
+    let (mut area, mut volume) = (0.0, 0.0);
+    for i in 0..m.triangles.len() {
+        let [a, b, c] = m.triangle(i);
+        area += 0.5 * (b - a).cross(c - a).length();
+        volume += a.dot(b.cross(c)) / 6.0;
+    }
+    (area, volume)
+}
+
+fn bounds(m: &Mesh) -> [[f64; 3]; 2] {
+    let info = m.info();
+    [info.bbox_min, info.bbox_max]
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * (1.0 + a.abs().max(b.abs()))
+}
+
+/// A mesh against trimesh's summary of the same file: triangle count exactly; bounds, area and
+/// volume to `f32` rounding of the coordinates (meshclash holds `f32`, trimesh `f64`).
+fn assert_matches_trimesh(m: &Mesh, want: &Value, what: &str) {
+    assert_eq!(
+        m.triangles.len() as u64,
+        want["triangles"].as_u64().unwrap(),
+        "{what}: triangles"
+    );
+    let got = bounds(m);
+    for (k, side) in got.iter().enumerate() {
+        for (axis, &v) in side.iter().enumerate() {
+            let w = want["bounds"][k][axis].as_f64().unwrap();
+            assert!(close(v, w, 1e-6), "{what}: bounds[{k}][{axis}] {v} vs {w}");
+        }
+    }
+    let (area, volume) = area_volume(m);
+    let (wa, wv) = (
+        want["area"].as_f64().unwrap(),
+        want["volume"].as_f64().unwrap(),
+    );
+    assert!(close(area, wa, 1e-5), "{what}: area {area} vs {wa}");
+    assert!(close(volume, wv, 1e-5), "{what}: volume {volume} vs {wv}");
+}
+
+fn expected() -> Value {
+    let text = std::fs::read_to_string(fixture("expected.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn igea_strip_reads_as_the_stl_made_from_it() {
+    let ply = Mesh::load(case_path("originals/common-3d-test-models/igea.ply")).unwrap();
+    let stl = Mesh::load(case_path("meshes/igea.stl")).unwrap();
+    // Same triangles in the same order and orientation, hence the same welded vertices.
+    assert_eq!(ply.triangles.len(), 268_686);
+    assert_eq!(ply.vertices, stl.vertices);
+    assert_eq!(ply.triangles, stl.triangles);
+    assert_eq!(bounds(&ply), bounds(&stl));
+    let info = ply.info();
+    assert!(info.closed && info.oriented);
+}
+
+#[test]
+fn shared_bunny_ply_matches_trimesh() {
+    let m = Mesh::load(case_path("originals/trimesh/bunny.ply")).unwrap();
+    assert_matches_trimesh(
+        &m,
+        &expected()["shared:originals/trimesh/bunny.ply"],
+        "bunny.ply",
+    );
+    assert_eq!(m.unit, None);
+}
+
+#[test]
+fn files_written_by_trimesh_match_trimesh() {
+    let want = expected();
+    for name in [
+        "scene.glb",
+        "scene.3mf",
+        "ball_ascii.ply",
+        "ball_binary.ply",
+    ] {
+        let m = Mesh::load(fixture(name)).unwrap();
+        assert_matches_trimesh(&m, &want[name], name);
+        // Three closed bodies (two instances of one box, a ball), all facing out.
+        let info = m.info();
+        assert!(info.closed && info.oriented, "{name}");
+    }
+    assert_eq!(
+        Mesh::load(fixture("scene.3mf")).unwrap().unit.as_deref(),
+        Some("millimeter")
+    );
+    assert_eq!(
+        Mesh::load(fixture("scene.glb")).unwrap().unit.as_deref(),
+        Some("meter")
+    );
+}
+
+#[test]
+fn big_endian_ply_with_quads_and_extra_elements() {
+    // The unit cube as six quads (fanned into 12 triangles), coordinates as doubles, an extra
+    // vertex property and an extra element read past.
+    let m = Mesh::load(fixture("cube_big_endian.ply")).unwrap();
+    assert_eq!((m.triangles.len(), m.vertices.len()), (12, 8));
+    assert_eq!(bounds(&m), [[0.0; 3], [1.0; 3]]);
+    let (area, volume) = area_volume(&m);
+    assert_eq!(area, 6.0);
+    assert!(close(volume, 1.0, 1e-15), "{volume}");
+}
+
+#[test]
+fn threemf_components_in_another_part_and_build_transforms() {
+    // Worked by hand (make_fixtures.py): object 2 is the unit cube of parts.model scaled by 2
+    // and moved +10 in x, plus main.model's own unit cube moved +5 in z; the build places
+    // object 2 twice, the second moved −20 in y. Four cubes: 2·(8 + 1) = 18 of volume.
+    let m = Mesh::load(fixture("components.3mf")).unwrap();
+    assert_eq!(m.triangles.len(), 48);
+    assert_eq!(bounds(&m), [[0.0, -20.0, 0.0], [12.0, 2.0, 6.0]]);
+    let (area, volume) = area_volume(&m);
+    assert_eq!(area, 2.0 * (24.0 + 6.0));
+    assert!(close(volume, 18.0, 1e-15), "{volume}");
+    assert_eq!(m.unit.as_deref(), Some("inch"));
+    // Stored or deflated, the same package.
+    let stored = Mesh::load(fixture("components_stored.3mf")).unwrap();
+    assert_eq!(stored.triangles, m.triangles);
+    assert_eq!(stored.vertices, m.vertices);
+}
+
+#[test]
+fn gltf_with_data_uri_and_external_buffer() {
+    // Scale 2 and +1 in y by TRS: [0,2]×[1,3]×[0,2], volume 8.
+    let m = Mesh::load(fixture("cube_data_uri.gltf")).unwrap();
+    assert_eq!(bounds(&m), [[0.0, 1.0, 0.0], [2.0, 3.0, 2.0]]);
+    let (area, volume) = area_volume(&m);
+    assert_eq!(area, 24.0);
+    assert!(close(volume, 8.0, 1e-15), "{volume}");
+    // A mirror in x by matrix, buffer in "cube external.bin" (a percent-escaped URI): the
+    // winding is reversed with the mirror, so the volume stays positive (faces out).
+    let m = Mesh::load(fixture("cube_external.gltf")).unwrap();
+    assert_eq!(bounds(&m), [[-1.0, 0.0, 0.0], [0.0, 1.0, 1.0]]);
+    let (area, volume) = area_volume(&m);
+    assert_eq!(area, 6.0);
+    assert!(close(volume, 1.0, 1e-15), "{volume}");
+}
+
+/// A reader's error for `bytes` as `name`; it must name the file.
+fn refused(name: &str, bytes: &[u8]) -> String {
+    let path = Path::new(name);
+    let result = match name.rsplit('.').next() {
+        Some("ply") => read::read_ply(bytes, path),
+        Some("3mf") => read::read_3mf(bytes, path).map(|l| l.soup),
+        _ => read::read_gltf(bytes, path).map(|l| l.soup),
+    };
+    let e = result.expect_err(name).to_string();
+    assert!(e.starts_with(name), "{e}");
+    e
+}
+
+#[test]
+fn forged_ply_counts_are_refused_before_allocating() {
+    let e = refused(
+        "forged.ply",
+        b"ply\nformat binary_little_endian 1.0\nelement vertex 4000000000\nproperty float x\n\
+          property float y\nproperty float z\nend_header\n\0\0\0\0",
+    );
+    assert!(e.contains("more than the rest of the file holds"), "{e}");
+    let e = refused(
+        "list.ply",
+        b"ply\nformat binary_little_endian 1.0\nelement vertex 1\nproperty float x\n\
+          property float y\nproperty float z\nelement face 1\n\
+          property list uint int vertex_indices\nend_header\n\
+          \0\0\0\0\0\0\0\0\0\0\0\0\xff\xff\xff\xff",
+    );
+    assert!(e.contains("runs past the end of the file"), "{e}");
+    let e = refused(
+        "range.ply",
+        b"ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n\
+          property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n\
+          0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n",
+    );
+    assert!(
+        e.contains("vertex index 3 out of range (3 vertices)"),
+        "{e}"
+    );
+    let e = refused("text.ply", b"solid not a ply\n");
+    assert!(e.contains("end_header"), "{e}");
+}
+
+/// A 3MF package of the given model part text.
+fn package(model: &str, method: zip::CompressionMethod) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut z = zip::ZipWriter::new(&mut out);
+    let opts = zip::write::SimpleFileOptions::default().compression_method(method);
+    z.start_file("3D/3dmodel.model", opts).unwrap();
+    z.write_all(model.as_bytes()).unwrap();
+    z.finish().unwrap();
+    out.into_inner()
+}
+
+#[test]
+fn threemf_bombs_cycles_and_bad_references_are_refused() {
+    // 64 MB of spaces before the model compress to a few tens of kilobytes; with a 1 MB cap
+    // the reader stops at the cap (the real cap is 1 GiB, the same code).
+    let bomb = format!("{}<model/>", " ".repeat(64 << 20));
+    let bytes = package(&bomb, zip::CompressionMethod::Deflated);
+    assert!(bytes.len() < 1 << 20);
+    let e = read::read_3mf_capped(&bytes, "bomb.3mf".as_ref(), 1 << 20)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("zip bomb"), "{e}");
+
+    let model = |resources: &str, build: &str| {
+        format!(
+            "<model xmlns=\"http://schemas.microsoft.com/3dmanufacturing/core/2015/02\">\
+             <resources>{resources}</resources><build>{build}</build></model>"
+        )
+    };
+    let stored = zip::CompressionMethod::Stored;
+    let cycle = model(
+        "<object id=\"1\"><components><component objectid=\"2\"/></components></object>\
+         <object id=\"2\"><components><component objectid=\"1\"/></components></object>",
+        "<item objectid=\"1\"/>",
+    );
+    let e = refused("cycle.3mf", &package(&cycle, stored));
+    assert!(e.contains("nest deeper"), "{e}");
+    // Ten levels of ten components of one triangle: 10^10 triangles from a few hundred bytes.
+    let mut resources = String::from(
+        "<object id=\"0\"><mesh><vertices><vertex x=\"0\" y=\"0\" z=\"0\"/>\
+         <vertex x=\"1\" y=\"0\" z=\"0\"/><vertex x=\"0\" y=\"1\" z=\"0\"/></vertices>\
+         <triangles><triangle v1=\"0\" v2=\"1\" v3=\"2\"/></triangles></mesh></object>",
+    );
+    for level in 1..=10 {
+        let parts = format!("<component objectid=\"{}\"/>", level - 1).repeat(10);
+        resources += &format!("<object id=\"{level}\"><components>{parts}</components></object>");
+    }
+    let e = refused(
+        "nested.3mf",
+        &package(&model(&resources, "<item objectid=\"10\"/>"), stored),
+    );
+    assert!(e.contains("expands to 10000000000 triangles"), "{e}");
+    let e = refused(
+        "missing.3mf",
+        &package(&model("", "<item objectid=\"5\"/>"), stored),
+    );
+    assert!(e.contains("no object with id \"5\""), "{e}");
+    let e = refused("not_a_zip.3mf", b"PK\x03\x04 and then nothing");
+    assert!(e.contains("zip"), "{e}");
+}
+
+#[test]
+fn forged_gltf_accessors_are_refused() {
+    let text = std::fs::read_to_string(fixture("cube_data_uri.gltf")).unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    // 39 indices where the view holds 36: past the view, within the expansion limit.
+    doc["accessors"][1]["count"] = 39.into();
+    let e = refused("count.gltf", doc.to_string().as_bytes());
+    assert!(e.contains("runs past its buffer view"), "{e}");
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    doc["buffers"][0]["byteLength"] = 1_000_000.into();
+    let e = refused("length.gltf", doc.to_string().as_bytes());
+    assert!(e.contains("less than its byteLength"), "{e}");
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    doc["accessors"][1]["count"] = 3_000_000_000u64.into();
+    let e = refused("huge.gltf", doc.to_string().as_bytes());
+    assert!(e.contains("expands to 1000000000 triangles"), "{e}");
+    refused("junk.glb", b"glTF\x02\0\0\0\xff\xff\xff\xff");
+}
+
+#[test]
+fn missing_external_buffer_names_both_files() {
+    let dir = std::env::temp_dir().join(format!("meshclash_gltf_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("lonely.gltf");
+    std::fs::copy(fixture("cube_external.gltf"), &path).unwrap();
+    let e = Mesh::load(&path).unwrap_err();
+    assert!(matches!(e, Error::Format { .. }), "{e:?}");
+    let e = e.to_string();
+    assert!(
+        e.contains("lonely.gltf") && e.contains("cube external.bin"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
