@@ -46,6 +46,9 @@ pub struct Scene {
     pub closest: Option<(DVec3, DVec3)>,
     /// The region the camera frames.
     pub focus: Aabb,
+    /// The least radius framed around the focus, so that a point (a touch) or a short segment
+    /// still shows what surrounds it.
+    pub context: f64,
 }
 
 impl Scene {
@@ -80,11 +83,18 @@ impl Scene {
         }
         let closest = (!report.interferes() && report.distance.distance > 0.0)
             .then_some((report.distance.point_a, report.distance.point_b));
+        // Half the smaller part: both ends of a closest segment show whole when it is short.
+        let context = 0.5
+            * parts
+                .iter()
+                .map(|p| bounds(p).diagonal())
+                .fold(f64::MAX, f64::min);
         let mut scene = Scene {
             parts: parts.into(),
             curves: report.intersect.curve_segments(),
             closest,
             focus: Aabb::from_points([DVec3::ZERO]),
+            context,
         };
         scene.focus = scene.clash_box().unwrap_or_else(|| match closest {
             Some((p, q)) => Aabb::from_points([p, q]),
@@ -101,11 +111,14 @@ impl Scene {
             only.marks[p.a as usize] = Mark::Clash;
             only.marks[p.b as usize] = Mark::Clash;
         }
+        // A twentieth of the mesh: a self-intersection is small in a large mesh.
+        let context = 0.05 * bounds(&only).diagonal();
         let mut scene = Scene {
             parts: vec![only],
             curves: Vec::new(),
             closest: None,
             focus: Aabb::from_points([DVec3::ZERO]),
+            context,
         };
         scene.focus = scene.clash_box().unwrap_or_else(|| scene.bounds());
         scene
@@ -136,6 +149,10 @@ impl Scene {
     pub fn clashes(&self) -> bool {
         self.parts.iter().any(|p| p.marks.contains(&Mark::Clash))
     }
+}
+
+fn bounds(p: &Part) -> Aabb {
+    Aabb::from_points(p.triangles.iter().flatten().copied())
 }
 
 fn part(name: &'static str, m: &Posed) -> Part {

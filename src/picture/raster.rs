@@ -6,6 +6,8 @@
 //! diagonal, or square to the closest segment when there is one so that it shows at full
 //! length. Everything nearer to the camera than the framed region is cut away, so a clash deep
 //! inside a part is seen, and a container is drawn without its faces that face the camera.
+//! The nearest surface shows: clashing triangles inside the other part are hidden, as they
+//! should be; the intersection curves, drawn on top, show where they are.
 
 use super::{Mark, Scene};
 use crate::error::{Error, Result};
@@ -55,10 +57,10 @@ impl Camera {
         let right = world_up.cross(back).normalize();
         let up = back.cross(right);
         let center = scene.focus.center();
-        // Padded: a point focus (a touch) still shows its surroundings.
-        let whole = scene.bounds().diagonal();
+        // Padded, and at least the scene's context: a point focus (a touch) still shows its
+        // surroundings.
         let radius = (scene.focus.diagonal() * 0.5 * 1.4)
-            .max(whole * 0.04)
+            .max(scene.context)
             .max(1e-300);
         let scale = width.min(height) as f64 / (2.0 * radius);
         Camera {
@@ -189,7 +191,7 @@ impl Canvas {
     fn fill(&mut self, cam: &Camera, t: &[DVec3; 3], colour: [u8; 3]) {
         let [a, b, c] = t.map(|p| cam.project(p));
         let area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-        if area == 0.0 || !area.is_finite() {
+        if area == 0.0 || !area.is_finite() || a[2].min(b[2]).min(c[2]) > cam.near {
             return;
         }
         let lo = |k: usize| a[k].min(b[k]).min(c[k]).floor().max(0.0);

@@ -18,7 +18,7 @@ const MAX_DEPTH: usize = 64;
 /// A glTF or GLB file from bytes; buffers in other files are read beside `path`.
 pub fn read_gltf(bytes: &[u8], path: &Path) -> Result<Loaded> {
     let bad = |m: String| fault(path, "glTF", m);
-    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
+    let gltf = parse(bytes).map_err(bad)?;
     let buffers = buffers(&gltf, path)?;
     let doc = &gltf.document;
     let roots = roots(doc);
@@ -41,6 +41,32 @@ pub fn read_gltf(bytes: &[u8], path: &Path) -> Result<Loaded> {
     Ok(Loaded {
         soup,
         unit: Some("meter".into()),
+    })
+}
+
+/// The document, validated. gltf-json's validation indexes a primitive's POSITION accessor
+/// before checking that it exists (a panic on a forged index): the primitives' accessor indices
+/// are checked here first.
+fn parse(bytes: &[u8]) -> Result<gltf::Gltf, String> {
+    let raw = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| e.to_string())?;
+    let json = raw.document.as_json();
+    let accessors = json.accessors.len();
+    for (m, mesh) in json.meshes.iter().enumerate() {
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            let mut used = primitive.attributes.values().chain(&primitive.indices);
+            if let Some(i) = used.find(|i| i.value() >= accessors) {
+                return Err(format!(
+                    "mesh {m} primitive {p} names accessor {} of {accessors}",
+                    i.value()
+                ));
+            }
+        }
+    }
+    let document =
+        gltf::Document::from_json(raw.document.into_json()).map_err(|e| e.to_string())?;
+    Ok(gltf::Gltf {
+        document,
+        blob: raw.blob,
     })
 }
 

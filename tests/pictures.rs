@@ -1,0 +1,260 @@
+//! Pictures of an answer, by their properties: a PNG of the size asked for, with red pixels
+//! exactly when the parts clash, both parts' colours present, orange for the clearance, the
+//! closest segment's green when apart; the same bytes on every run. A GLB parsed back (by the
+//! `gltf` crate and by our reader) and counted against the answer it draws.
+
+mod common;
+
+use common::{box_mesh, case_path, cli};
+use meshclash::picture::{self, Mark, Scene};
+use meshclash::{CheckOptions, DVec3, Pose, PreparedMesh};
+
+/// Pixel counts by what their colour says.
+#[derive(Debug, Default)]
+struct Counts {
+    red: usize,
+    grey: usize,
+    blue: usize,
+    orange: usize,
+    green: usize,
+}
+
+fn counts(png: &[u8], size: (u32, u32)) -> Counts {
+    let pixmap = tiny_skia::Pixmap::decode_png(png).expect("a PNG");
+    assert_eq!((pixmap.width(), pixmap.height()), size);
+    let mut c = Counts::default();
+    for p in pixmap.pixels() {
+        let (r, g, b) = (p.red() as i32, p.green() as i32, p.blue() as i32);
+        if r >= 100 && r * 2 > g * 5 && r * 2 > b * 5 {
+            c.red += 1;
+        } else if (r - g).abs() < 8 && (g - b).abs() < 8 && (40..245).contains(&r) {
+            c.grey += 1;
+        } else if b > r + 40 && b > g {
+            c.blue += 1;
+        } else if r > 120 && g * 10 > r * 4 && g * 10 < r * 7 && b * 5 < r {
+            c.orange += 1;
+        } else if g > r + 40 && g > b + 30 {
+            c.green += 1;
+        }
+    }
+    c
+}
+
+fn check_png(
+    a: &PreparedMesh,
+    b: &PreparedMesh,
+    pose_b: Pose,
+    clearance: Option<f64>,
+) -> (Counts, bool, Vec<u8>) {
+    let r = meshclash::query::check(a, Pose::IDENTITY, b, pose_b, &CheckOptions { clearance });
+    let scene = Scene::of_check(a, Pose::IDENTITY, b, pose_b, &r);
+    let png = picture::png(&scene, 320, 240).unwrap();
+    (counts(&png, (320, 240)), r.interferes(), png)
+}
+
+fn shift(x: f64, y: f64, z: f64) -> Pose {
+    Pose::from_euler_degrees([0.0, 0.0, 0.0], DVec3::new(x, y, z))
+}
+
+#[test]
+fn red_exactly_when_the_parts_clash() {
+    // A larger than B, so that a touch marks only some of A's triangles.
+    let a = box_mesh([0.0; 3], [3.0; 3]);
+    let b = box_mesh([0.0; 3], [1.0; 3]);
+    let cases = [
+        ("crossing", shift(2.5, 1.0, 1.0), true),
+        ("touching faces", shift(3.0, 1.0, 1.0), true),
+        ("apart", shift(3.5, 1.2, 1.0), false),
+        ("far apart", shift(40.0, 0.0, 3.0), false),
+    ];
+    for (what, pose, clash) in cases {
+        let (c, interferes, _) = check_png(&a, &b, pose, None);
+        assert_eq!(interferes, clash, "{what}");
+        assert_eq!(c.red > 0, clash, "{what}: {c:?}");
+        assert!(c.grey > 0 && c.blue > 0, "{what}: both parts show: {c:?}");
+        // Apart: the closest segment is drawn.
+        assert_eq!(c.green > 0, !clash, "{what}: {c:?}");
+    }
+}
+
+#[test]
+fn a_swallowed_part_is_red_inside_its_cut_away_container() {
+    let outer = box_mesh([0.0; 3], [4.0; 3]);
+    let inner = box_mesh([0.0; 3], [1.0; 3]);
+    let (c, interferes, _) = check_png(&outer, &inner, shift(1.5, 1.5, 1.5), None);
+    assert!(interferes);
+    assert!(c.red > 0, "{c:?}");
+    assert!(c.grey > 0, "the container's far walls show: {c:?}");
+    // Moved out of the container, nothing is red.
+    let (c, interferes, _) = check_png(&outer, &inner, shift(6.0, 1.5, 1.5), None);
+    assert!(!interferes);
+    assert_eq!(c.red, 0, "{c:?}");
+}
+
+#[test]
+fn within_the_clearance_is_orange_and_not_red() {
+    let a = box_mesh([0.0; 3], [1.0; 3]);
+    let b = box_mesh([0.0; 3], [1.0; 3]);
+    let (c, interferes, _) = check_png(&a, &b, shift(1.05, 0.2, 0.1), Some(0.1));
+    assert!(!interferes);
+    assert!(c.orange > 0, "{c:?}");
+    assert_eq!(c.red, 0, "{c:?}");
+    let (c, _, _) = check_png(&a, &b, shift(1.05, 0.2, 0.1), Some(0.01));
+    assert_eq!(
+        c.orange, 0,
+        "a clearance below the gap marks nothing: {c:?}"
+    );
+}
+
+#[test]
+fn the_same_picture_every_time() {
+    let torus = PreparedMesh::new(meshclash::mesh::generate::torus(1.0, 0.3, 48, 24));
+    let pose = Pose::from_euler_degrees([90.0, 0.0, 0.0], DVec3::new(0.5, 0.0, 0.0));
+    let (first, interferes, png) = check_png(&torus, &torus, pose, Some(0.02));
+    assert!(interferes && first.red > 0);
+    let (_, _, again) = check_png(&torus, &torus, pose, Some(0.02));
+    assert!(png == again, "rendering is deterministic");
+}
+
+#[test]
+fn self_intersections_are_red() {
+    let teapot = PreparedMesh::new(meshclash::Mesh::load(case_path("meshes/teapot.stl")).unwrap());
+    let r = meshclash::query::self_intersections(&teapot);
+    assert!(!r.pairs.is_empty());
+    let png = picture::png(&Scene::of_self(&teapot, Pose::IDENTITY, &r), 200, 150).unwrap();
+    assert!(counts(&png, (200, 150)).red > 0);
+    let torus = PreparedMesh::new(meshclash::mesh::generate::torus(1.0, 0.3, 32, 16));
+    let r = meshclash::query::self_intersections(&torus);
+    assert!(r.pairs.is_empty());
+    let png = picture::png(&Scene::of_self(&torus, Pose::IDENTITY, &r), 200, 150).unwrap();
+    let c = counts(&png, (200, 150));
+    assert!(c.red == 0 && c.grey > 0, "{c:?}");
+}
+
+#[test]
+fn glb_parses_back_with_every_triangle_and_mark() {
+    let torus = PreparedMesh::new(meshclash::mesh::generate::torus(1.0, 0.3, 48, 24));
+    let pose = Pose::from_euler_degrees([90.0, 0.0, 0.0], DVec3::new(1.0e6 + 0.5, 0.0, 0.0));
+    let far = Pose::from_euler_degrees([0.0; 3], DVec3::new(1.0e6, 0.0, 0.0));
+    let opts = CheckOptions {
+        clearance: Some(0.02),
+    };
+    let r = meshclash::query::check(&torus, far, &torus, pose, &opts);
+    let scene = Scene::of_check(&torus, far, &torus, pose, &r);
+    let bytes = picture::glb(&scene).unwrap();
+
+    let gltf = gltf::Gltf::from_slice(&bytes).expect("a valid GLB");
+    let blob = gltf.blob.as_deref().unwrap();
+    let mut by_mark = std::collections::BTreeMap::new();
+    let mut lines = 0;
+    for mesh in gltf.meshes() {
+        for p in mesh.primitives() {
+            let n = p.get(&gltf::Semantic::Positions).unwrap().count();
+            let name = p.material().name().unwrap_or("").to_string();
+            match p.mode() {
+                gltf::mesh::Mode::Triangles => *by_mark.entry(name).or_insert(0) += n / 3,
+                gltf::mesh::Mode::Lines => lines += n / 2,
+                m => panic!("unexpected mode {m:?}"),
+            }
+        }
+    }
+    let marked = |m: Mark| -> usize {
+        scene
+            .parts
+            .iter()
+            .map(|p| p.marks.iter().filter(|&&k| k == m).count())
+            .sum()
+    };
+    assert!(r.intersects() && marked(Mark::Clash) > 0 && marked(Mark::Near) > 0);
+    let count = |name: &str| by_mark.get(name).copied().unwrap_or(0);
+    assert_eq!(count("clashing"), marked(Mark::Clash));
+    assert_eq!(count("within clearance"), marked(Mark::Near));
+    assert_eq!(count("plain"), marked(Mark::Plain));
+    assert_eq!(
+        by_mark.values().sum::<usize>(),
+        2 * torus.mesh.triangles.len()
+    );
+    assert_eq!(lines, r.intersect.curve_segments().len());
+    assert!(blob.len() >= 2 * torus.mesh.triangles.len() * 36);
+
+    // Re-centred (the parts are 1e6 from the origin): the offset is in the root's extras, and
+    // our reader reads the triangles back (lines left out) within f32 of the re-centred ones.
+    let root = gltf
+        .nodes()
+        .find(|n| n.name() == Some("meshclash"))
+        .unwrap();
+    let extras: serde_json::Value =
+        serde_json::from_str(root.extras().as_ref().unwrap().get()).unwrap();
+    let offset = extras["meshclash_offset"].as_array().unwrap();
+    assert!((offset[0].as_f64().unwrap() - 1.0e6).abs() < 2.0);
+    let back = meshclash::mesh::read::read_gltf(&bytes, "back.glb".as_ref()).unwrap();
+    assert_eq!(back.soup.len(), 2 * torus.mesh.triangles.len());
+    let extent = back
+        .soup
+        .iter()
+        .flatten()
+        .flatten()
+        .fold(0f32, |m, v| m.max(v.abs()));
+    assert!(extent < 4.0, "re-centred: {extent}");
+}
+
+#[test]
+fn cli_writes_both_pictures_and_refuses_a_bad_size() {
+    let dir = std::env::temp_dir().join(format!("meshclash_pictures_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (png, glb) = (dir.join("clash.png"), dir.join("clash.glb"));
+    let torus = case_path("meshes/torus.stl");
+    let t = torus.to_str().unwrap();
+    let out = cli(&[
+        "check",
+        t,
+        t,
+        "--rotate-b",
+        "90,0,0",
+        "--translate-b",
+        "1.2,0,0",
+        "--backend",
+        "cpu",
+        "--render",
+        png.to_str().unwrap(),
+        "--size",
+        "300x200",
+        "--glb",
+        glb.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c = counts(&std::fs::read(&png).unwrap(), (300, 200));
+    assert!(c.red > 0 && c.grey > 0 && c.blue > 0, "{c:?}");
+    assert!(gltf::Gltf::from_slice(&std::fs::read(&glb).unwrap()).is_ok());
+    // stdout stays the JSON answer alone.
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["intersects"], true);
+
+    let out = cli(&[
+        "check",
+        t,
+        t,
+        "--render",
+        png.to_str().unwrap(),
+        "--size",
+        "0x10",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("WIDTHxHEIGHT"), "{err}");
+    let out = cli(&[
+        "self",
+        t,
+        "--glb",
+        dir.join("no/such/dir.glb").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("dir.glb: cannot write"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
