@@ -90,7 +90,7 @@ impl CheckResult {
     fn closest_point_b<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         vec3(py, self.report.distance.point_b)
     }
-    /// ``closest_point_b - closest_point_a``, (3,) float64.
+    /// From B to A: ``closest_point_a - closest_point_b``, (3,) float64.
     #[getter]
     fn separation<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         vec3(py, self.report.distance.separation)
@@ -199,15 +199,20 @@ impl CheckResult {
     fn __repr__(&self) -> String {
         let r = &self.report;
         format!(
-            "meshclash.CheckResult(interferes={}, pair_count={}, containment={:?}, \
-             min_distance={}, backend={:?})",
+            "meshclash.CheckResult(interferes={}, pair_count={}, containment={}, \
+             min_distance={:?}, backend={:?})",
             py_bool(r.interferes()),
             r.intersect.pairs.len(),
-            r.containment.map(|c| c.as_str()),
+            py_str(r.containment.map(|c| c.as_str())),
             r.distance.distance,
             self.backend
         )
     }
+}
+
+/// An optional string as Python writes it.
+fn py_str(s: Option<&str>) -> String {
+    s.map_or("None".into(), |s| format!("{s:?}"))
 }
 
 fn py_bool(b: bool) -> &'static str {
@@ -368,7 +373,7 @@ impl SolidDistanceResult {
     fn closest_point_b<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
         self.apart().map(|d| vec3(py, d.point_b))
     }
-    /// ``closest_point_b - closest_point_a`` when apart, else None.
+    /// From B to A when apart: ``closest_point_a - closest_point_b``, else None.
     #[getter]
     fn separation<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
         self.apart().map(|d| vec3(py, d.separation))
@@ -389,10 +394,10 @@ impl SolidDistanceResult {
     }
     fn __repr__(&self) -> String {
         format!(
-            "meshclash.SolidDistanceResult(interferes={}, solid_distance={}, evidence={:?})",
+            "meshclash.SolidDistanceResult(interferes={}, solid_distance={:?}, evidence={})",
             py_bool(self.interferes()),
             self.solid.distance(),
-            self.evidence()
+            py_str(self.evidence())
         )
     }
 }
