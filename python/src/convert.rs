@@ -61,7 +61,8 @@ pub fn f64_array<'py>(
 
 /// A shape against a pattern (`None`: any length), as a `ValueError` naming both.
 pub fn check_shape(got: &[usize], what: &str, want: &[Option<usize>]) -> PyResult<()> {
-    let fits = got.len() == want.len() && got.iter().zip(want).all(|(g, w)| w.is_none_or(|w| *g == w));
+    let fits =
+        got.len() == want.len() && got.iter().zip(want).all(|(g, w)| w.is_none_or(|w| *g == w));
     if fits {
         return Ok(());
     }

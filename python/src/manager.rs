@@ -54,8 +54,12 @@ fn box_pairs(a: &Parts, b: Option<&Parts>) -> Vec<(usize, usize, f64)> {
     let mut out = Vec::new();
     for i in 0..a.boxes.len() {
         match b {
-            Some(b) => out.extend((0..b.boxes.len()).map(|j| (i, j, a.boxes[i].distance(&b.boxes[j])))),
-            None => out.extend((i + 1..a.boxes.len()).map(|j| (i, j, a.boxes[i].distance(&a.boxes[j])))),
+            Some(b) => {
+                out.extend((0..b.boxes.len()).map(|j| (i, j, a.boxes[i].distance(&b.boxes[j]))))
+            }
+            None => {
+                out.extend((i + 1..a.boxes.len()).map(|j| (i, j, a.boxes[i].distance(&a.boxes[j]))))
+            }
         }
     }
     out
@@ -160,7 +164,10 @@ pub fn nearest_pair(
                 }
                 let ((ma, pa), (mb, pb)) = pair(&a, b, i, j);
                 let s = backend.solid_distance(ma, pa, mb, pb)?;
-                if best.as_ref().is_none_or(|(_, _, t)| s.distance() < t.distance()) {
+                if best
+                    .as_ref()
+                    .is_none_or(|(_, _, t)| s.distance() < t.distance())
+                {
                     best = Some((i, j, s));
                 }
             }
@@ -192,7 +199,10 @@ pub fn contacts<'py>(
     backend: &Bound<'py, PyAny>,
 ) -> PyResult<Vec<Contact<'py>>> {
     let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
-    let (pa, pb) = (pose(Some(transform_a), "transform")?, pose(Some(transform_b), "transform")?);
+    let (pa, pb) = (
+        pose(Some(transform_a), "transform")?,
+        pose(Some(transform_b), "transform")?,
+    );
     let backend: Arc<Backend> = backend_arg(backend)?;
     let found = py
         .detach(|| -> Result<_, Error> {

@@ -149,11 +149,7 @@ impl Mesh {
     #[getter]
     fn vertices<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
         let m = &self.prep.mesh;
-        let flat = m
-            .vertices
-            .iter()
-            .flat_map(|p| p.map(f64::from))
-            .collect();
+        let flat = m.vertices.iter().flat_map(|p| p.map(f64::from)).collect();
         Array2::from_shape_vec((m.vertices.len(), 3), flat)
             .expect("three coordinates a vertex")
             .into_pyarray(py)
@@ -164,11 +160,7 @@ impl Mesh {
     #[getter]
     fn faces<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i64>> {
         let m = &self.prep.mesh;
-        let flat = m
-            .triangles
-            .iter()
-            .flat_map(|t| t.map(i64::from))
-            .collect();
+        let flat = m.triangles.iter().flat_map(|t| t.map(i64::from)).collect();
         Array2::from_shape_vec((m.triangles.len(), 3), flat)
             .expect("three vertices a triangle")
             .into_pyarray(py)

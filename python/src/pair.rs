@@ -118,7 +118,10 @@ impl CheckResult {
     /// Pairs tested exactly per stage: {"intersect", "distance", "clearance"}.
     #[getter]
     fn candidate_pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json_to_py(py, &meshclash::json::check(&self.report, false)["candidate_pairs"])
+        json_to_py(
+            py,
+            &meshclash::json::check(&self.report, false)["candidate_pairs"],
+        )
     }
     /// The intersecting pairs, (K, 2) int64: row (i, j) is triangle i of A and j of B,
     /// sorted.
@@ -131,7 +134,10 @@ impl CheckResult {
     #[getter]
     fn pair_classes(&self) -> Vec<Option<&'static str>> {
         let pairs = &self.report.intersect.pairs;
-        pairs.iter().map(|p| p.contact.class().map(|c| c.as_str())).collect()
+        pairs
+            .iter()
+            .map(|p| p.contact.class().map(|c| c.as_str()))
+            .collect()
     }
     /// Per intersecting pair: both triangles in one plane, (K,) bool.
     #[getter]
@@ -168,13 +174,19 @@ impl CheckResult {
     #[getter]
     fn clearance_distances<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
         let c = self.report.clearance.as_ref()?;
-        Some(PyArray1::from_vec(py, c.pairs.iter().map(|p| p.distance).collect()))
+        Some(PyArray1::from_vec(
+            py,
+            c.pairs.iter().map(|p| p.distance).collect(),
+        ))
     }
     /// Whether each of them intersects, (C,) bool (None without a clearance).
     #[getter]
     fn clearance_intersects<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<bool>>> {
         let c = self.report.clearance.as_ref()?;
-        Some(PyArray1::from_vec(py, c.pairs.iter().map(|p| p.intersects).collect()))
+        Some(PyArray1::from_vec(
+            py,
+            c.pairs.iter().map(|p| p.intersects).collect(),
+        ))
     }
     /// Who answered: "gpu" or "cpu".
     #[getter]
@@ -256,7 +268,10 @@ pub fn check(
     backend: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<CheckResult> {
     let clearance = clearance_arg(clearance)?;
-    let (pa, pb) = (pose(transform_a, "transform_a")?, pose(transform_b, "transform_b")?);
+    let (pa, pb) = (
+        pose(transform_a, "transform_a")?,
+        pose(transform_b, "transform_b")?,
+    );
     let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
     let backend = backend_of(py, backend)?;
     let report = py
@@ -305,10 +320,14 @@ pub fn interferes(
     transform_b: Option<&Bound<'_, PyAny>>,
     backend: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<bool> {
-    let (pa, pb) = (pose(transform_a, "transform_a")?, pose(transform_b, "transform_b")?);
+    let (pa, pb) = (
+        pose(transform_a, "transform_a")?,
+        pose(transform_b, "transform_b")?,
+    );
     let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
     let backend = backend_of(py, backend)?;
-    py.detach(|| backend.interferes(&ma, pa, &mb, pb)).map_err(err)
+    py.detach(|| backend.interferes(&ma, pa, &mb, pb))
+        .map_err(err)
 }
 
 /// How far apart two parts are as solids: what ``meshclash check --quick --json`` prints, as
@@ -434,7 +453,10 @@ pub fn solid_distance(
     transform_b: Option<&Bound<'_, PyAny>>,
     backend: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<SolidDistanceResult> {
-    let (pa, pb) = (pose(transform_a, "transform_a")?, pose(transform_b, "transform_b")?);
+    let (pa, pb) = (
+        pose(transform_a, "transform_a")?,
+        pose(transform_b, "transform_b")?,
+    );
     let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
     let backend = backend_of(py, backend)?;
     let solid = py
@@ -538,9 +560,7 @@ pub fn self_intersections(
 ) -> PyResult<SelfResult> {
     let m = Mesh::from_arg(py, mesh)?;
     let backend = backend_of(py, backend)?;
-    let report = py
-        .detach(|| backend.self_intersections(&m))
-        .map_err(err)?;
+    let report = py.detach(|| backend.self_intersections(&m)).map_err(err)?;
     Ok(SelfResult {
         report,
         pairs,

@@ -2,8 +2,8 @@
 //! fields are the library's ([`meshclash::json`]); the command line adds who answered and how
 //! long each stage took.
 
-pub use meshclash::json::v3;
 use meshclash::json::timings as timings_json;
+pub use meshclash::json::v3;
 use meshclash::{Backend, CheckReport, SelfReport, SolidDistance, Timings};
 use serde_json::{json, Value};
 
