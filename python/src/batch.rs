@@ -284,7 +284,7 @@ fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec
             r.len()
         )));
     }
-    if let Some(i) = r.iter().position(|r| !(*r >= 0.0)) {
+    if let Some(i) = r.iter().position(|r| r.is_nan() || *r < 0.0) {
         return Err(value_error(format!("row {i} has a negative radius")));
     }
     Ok(c.into_iter().zip(r).collect())

@@ -177,6 +177,9 @@ pub fn nearest_pair(
     Ok(best.map(|(i, j, solid)| (i, j, SolidDistanceResult { solid })))
 }
 
+/// A contact found, before its points become arrays.
+type Found = (Option<u32>, Option<u32>, DVec3, Option<DVec3>);
+
 /// A contact of two parts: `(triangle_a, triangle_b, point, normal)`; the triangles and the
 /// normal are None for a part inside the other (the point is then its vertex found inside).
 type Contact<'py> = (
@@ -208,7 +211,7 @@ pub fn contacts<'py>(
         .detach(|| -> Result<_, Error> {
             let r = backend.check(&ma, pa, &mb, pb, &CheckOptions::default())?;
             let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
-            let mut out: Vec<(Option<u32>, Option<u32>, DVec3, Option<DVec3>)> = r
+            let mut out: Vec<Found> = r
                 .intersect
                 .pairs
                 .iter()

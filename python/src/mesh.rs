@@ -59,7 +59,8 @@ impl Mesh {
             .map_err(|_| value_error("faces must be an array of integers"))?;
         let kind = f.dtype().kind();
         // Booleans and floats are not vertex numbers: refuse them rather than truncate.
-        if !(kind == b'i' || kind == b'u') && !(f.len() == 0 && kind == b'f') {
+        let empty_floats = f.len() == 0 && kind == b'f';
+        if !(kind == b'i' || kind == b'u' || empty_floats) {
             return Err(value_error(format!(
                 "faces must be integers, got dtype {}",
                 f.dtype()

@@ -1,15 +1,24 @@
 //! Two placed parts (`check`, `interferes`, `solid_distance`) and one mesh against itself
 //! (`self_intersections`), with their answers as Python objects.
 
-use crate::convert::{adapter_json, backend_arg, err, json_to_py, pose, value_error};
+use crate::convert::{backend_arg, err, json_to_py, pose, value_error};
 use crate::mesh::Mesh;
 use meshclash::query::Interference;
+use meshclash::GpuInfo;
 use meshclash::{CheckOptions, CheckReport, DVec3, SelfReport, SolidDistance};
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::Value;
+
+/// The adapter that answered, or `null` on the CPU (as the command line gives it); made only
+/// when asked for.
+fn adapter_value(a: &Option<GpuInfo>) -> Value {
+    a.as_ref()
+        .and_then(|a| serde_json::to_value(a).ok())
+        .unwrap_or(Value::Null)
+}
 
 pub fn vec3<'py>(py: Python<'py>, v: DVec3) -> Bound<'py, PyArray1<f64>> {
     PyArray1::from_vec(py, v.to_array().to_vec())
@@ -37,7 +46,7 @@ pub struct CheckResult {
     report: CheckReport,
     pairs: bool,
     backend: &'static str,
-    adapter: Value,
+    adapter: Option<GpuInfo>,
 }
 
 #[pymethods]
@@ -196,7 +205,7 @@ impl CheckResult {
     /// The GPU adapter that answered, or None.
     #[getter]
     fn adapter<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json_to_py(py, &self.adapter)
+        json_to_py(py, &adapter_value(&self.adapter))
     }
     /// Milliseconds per stage, and "total".
     #[getter]
@@ -282,7 +291,7 @@ pub fn check(
         report,
         pairs,
         backend: backend.name(),
-        adapter: adapter_json(&backend),
+        adapter: backend.adapter(),
     })
 }
 
@@ -473,7 +482,7 @@ pub struct SelfResult {
     report: SelfReport,
     pairs: bool,
     backend: &'static str,
-    adapter: Value,
+    adapter: Option<GpuInfo>,
 }
 
 #[pymethods]
@@ -524,7 +533,7 @@ impl SelfResult {
     }
     #[getter]
     fn adapter<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json_to_py(py, &self.adapter)
+        json_to_py(py, &adapter_value(&self.adapter))
     }
     #[getter]
     fn timings_ms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -565,6 +574,6 @@ pub fn self_intersections(
         report,
         pairs,
         backend: backend.name(),
-        adapter: adapter_json(&backend),
+        adapter: backend.adapter(),
     })
 }
