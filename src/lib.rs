@@ -32,6 +32,7 @@ pub mod error;
 pub mod geom;
 #[doc(hidden)]
 pub mod gpu;
+pub mod json;
 pub mod mesh;
 #[doc(hidden)]
 pub mod octree;

@@ -24,6 +24,14 @@ pub enum SelfKind {
 }
 
 impl SelfKind {
+    /// Every kind, in the order the command line lists them.
+    pub const ALL: [SelfKind; 4] = [
+        SelfKind::DisjointVertices,
+        SelfKind::SharedVertex,
+        SelfKind::SharedEdgeFoldover,
+        SelfKind::DuplicateFace,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             SelfKind::DisjointVertices => "disjoint_vertices",

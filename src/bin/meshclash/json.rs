@@ -1,9 +1,11 @@
-//! The JSON each command prints (`--json`): the contract in `docs/cli.md`.
+//! The JSON each command prints (`--json`): the contract in `docs/cli.md`. The answers' own
+//! fields are the library's ([`meshclash::json`]); the command line adds who answered and how
+//! long each stage took.
 
-use crate::text::KINDS;
-use meshclash::query::Interference;
-use meshclash::{Backend, CheckReport, DVec3, SelfReport, SolidDistance, Timings};
-use serde_json::{json, Map, Value};
+use meshclash::json::timings as timings_json;
+pub use meshclash::json::v3;
+use meshclash::{Backend, CheckReport, SelfReport, SolidDistance, Timings};
+use serde_json::{json, Value};
 
 /// The adapter that answered, or `null` on the CPU.
 fn adapter(backend: &Backend) -> Value {
@@ -13,135 +15,25 @@ fn adapter(backend: &Backend) -> Value {
         .unwrap_or(Value::Null)
 }
 
-pub fn v3(v: DVec3) -> Value {
-    json!([v.x, v.y, v.z])
-}
-
-fn timings_json(t: &Timings) -> Value {
-    let mut m = Map::new();
-    for (k, v) in &t.0 {
-        let prev = m.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-        m.insert(k.clone(), json!(prev + v));
-    }
-    m.insert("total".into(), json!(t.total()));
-    Value::Object(m)
-}
-
 pub fn check_json(r: &CheckReport, with_pairs: bool, backend: &Backend) -> Value {
-    let d = &r.distance;
-    let piercing = r.intersect.piercing_count();
-    let mut out = json!({
-        "intersects": r.intersects(),
-        "interferes": r.interferes(),
-        "containment": r.containment.map(|c| c.as_str()),
-        "containment_certain": r.containment_certain,
-        "pair_count": r.intersect.pairs.len(),
-        "touching_pair_count": r.intersect.pairs.len() - piercing,
-        "piercing_pair_count": piercing,
-        "min_distance": d.distance,
-        "closest_point_a": v3(d.point_a),
-        "closest_point_b": v3(d.point_b),
-        "separation": v3(d.separation),
-        "triangle_a": d.triangle_a,
-        "triangle_b": d.triangle_b,
-        "clearance": r.clearance.as_ref().map(|c| c.clearance),
-        "clearance_pair_count": r.clearance.as_ref().map(|c| c.pairs.len()),
-        "candidate_pairs": {
-            "intersect": r.intersect.candidates,
-            "distance": d.candidates,
-            "clearance": r.clearance.as_ref().map(|c| c.candidates),
-        },
-        "backend": backend.name(),
-        "adapter": adapter(backend),
-        "timings_ms": timings_json(&r.timings),
-    });
-    if with_pairs {
-        out["pairs"] = r
-            .intersect
-            .pairs
-            .iter()
-            .map(|p| {
-                json!({
-                    "a": p.a, "b": p.b,
-                    "class": p.contact.class().map(|c| c.as_str()),
-                    "coplanar": p.contact.coplanar,
-                    "touching": p.contact.touching,
-                })
-            })
-            .collect();
-        out["curves"] = r
-            .intersect
-            .curve_segments()
-            .iter()
-            .map(|(p, q)| json!([v3(*p), v3(*q)]))
-            .collect();
-        if let Some(c) = &r.clearance {
-            out["clearance_pairs"] = c
-                .pairs
-                .iter()
-                .map(|p| json!({"a": p.a, "b": p.b, "distance": p.distance, "intersects": p.intersects}))
-                .collect();
-        }
-    }
+    let mut out = meshclash::json::check(r, with_pairs);
+    out["backend"] = json!(backend.name());
+    out["adapter"] = adapter(backend);
+    out["timings_ms"] = timings_json(&r.timings);
     out
 }
 
 pub fn quick_json(r: &SolidDistance, timings: &Timings) -> Value {
-    let mut out = json!({
-        "interferes": matches!(r, SolidDistance::Interfering(_)),
-        "evidence": null,
-        "solid_distance": r.distance(),
-        "backend": "cpu",
-        "timings_ms": timings_json(timings),
-    });
-    match r {
-        SolidDistance::Interfering(i) => {
-            out["evidence"] = json!(i.as_str());
-            out["containment_certain"] = json!(i.certain());
-            if let Interference::VertexOfAInB { vertex, point, .. }
-            | Interference::VertexOfBInA { vertex, point, .. } = *i
-            {
-                out["evidence_vertex"] = json!(vertex);
-                out["evidence_point"] = v3(point);
-            }
-        }
-        SolidDistance::Apart {
-            report: d,
-            containment_certain,
-        } => {
-            out["containment_certain"] = json!(containment_certain);
-            out["closest_point_a"] = v3(d.point_a);
-            out["closest_point_b"] = v3(d.point_b);
-            out["separation"] = v3(d.separation);
-            out["triangle_a"] = json!(d.triangle_a);
-            out["triangle_b"] = json!(d.triangle_b);
-        }
-    }
+    let mut out = meshclash::json::solid_distance(r);
+    out["backend"] = json!("cpu");
+    out["timings_ms"] = timings_json(timings);
     out
 }
 
 pub fn self_json(r: &SelfReport, with_pairs: bool, backend: &Backend) -> Value {
-    let by_kind: Map<String, Value> = KINDS
-        .iter()
-        .filter(|k| r.count(**k) > 0)
-        .map(|k| (k.as_str().to_string(), json!(r.count(*k))))
-        .collect();
-    let mut out = json!({
-        "self_intersects": !r.pairs.is_empty(),
-        "pair_count": r.pairs.len(),
-        "by_kind": by_kind,
-        "zero_area_triangles": r.zero_area_triangles,
-        "candidate_pairs": r.candidates,
-        "backend": backend.name(),
-        "adapter": adapter(backend),
-        "timings_ms": timings_json(&r.timings),
-    });
-    if with_pairs {
-        out["pairs"] = r
-            .pairs
-            .iter()
-            .map(|p| json!({"a": p.a, "b": p.b, "kind": p.kind.as_str()}))
-            .collect();
-    }
+    let mut out = meshclash::json::self_intersections(r, with_pairs);
+    out["backend"] = json!(backend.name());
+    out["adapter"] = adapter(backend);
+    out["timings_ms"] = timings_json(&r.timings);
     out
 }

@@ -17,7 +17,6 @@ use args::{Cli, Command};
 use clap::Parser;
 use meshclash::mesh::BoundaryReport;
 use meshclash::{Backend, BackendKind, Error, Mesh, PreparedMesh};
-use serde_json::Value;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -198,23 +197,19 @@ fn info(path: &Path, json: bool) -> Result<(), Error> {
     let m = Mesh::load(path)?;
     let (info, open) = m.info_and_open_vertices(&m.zero_area_flags());
     let bodies = m.bodies(&open);
+    // Why a mesh is open: its boundary edges, and how many of them are cracks or seams.
+    let edges = BoundaryReport::of(&m);
+    if json {
+        println!(
+            "{}",
+            meshclash::json::info(&info, &bodies, &edges, m.unit.as_deref())
+        );
+        return Ok(());
+    }
     let (closed_bodies, bodies) = (
         bodies.closed.iter().filter(|&&c| c).count(),
         bodies.probes.len(),
     );
-    // Why a mesh is open: its boundary edges, and how many of them are cracks or seams.
-    let edges = BoundaryReport::of(&m);
-    if json {
-        let mut v = serde_json::to_value(&info).unwrap_or(Value::Null);
-        if let (Value::Object(o), Ok(Value::Object(e))) = (&mut v, serde_json::to_value(&edges)) {
-            o.insert("bodies".into(), bodies.into());
-            o.insert("closed_bodies".into(), closed_bodies.into());
-            o.insert("unit".into(), m.unit.clone().into());
-            o.extend(e);
-        }
-        println!("{v}");
-        return Ok(());
-    }
     println!("mesh:                {}", path.display());
     println!("triangles:           {}", info.triangles);
     println!("vertices (welded):   {}", info.vertices);

@@ -1,0 +1,304 @@
+"""``CollisionManager``: trimesh's collision manager, with meshclash answering.
+
+The method names, arguments and returns are those of ``trimesh.collision.CollisionManager``;
+the answers differ from FCL's where FCL is wrong:
+
+- Solid semantics: a part entirely inside another collides with it, and its distance to it is
+  0. FCL tests surfaces only (for meshes trimesh does not find convex), so a part swallowed by
+  another does not collide and has a positive distance.
+- Exact: every triangle pair is decided with exact predicates, touching included; FCL's float
+  test misses or invents contacts between near-touching triangles.
+
+Meshes are prepared once (``add_object`` makes a ``Mesh`` of a trimesh, or takes a ``Mesh``)
+and stay prepared, and on the GPU once a GPU query has used them, across calls.
+"""
+
+import weakref
+
+import numpy as np
+
+from . import _meshclash
+from ._meshclash import Mesh
+
+__all__ = ["CollisionManager", "ContactData", "DistanceData"]
+
+# Meshes made of trimesh objects, kept while the object lives and its data is unchanged
+# (trimesh's hash follows every edit), so that querying with the same trimesh again and again
+# prepares it once.
+_prepared = weakref.WeakKeyDictionary()
+
+
+def _as_mesh(mesh):
+    if isinstance(mesh, Mesh):
+        return mesh
+    try:
+        key = hash(mesh)
+        kept = _prepared.get(mesh)
+    except TypeError:  # unhashable, or no weak references
+        return Mesh(mesh)
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    made = Mesh(mesh)
+    _prepared[mesh] = (key, made)
+    return made
+
+
+class ContactData:
+    """One contact between two objects, as trimesh's ``ContactData``: an intersecting triangle
+    pair, or a part inside another.
+
+    ``names``: the two objects' names (a set); ``index(name)``: that object's triangle (a row
+    of its faces; None for a part inside another); ``point``: a point of the pair's
+    intersection (for a part inside another: its vertex found inside); ``normal``: the unit
+    normal of the second object's triangle (None for a part inside another); ``depth``: None
+    (meshclash does not compute penetration depths).
+    """
+
+    def __init__(self, names, triangles, point, normal):
+        self.names = set(names)
+        self._inds = {names[0]: triangles[0], names[1]: triangles[1]}
+        self._point = point
+        self._normal = normal
+
+    @property
+    def point(self):
+        return self._point
+
+    @property
+    def normal(self):
+        return self._normal
+
+    @property
+    def depth(self):
+        return None
+
+    def index(self, name):
+        return self._inds[name]
+
+    def __repr__(self):
+        return f"ContactData(names={self.names!r}, point={self._point!r})"
+
+
+class DistanceData:
+    """The nearest pair, as trimesh's ``DistanceData``: ``names``, ``distance``,
+    ``index(name)`` (the triangle with the closest point, a row of that object's faces) and
+    ``point(name)`` (the closest point, world coordinates). For objects that interfere the
+    distance is 0; the point is then the vertex found inside the other (None where the surfaces
+    meet), and the indices are None.
+    """
+
+    def __init__(self, names, result):
+        self.names = set(names)
+        self._distance = result.solid_distance
+        if result.interferes:
+            p = result.evidence_point
+            self._inds = {names[0]: None, names[1]: None}
+            self._points = {names[0]: p, names[1]: p}
+        else:
+            self._inds = {names[0]: result.triangle_a, names[1]: result.triangle_b}
+            self._points = {names[0]: result.closest_point_a, names[1]: result.closest_point_b}
+        self.result = result
+
+    @property
+    def distance(self):
+        return self._distance
+
+    def index(self, name):
+        return self._inds[name]
+
+    def point(self, name):
+        return self._points[name]
+
+    def __repr__(self):
+        return f"DistanceData(names={self.names!r}, distance={self._distance!r})"
+
+
+def _returns(result, extra):
+    """trimesh's convention: the answer alone, or a tuple with what was asked for."""
+    if not extra:
+        return result
+    return (result, *extra)
+
+
+class CollisionManager:
+    """A set of named, placed meshes to test against each other, one mesh, or another manager;
+    trimesh's ``CollisionManager`` interface.
+
+    Unlike FCL (which trimesh's manager uses), a part entirely inside another collides with it
+    (solid semantics), and contacts are exact: touching counts, near misses do not.
+
+    ``backend``: "auto", "cpu", "gpu" or a ``Backend``. Yes/no answers and distances are found
+    on the CPU whatever the backend (they stop at the first evidence, in microseconds); the
+    contact lists of ``return_data`` come from ``check`` on the backend. Meshes stay prepared,
+    and on the GPU once used there, across calls. Transforms are 4x4 rigid matrices, checked
+    as ``--matrix`` is (``ValueError`` otherwise).
+    """
+
+    def __init__(self, backend="auto"):
+        self._backend = backend if isinstance(backend, _meshclash.Backend) else _meshclash.backend(backend)
+        # name -> (Mesh, 4x4 float64 transform), in the order added.
+        self._objs = {}
+
+    @property
+    def backend(self):
+        return self._backend
+
+    def add_object(self, name, mesh, transform=None):
+        """Add (or replace) the object ``name``: ``mesh`` (a ``Mesh``, or anything with
+        ``.vertices`` and ``.faces``) placed by ``transform`` (4x4, None for the identity).
+        Returns the prepared ``Mesh``."""
+        transform = _meshclash.rigid_transform(transform)
+        mesh = _as_mesh(mesh)
+        self._objs[name] = (mesh, transform)
+        return mesh
+
+    def remove_object(self, name):
+        """Remove the object ``name`` (``ValueError`` if there is none)."""
+        if name not in self._objs:
+            raise ValueError(f"{name} not in collision manager!")
+        del self._objs[name]
+
+    def set_transform(self, name, transform):
+        """Place the object ``name`` by ``transform`` (4x4) instead."""
+        if name not in self._objs:
+            raise ValueError(f"{name} not in collision manager!")
+        self._objs[name] = (self._objs[name][0], _meshclash.rigid_transform(transform))
+
+    def _lists(self, skip=None):
+        names = [n for n in self._objs if skip is None or n != skip]
+        return names, [self._objs[n][0] for n in names], [self._objs[n][1] for n in names]
+
+    def _contacts(self, pair_names, a, ta, b, tb):
+        return [
+            ContactData(pair_names, (ia, ib), point, normal)
+            for ia, ib, point, normal in _meshclash.contacts(a, ta, b, tb, self._backend)
+        ]
+
+    def in_collision_single(self, mesh, transform=None, return_names=False, return_data=False):
+        """Does ``mesh`` (placed by ``transform``) collide with any object of the manager.
+
+        Returns ``is_collision``, then the set of names of the objects it collides with (if
+        ``return_names``), then a list of ``ContactData`` (if ``return_data``; the mesh is
+        named "__external" in them)."""
+        mesh, transform = _as_mesh(mesh), _meshclash.rigid_transform(transform)
+        names, meshes, transforms = self._lists()
+        want = return_names or return_data
+        pairs = _meshclash.interfering_pairs(
+            [mesh], [transform], meshes, transforms, not want, self._backend
+        )
+        extra = []
+        if return_names:
+            extra.append({names[j] for _, j in pairs})
+        if return_data:
+            extra.append(
+                [
+                    c
+                    for _, j in pairs
+                    for c in self._contacts(("__external", names[j]), mesh, transform, meshes[j], transforms[j])
+                ]
+            )
+        return _returns(bool(pairs), extra)
+
+    def in_collision_internal(self, return_names=False, return_data=False):
+        """Does any pair of the manager's objects collide.
+
+        Returns ``is_collision``, then the set of colliding pairs as name tuples in sorted
+        order (if ``return_names``), then a list of ``ContactData`` (if ``return_data``)."""
+        names, meshes, transforms = self._lists()
+        want = return_names or return_data
+        pairs = _meshclash.interfering_pairs(meshes, transforms, None, None, not want, self._backend)
+        extra = []
+        if return_names:
+            extra.append({tuple(sorted((names[i], names[j]))) for i, j in pairs})
+        if return_data:
+            extra.append(
+                [
+                    c
+                    for i, j in pairs
+                    for c in self._contacts((names[i], names[j]), meshes[i], transforms[i], meshes[j], transforms[j])
+                ]
+            )
+        return _returns(bool(pairs), extra)
+
+    def in_collision_other(self, other_manager, return_names=False, return_data=False):
+        """Does any object of this manager collide with any of ``other_manager``.
+
+        Returns ``is_collision``, then the set of colliding pairs as (name here, name there)
+        (if ``return_names``), then a list of ``ContactData`` (if ``return_data``)."""
+        names, meshes, transforms = self._lists()
+        onames, omeshes, otransforms = other_manager._lists()
+        want = return_names or return_data
+        pairs = _meshclash.interfering_pairs(meshes, transforms, omeshes, otransforms, not want, self._backend)
+        extra = []
+        if return_names:
+            extra.append({(names[i], onames[j]) for i, j in pairs})
+        if return_data:
+            extra.append(
+                [
+                    c
+                    for i, j in pairs
+                    for c in self._contacts((names[i], onames[j]), meshes[i], transforms[i], omeshes[j], otransforms[j])
+                ]
+            )
+        return _returns(bool(pairs), extra)
+
+    def min_distance_single(self, mesh, transform=None, return_name=False, return_data=False):
+        """The distance from ``mesh`` (placed by ``transform``) to the nearest object of the
+        manager, as solids: 0 when it collides with one (inside one included).
+
+        Returns the distance (``inf`` for an empty manager), then the nearest object's name (if
+        ``return_name``), then a ``DistanceData`` (if ``return_data``; the mesh is named
+        "__external" in it)."""
+        mesh, transform = _as_mesh(mesh), _meshclash.rigid_transform(transform)
+        names, meshes, transforms = self._lists()
+        best = _meshclash.nearest_pair([mesh], [transform], meshes, transforms, self._backend)
+        return self._distance_returns(best, lambda i, j: ("__external", names[j]), return_name, return_data, single=True)
+
+    def min_distance_internal(self, name=None, return_names=False, return_data=False):
+        """The distance between the nearest two objects of the manager (or, with ``name``,
+        between that object and the nearest other), as solids: 0 when some collide.
+
+        Returns the distance (``inf`` with fewer than two objects), then the two names in
+        sorted order (if ``return_names``), then a ``DistanceData`` (if ``return_data``)."""
+        if name is not None:
+            if name not in self._objs:
+                raise ValueError(f"{name} not in collision manager!")
+            names, meshes, transforms = self._lists(skip=name)
+            mesh, transform = self._objs[name]
+            best = _meshclash.nearest_pair([mesh], [transform], meshes, transforms, self._backend)
+            pair_names = lambda i, j: (name, names[j])  # noqa: E731
+        else:
+            names, meshes, transforms = self._lists()
+            best = _meshclash.nearest_pair(meshes, transforms, None, None, self._backend)
+            pair_names = lambda i, j: (names[i], names[j])  # noqa: E731
+        return self._distance_returns(best, pair_names, return_names, return_data, sort_names=True)
+
+    def min_distance_other(self, other_manager, return_names=False, return_data=False):
+        """The distance between the nearest object of this manager and of ``other_manager``, as
+        solids: 0 when some collide.
+
+        Returns the distance, then (name here, name there) (if ``return_names``), then a
+        ``DistanceData`` (if ``return_data``)."""
+        names, meshes, transforms = self._lists()
+        onames, omeshes, otransforms = other_manager._lists()
+        best = _meshclash.nearest_pair(meshes, transforms, omeshes, otransforms, self._backend)
+        return self._distance_returns(best, lambda i, j: (names[i], onames[j]), return_names, return_data)
+
+    @staticmethod
+    def _distance_returns(best, pair_names, return_names, return_data, sort_names=False, single=False):
+        extra = []
+        if best is None:
+            distance, names, data = np.inf, None, None
+        else:
+            i, j, result = best
+            distance = result.solid_distance
+            names = pair_names(i, j)
+            data = DistanceData(names, result)
+            if sort_names:
+                names = tuple(sorted(names))
+        if return_names:
+            # min_distance_single names one object; the others, two.
+            extra.append(names[1] if single and names is not None else names)
+        if return_data:
+            extra.append(data)
+        return _returns(distance, extra)

@@ -1,0 +1,508 @@
+//! Batch queries, numpy in and numpy out: points (`winding_numbers`, `inside`,
+//! `closest_points`), rays (`ray_hits`), spheres (`sphere_contacts`, `sphere_sweeps`), many
+//! poses (`poses`) and a path (`sweep`). Each answers with a dict of arrays, one row per input
+//! row, named as the command line's `--out` columns; a missing value is NaN (floats), -1
+//! (triangles) or False.
+
+use crate::convert::{err, f64_array, points, pose, poses as pose_list, value_error};
+use crate::mesh::Mesh;
+use crate::pair::backend_of;
+use meshclash::query::{self, Hits, Posed, SolidDistance, SphereSweep};
+use meshclash::DVec3;
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(winding_numbers, m)?)?;
+    m.add_function(wrap_pyfunction!(inside, m)?)?;
+    m.add_function(wrap_pyfunction!(closest_points, m)?)?;
+    m.add_function(wrap_pyfunction!(ray_hits, m)?)?;
+    m.add_function(wrap_pyfunction!(sphere_contacts, m)?)?;
+    m.add_function(wrap_pyfunction!(sphere_sweeps, m)?)?;
+    m.add_function(wrap_pyfunction!(self::poses, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    Ok(())
+}
+
+/// Columns being filled: each becomes a numpy array under its name.
+struct Columns<'py> {
+    py: Python<'py>,
+    dict: Bound<'py, PyDict>,
+}
+
+impl<'py> Columns<'py> {
+    fn new(py: Python<'py>) -> Self {
+        Columns {
+            py,
+            dict: PyDict::new(py),
+        }
+    }
+
+    fn f64(self, name: &str, v: impl Iterator<Item = Option<f64>>) -> PyResult<Self> {
+        let v: Vec<f64> = v.map(|x| x.unwrap_or(f64::NAN)).collect();
+        self.dict.set_item(name, PyArray1::from_vec(self.py, v))?;
+        Ok(self)
+    }
+
+    fn i64(self, name: &str, v: impl Iterator<Item = Option<i64>>) -> PyResult<Self> {
+        let v: Vec<i64> = v.map(|x| x.unwrap_or(-1)).collect();
+        self.dict.set_item(name, PyArray1::from_vec(self.py, v))?;
+        Ok(self)
+    }
+
+    fn bool(self, name: &str, v: impl Iterator<Item = bool>) -> PyResult<Self> {
+        self.dict
+            .set_item(name, PyArray1::from_vec(self.py, v.collect()))?;
+        Ok(self)
+    }
+
+    /// Points as an (N, 3) array, NaN rows where missing.
+    fn points(self, name: &str, v: impl Iterator<Item = Option<DVec3>>) -> PyResult<Self> {
+        let flat: Vec<f64> = v
+            .flat_map(|p| p.map_or([f64::NAN; 3], |p| p.to_array()))
+            .collect();
+        let a = Array2::from_shape_vec((flat.len() / 3, 3), flat).expect("three a point");
+        self.dict.set_item(name, a.into_pyarray(self.py))?;
+        Ok(self)
+    }
+
+    fn done(self) -> Bound<'py, PyDict> {
+        self.dict
+    }
+}
+
+/// The generalized winding number of the mesh around each point (an (N, 3) array), exact
+/// where the mesh is closed: ``{"winding", "bound", "inside", "certain"}``, inside meaning
+/// ``|winding| >= 1/2``, certain meaning the value is farther than its rounding bound from 1/2.
+/// As ``meshclash inside``; on the GPU when the backend is one.
+#[pyfunction]
+#[pyo3(signature = (mesh, points, transform = None, backend = None))]
+pub fn winding_numbers<'py>(
+    py: Python<'py>,
+    mesh: &Bound<'py, PyAny>,
+    points: &Bound<'py, PyAny>,
+    transform: Option<&Bound<'py, PyAny>>,
+    backend: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (m, p, pts) = (
+        Mesh::from_arg(py, mesh)?,
+        pose(transform, "transform")?,
+        self::points(points, "points")?,
+    );
+    let backend = backend_of(py, backend)?;
+    let w = py
+        .detach(|| backend.winding_numbers(&m, p, &pts))
+        .map_err(err)?;
+    Columns::new(py)
+        .f64("winding", w.iter().map(|w| Some(w.value)))?
+        .f64("bound", w.iter().map(|w| Some(w.bound)))?
+        .bool("inside", w.iter().map(|w| w.inside()))?
+        .bool("certain", w.iter().map(|w| w.certain()))
+        .map(Columns::done)
+}
+
+/// Whether each point (an (N, 3) array) is inside the mesh: ``winding_numbers(...)["inside"]``.
+#[pyfunction]
+#[pyo3(signature = (mesh, points, transform = None, backend = None))]
+pub fn inside<'py>(
+    py: Python<'py>,
+    mesh: &Bound<'py, PyAny>,
+    points: &Bound<'py, PyAny>,
+    transform: Option<&Bound<'py, PyAny>>,
+    backend: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    winding_numbers(py, mesh, points, transform, backend)?
+        .get_item("inside")?
+        .ok_or_else(|| value_error("no inside column"))
+}
+
+/// The nearest point of the mesh to each point (an (N, 3) array), within ``max_distance``:
+/// ``{"distance", "triangle", "point", "u", "v"}`` (``point`` (N, 3); ``u``, ``v``
+/// barycentric on ``triangle``, a row of the faces). Points with nothing within
+/// ``max_distance`` get NaN and -1. ``signed``: distances negative inside (winding number).
+/// As ``meshclash closest``.
+#[pyfunction]
+#[pyo3(signature = (mesh, points, transform = None, max_distance = f64::INFINITY, signed = false, backend = None))]
+pub fn closest_points<'py>(
+    py: Python<'py>,
+    mesh: &Bound<'py, PyAny>,
+    points: &Bound<'py, PyAny>,
+    transform: Option<&Bound<'py, PyAny>>,
+    max_distance: f64,
+    signed: bool,
+    backend: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    if max_distance.is_nan() || max_distance < 0.0 {
+        return Err(value_error(format!(
+            "--max-distance must be a distance >= 0, got {max_distance}"
+        )));
+    }
+    let (m, p, pts) = (
+        Mesh::from_arg(py, mesh)?,
+        pose(transform, "transform")?,
+        self::points(points, "points")?,
+    );
+    let backend = backend_of(py, backend)?;
+    let (found, inside) = py
+        .detach(|| {
+            let found = backend.closest_points(&m, p, &pts, max_distance)?;
+            let inside = match signed {
+                true => Some(backend.winding_numbers(&m, p, &pts)?),
+                false => None,
+            };
+            Ok((found, inside))
+        })
+        .map_err(err)?;
+    let sign = |i: usize| match &inside {
+        Some(w) if w[i].inside() => -1.0,
+        _ => 1.0,
+    };
+    Columns::new(py)
+        .f64(
+            "distance",
+            found
+                .iter()
+                .enumerate()
+                .map(|(i, c)| c.map(|c| sign(i) * c.distance)),
+        )?
+        .i64(
+            "triangle",
+            found.iter().map(|c| c.map(|c| c.triangle as i64)),
+        )?
+        .points("point", found.iter().map(|c| c.map(|c| c.point)))?
+        .f64("u", found.iter().map(|c| c.map(|c| c.u)))?
+        .f64("v", found.iter().map(|c| c.map(|c| c.v)))
+        .map(Columns::done)
+}
+
+/// Where each ray ``origins[i] + t * directions[i]``, ``0 <= t <= max_t``, meets the mesh,
+/// watertight (a ray through a shared edge or vertex hits once). As ``meshclash ray``.
+///
+/// ``hits="first"`` (the nearest) or ``"any"`` (whether there is one): one row per ray,
+/// ``{"hit", "t", "triangle", "u", "v", "point", "front"}``. ``hits="all"``: one row per
+/// hit, by ray then t, with ``"ray"`` naming its ray.
+#[pyfunction]
+#[pyo3(signature = (mesh, origins, directions, transform = None, max_t = f64::INFINITY, hits = "first", backend = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn ray_hits<'py>(
+    py: Python<'py>,
+    mesh: &Bound<'py, PyAny>,
+    origins: &Bound<'py, PyAny>,
+    directions: &Bound<'py, PyAny>,
+    transform: Option<&Bound<'py, PyAny>>,
+    max_t: f64,
+    hits: &str,
+    backend: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let which = match hits {
+        "first" => Hits::First,
+        "any" => Hits::Any,
+        "all" => Hits::All,
+        _ => {
+            return Err(value_error(format!(
+                "hits must be \"first\", \"any\" or \"all\", got {hits:?}"
+            )))
+        }
+    };
+    if max_t.is_nan() || max_t < 0.0 {
+        return Err(value_error(format!("--max-t must be >= 0, got {max_t}")));
+    }
+    let (m, p) = (Mesh::from_arg(py, mesh)?, pose(transform, "transform")?);
+    let (o, d) = (
+        self::points(origins, "origins")?,
+        self::points(directions, "directions")?,
+    );
+    if o.len() != d.len() {
+        return Err(value_error(format!(
+            "origins and directions must have as many rows, got {} and {}",
+            o.len(),
+            d.len()
+        )));
+    }
+    if let Some(i) = d.iter().position(|d| *d == DVec3::ZERO) {
+        return Err(value_error(format!("row {i} has a zero direction")));
+    }
+    let rays: Vec<(DVec3, DVec3)> = o.into_iter().zip(d).collect();
+    let backend = backend_of(py, backend)?;
+    let found = py
+        .detach(|| {
+            let posed = Posed::new(&m, p);
+            if let Some(i) = (0..rays.len())
+                .find(|&i| query::ray_segment_end(rays[i].0, rays[i].1, &posed, max_t).is_none())
+            {
+                return Err(meshclash::Error::Argument(format!(
+                    "row {i}: the ray's segment past the mesh is beyond f64"
+                )));
+            }
+            backend.ray_hits(&m, p, &rays, max_t, which)
+        })
+        .map_err(err)?;
+    let rows: Vec<(usize, Option<&query::RayHit>)> = if which == Hits::All {
+        let per_ray = found.iter().enumerate();
+        per_ray
+            .flat_map(|(i, h)| h.iter().map(move |x| (i, Some(x))))
+            .collect()
+    } else {
+        found
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (i, h.first()))
+            .collect()
+    };
+    let mut cols = Columns::new(py);
+    if which == Hits::All {
+        cols = cols.i64("ray", rows.iter().map(|r| Some(r.0 as i64)))?;
+    }
+    let f = |g: fn(&query::RayHit) -> f64| rows.iter().map(move |r| r.1.map(g));
+    cols.bool("hit", rows.iter().map(|r| r.1.is_some()))?
+        .f64("t", f(|h| h.t))?
+        .i64(
+            "triangle",
+            rows.iter().map(|r| r.1.map(|h| h.triangle as i64)),
+        )?
+        .f64("u", f(|h| h.u))?
+        .f64("v", f(|h| h.v))?
+        .points("point", rows.iter().map(|r| r.1.map(|h| h.point)))?
+        .bool("front", rows.iter().map(|r| r.1.is_some_and(|h| h.front)))
+        .map(Columns::done)
+}
+
+/// Spheres as centres (N, 3) and radii (N,) (or one radius for all).
+fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec<(DVec3, f64)>> {
+    let c = points(centers, "centers")?;
+    let r = f64_array(radii, "radii", &[None]).or_else(|_| f64_array(radii, "radii", &[]))?;
+    let r: Vec<f64> = match r.as_array().ndim() {
+        0 => vec![r.as_array().iter().copied().next().unwrap_or(f64::NAN); c.len()],
+        _ => r.as_array().iter().copied().collect(),
+    };
+    if r.len() != c.len() {
+        return Err(value_error(format!(
+            "centers and radii must have as many rows, got {} and {}",
+            c.len(),
+            r.len()
+        )));
+    }
+    if let Some(i) = r.iter().position(|r| r.is_nan() || *r < 0.0) {
+        return Err(value_error(format!("row {i} has a negative radius")));
+    }
+    Ok(c.into_iter().zip(r).collect())
+}
+
+/// Each sphere against the mesh: ``{"touches", "gap", "triangle", "point"}``. ``gap``: the
+/// centre's distance to the surface less the radius, and with the centre inside the solid,
+/// minus the distance less the radius; ``touches`` is ``gap <= 0`` (a sphere wholly inside
+/// touches); ``point``: the surface point nearest the centre. As ``meshclash spheres``.
+#[pyfunction]
+#[pyo3(signature = (mesh, centers, radii, transform = None, backend = None))]
+pub fn sphere_contacts<'py>(
+    py: Python<'py>,
+    mesh: &Bound<'py, PyAny>,
+    centers: &Bound<'py, PyAny>,
+    radii: &Bound<'py, PyAny>,
+    transform: Option<&Bound<'py, PyAny>>,
+    backend: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (m, p) = (Mesh::from_arg(py, mesh)?, pose(transform, "transform")?);
+    let s = spheres(centers, radii)?;
+    let backend = backend_of(py, backend)?;
+    let found = py
+        .detach(|| backend.sphere_contacts(&m, p, &s))
+        .map_err(err)?;
+    Columns::new(py)
+        .bool(
+            "touches",
+            found.iter().map(|c| c.is_some_and(|c| c.touches)),
+        )?
+        .f64("gap", found.iter().map(|c| c.map(|c| c.gap)))?
+        .i64(
+            "triangle",
+            found.iter().map(|c| c.map(|c| c.triangle as i64)),
+        )?
+        .points("point", found.iter().map(|c| c.map(|c| c.point)))
+        .map(Columns::done)
+}
+
+/// Each sphere moving from ``centers[i]`` to ``centers[i] + displacements[i]``: its first
+/// contact, certified by conservative advancement (none before ``toi``, within ``tolerance``
+/// of touching there): ``{"contact", "decided", "toi", "triangle", "point"}``. ``decided``
+/// False: the advancement could not decide (never reported clear). ``tolerance`` defaults to
+/// 1e-9 of the mesh's bounding-box diagonal. As ``meshclash spheres`` with displacements.
+#[pyfunction]
+#[pyo3(signature = (mesh, centers, radii, displacements, transform = None, tolerance = None, backend = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn sphere_sweeps<'py>(
+    py: Python<'py>,
+    mesh: &Bound<'py, PyAny>,
+    centers: &Bound<'py, PyAny>,
+    radii: &Bound<'py, PyAny>,
+    displacements: &Bound<'py, PyAny>,
+    transform: Option<&Bound<'py, PyAny>>,
+    tolerance: Option<f64>,
+    backend: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (m, p) = (Mesh::from_arg(py, mesh)?, pose(transform, "transform")?);
+    let s = spheres(centers, radii)?;
+    let v = points(displacements, "displacements")?;
+    if v.len() != s.len() {
+        return Err(value_error(format!(
+            "centers and displacements must have as many rows, got {} and {}",
+            s.len(),
+            v.len()
+        )));
+    }
+    let tol = tolerance.unwrap_or(1e-9 * m.mesh.bounding_box().diagonal());
+    if tol.is_nan() || tol <= 0.0 {
+        return Err(value_error(format!("--tolerance must be > 0, got {tol}")));
+    }
+    let moving: Vec<_> = s.iter().zip(&v).map(|(&(c, r), &v)| (c, r, v)).collect();
+    let backend = backend_of(py, backend)?;
+    let found = py
+        .detach(|| backend.sphere_sweeps(&m, p, &moving, tol))
+        .map_err(err)?;
+    let contact: Vec<_> = found.iter().map(|s| s.contact().copied()).collect();
+    Columns::new(py)
+        .bool("contact", contact.iter().map(Option::is_some))?
+        .bool(
+            "decided",
+            found
+                .iter()
+                .map(|s| !matches!(s, SphereSweep::Undecided { .. })),
+        )?
+        .f64("toi", contact.iter().map(|c| c.map(|c| c.toi)))?
+        .i64(
+            "triangle",
+            contact.iter().map(|c| c.map(|c| c.triangle as i64)),
+        )?
+        .points("point", contact.iter().map(|c| c.map(|c| c.point)))
+        .map(Columns::done)
+}
+
+/// Many poses of B (a (K, 4, 4) array of rigid transforms) against A, in parallel: per pose
+/// what ``solid_distance`` answers, ``{"interferes", "distance", "triangle_a", "triangle_b",
+/// "point_a", "point_b", "evidence", "clearance_pairs"}`` (closest points and triangles when
+/// apart, the evidence when not; ``clearance_pairs``: the pairs closer than ``clearance``, -1
+/// without one). As ``meshclash poses``; on the CPU.
+#[pyfunction]
+#[pyo3(signature = (a, b, transforms_b, transform_a = None, clearance = None))]
+pub fn poses<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    transforms_b: &Bound<'py, PyAny>,
+    transform_a: Option<&Bound<'py, PyAny>>,
+    clearance: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    if let Some(d) = clearance {
+        if !(d.is_finite() && d >= 0.0) {
+            return Err(value_error(format!(
+                "--clearance must be a finite distance >= 0, got {d}"
+            )));
+        }
+    }
+    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
+    let pa = pose(transform_a, "transform_a")?;
+    let ps = pose_list(transforms_b, "transforms_b")?;
+    let answers = py.detach(|| query::poses(&ma, pa, &mb, &ps, clearance));
+    let apart: Vec<_> = answers
+        .iter()
+        .map(|x| match &x.solid {
+            SolidDistance::Apart { report, .. } => Some(report),
+            SolidDistance::Interfering(_) => None,
+        })
+        .collect();
+    let evidence: Vec<Option<&str>> = answers.iter().map(|x| query::evidence(&x.solid)).collect();
+    let d = Columns::new(py)
+        .bool("interferes", apart.iter().map(Option::is_none))?
+        .f64("distance", answers.iter().map(|x| Some(x.solid.distance())))?
+        .i64(
+            "triangle_a",
+            apart.iter().map(|r| r.map(|r| r.triangle_a as i64)),
+        )?
+        .i64(
+            "triangle_b",
+            apart.iter().map(|r| r.map(|r| r.triangle_b as i64)),
+        )?
+        .points("point_a", apart.iter().map(|r| r.map(|r| r.point_a)))?
+        .points("point_b", apart.iter().map(|r| r.map(|r| r.point_b)))?
+        .i64(
+            "clearance_pairs",
+            answers.iter().map(|x| x.clearance_pairs.map(|n| n as i64)),
+        )?
+        .done();
+    d.set_item("evidence", evidence)?;
+    Ok(d)
+}
+
+/// B moving through waypoints (a (K, 4, 4) array, K >= 2; translation linear, rotation by
+/// slerp) against A: its first contact, certified by conservative advancement (none before
+/// ``time``, within ``tolerance`` of touching there), or how near it came. ``times``: the
+/// waypoints' times, increasing from 0 to 1 (default evenly spaced). ``tolerance`` defaults to
+/// 1e-6 of the parts' combined size. Returns what ``meshclash sweep --json`` prints, less
+/// ``backend`` and ``timings_ms``, with ``pose`` and points as numpy arrays. On the CPU.
+#[pyfunction]
+#[pyo3(signature = (a, b, path, transform_a = None, times = None, tolerance = None))]
+pub fn sweep<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    path: &Bound<'py, PyAny>,
+    transform_a: Option<&Bound<'py, PyAny>>,
+    times: Option<Vec<f64>>,
+    tolerance: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let waypoints = pose_list(path, "path")?;
+    if waypoints.len() < 2 {
+        return Err(value_error(format!(
+            "a path needs at least two waypoints, got {}",
+            waypoints.len()
+        )));
+    }
+    let times = times.unwrap_or_default();
+    let ok = times.is_empty()
+        || (times.len() == waypoints.len()
+            && times.first() == Some(&0.0)
+            && times.last() == Some(&1.0)
+            && times.windows(2).all(|w| w[0] < w[1]));
+    if !ok {
+        return Err(value_error(format!(
+            "--times needs {} increasing numbers from 0 to 1, one per waypoint, got {times:?}",
+            waypoints.len()
+        )));
+    }
+    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
+    let pa = pose(transform_a, "transform_a")?;
+    let size = ma.mesh.bounding_box().diagonal() + mb.mesh.bounding_box().diagonal();
+    let tol = tolerance.unwrap_or(1e-6 * size);
+    if tol.is_nan() || tol <= 0.0 {
+        return Err(value_error(format!("--tolerance must be > 0, got {tol}")));
+    }
+    let r = py.detach(|| query::sweep(&ma, pa, &mb, &waypoints, &times, tol));
+    let d = PyDict::new(py);
+    d.set_item("contact", r.contact.is_some())?;
+    d.set_item("tolerance", tol)?;
+    d.set_item("min_distance", r.min_distance)?;
+    d.set_item("min_time", r.min_time)?;
+    d.set_item("min_distance_bound", r.min_distance_bound)?;
+    d.set_item("complete", r.complete)?;
+    d.set_item("steps", r.steps)?;
+    if let Some(h) = &r.contact {
+        d.set_item("time", h.time)?;
+        d.set_item("segment", h.segment)?;
+        d.set_item("segment_time", h.segment_time)?;
+        let m = Array2::from_shape_vec((4, 4), h.pose.to_matrix().to_vec()).expect("16");
+        d.set_item("pose", m.into_pyarray(py))?;
+        match &h.solid {
+            SolidDistance::Interfering(i) => d.set_item("evidence", i.as_str())?,
+            SolidDistance::Apart { report, .. } => {
+                d.set_item("distance", report.distance)?;
+                d.set_item("triangle_a", report.triangle_a)?;
+                d.set_item("triangle_b", report.triangle_b)?;
+                d.set_item("closest_point_a", crate::pair::vec3(py, report.point_a))?;
+                d.set_item("closest_point_b", crate::pair::vec3(py, report.point_b))?;
+            }
+        }
+    }
+    Ok(d)
+}

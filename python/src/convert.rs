@@ -1,0 +1,238 @@
+//! Between Python and the library: errors, arrays, poses, backends and JSON values.
+
+use meshclash::{Backend, BackendKind, DVec3, Error, Pose};
+use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use pyo3::exceptions::{
+    PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyPermissionError, PyRuntimeError,
+    PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use serde_json::Value;
+use std::io::ErrorKind;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// The library's error as Python's: files are `OSError` (by kind, as `open` raises them), a
+/// GPU that cannot be had or fails is `RuntimeError`, everything else the caller gave is
+/// `ValueError`. The message is the command line's.
+pub fn err(e: Error) -> PyErr {
+    let msg = e.to_string();
+    match &e {
+        Error::Io { source, .. } => match source.kind() {
+            ErrorKind::NotFound => PyFileNotFoundError::new_err(msg),
+            ErrorKind::PermissionDenied => PyPermissionError::new_err(msg),
+            ErrorKind::IsADirectory => PyIsADirectoryError::new_err(msg),
+            _ => PyOSError::new_err(msg),
+        },
+        Error::NotAFile { kind, .. } if kind.contains("directory") => {
+            PyIsADirectoryError::new_err(msg)
+        }
+        Error::NotAFile { .. } | Error::Grew { .. } | Error::Output(_) => PyOSError::new_err(msg),
+        Error::NoAdapter(_) | Error::Gpu(_) => PyRuntimeError::new_err(msg),
+        _ => PyValueError::new_err(msg),
+    }
+}
+
+pub fn value_error(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}
+
+/// `numpy.asarray(obj, dtype)`: lists, tuples and arrays of any dtype numpy can cast.
+pub fn asarray<'py>(obj: &Bound<'py, PyAny>, dtype: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+    let py = obj.py();
+    let np = py.import(pyo3::intern!(py, "numpy"))?;
+    np.call_method1(pyo3::intern!(py, "asarray"), (obj, dtype))
+}
+
+/// `obj` as a float64 array of `ndim` dimensions whose last is `last` (when given); `what`
+/// names it in the error.
+pub fn f64_array<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    shape: &[Option<usize>],
+) -> PyResult<PyReadonlyArrayDyn<'py, f64>> {
+    let arr = asarray(obj, Some("float64"))?;
+    let arr = arr
+        .cast_into::<PyArrayDyn<f64>>()
+        .map_err(|_| value_error(format!("{what} must be an array of numbers")))?;
+    check_shape(arr.shape(), what, shape)?;
+    Ok(arr.readonly())
+}
+
+/// A shape against a pattern (`None`: any length), as a `ValueError` naming both.
+pub fn check_shape(got: &[usize], what: &str, want: &[Option<usize>]) -> PyResult<()> {
+    let fits =
+        got.len() == want.len() && got.iter().zip(want).all(|(g, w)| w.is_none_or(|w| *g == w));
+    if fits {
+        return Ok(());
+    }
+    let want: Vec<String> = want
+        .iter()
+        .zip(["N", "M", "K"])
+        .map(|(w, n)| w.map_or(n.to_string(), |w| w.to_string()))
+        .collect();
+    Err(value_error(format!(
+        "{what} must have shape ({}), got {got:?}",
+        want.join(", ")
+    )))
+}
+
+/// Rows of three numbers, `(N, 3)`, as points.
+pub fn points(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<DVec3>> {
+    let a = f64_array(obj, what, &[None, Some(3)])?;
+    let a = a.as_array();
+    Ok(a.outer_iter()
+        .map(|r| DVec3::new(r[0], r[1], r[2]))
+        .collect())
+}
+
+/// A 4×4 rigid transform (`None`: the identity), checked as `--matrix` is.
+pub fn pose(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Pose> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(Pose::IDENTITY);
+    };
+    let a = f64_array(obj, what, &[Some(4), Some(4)])?;
+    let m: Vec<f64> = a.as_array().iter().copied().collect();
+    Pose::from_matrix(&m).map_err(|e| value_error(format!("{what}: {e}")))
+}
+
+/// Many 4×4 rigid transforms, `(K, 4, 4)`.
+pub fn poses(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Pose>> {
+    let a = f64_array(obj, what, &[None, Some(4), Some(4)])?;
+    a.as_array()
+        .outer_iter()
+        .enumerate()
+        .map(|(k, m)| {
+            let m: Vec<f64> = m.iter().copied().collect();
+            Pose::from_matrix(&m).map_err(|e| value_error(format!("{what}[{k}]: {e}")))
+        })
+        .collect()
+}
+
+/// The backends made so far, one per kind, shared by every call: a GPU's device and pipelines
+/// are made once, and a mesh's uploads (kept per backend) serve every later query.
+static SHARED: [Mutex<Option<Arc<Backend>>>; 3] = [const { Mutex::new(None) }; 3];
+
+fn shared(py: Python<'_>, kind: BackendKind) -> PyResult<Arc<Backend>> {
+    let slot = &SHARED[match kind {
+        BackendKind::Cpu => 0,
+        BackendKind::Gpu => 1,
+        BackendKind::Auto => 2,
+    }];
+    py.detach(|| {
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(b) = &*slot {
+            return Ok(b.clone());
+        }
+        let b = Arc::new(Backend::new(kind)?);
+        *slot = Some(b.clone());
+        Ok(b)
+    })
+    .map_err(err)
+}
+
+/// Who answers the queries: `backend("auto")`, `"cpu"` or `"gpu"`. One per kind per process,
+/// made on first use and kept.
+#[pyclass(frozen, name = "Backend", module = "meshclash")]
+pub struct PyBackend {
+    pub inner: Arc<Backend>,
+}
+
+#[pymethods]
+impl PyBackend {
+    /// The backend asked for: "auto", "cpu" or "gpu".
+    #[getter]
+    fn kind(&self) -> String {
+        self.inner.kind().to_string()
+    }
+
+    /// Who answers now: "gpu" or "cpu".
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    /// The GPU adapter that answers (name, backend, device type, ...), or None on the CPU.
+    #[getter]
+    fn adapter<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        json_to_py(py, &adapter_json(&self.inner))
+    }
+
+    /// Why "auto" answers on the CPU, if it does.
+    #[getter]
+    fn fallback_reason(&self) -> Option<String> {
+        self.inner.fallback_reason()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "meshclash.Backend(kind={:?}, answering on {})",
+            self.inner.kind().to_string(),
+            self.inner.name()
+        )
+    }
+}
+
+/// `backend(kind="auto")`: the shared backend of that kind ("auto", "cpu" or "gpu"), made on
+/// first use. "gpu" raises RuntimeError when no GPU adapter can be set up; "auto" takes a
+/// hardware GPU when there is one, else the CPU (a software adapter such as lavapipe is slower
+/// than the CPU path).
+#[pyfunction]
+#[pyo3(signature = (kind = "auto"))]
+pub fn backend(py: Python<'_>, kind: &str) -> PyResult<PyBackend> {
+    let kind: BackendKind = kind.parse().map_err(err)?;
+    Ok(PyBackend {
+        inner: shared(py, kind)?,
+    })
+}
+
+/// A `backend=` argument: a kind's name or a `Backend`.
+pub fn backend_arg(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Backend>> {
+    if let Ok(b) = obj.cast::<PyBackend>() {
+        return Ok(b.get().inner.clone());
+    }
+    let kind = obj
+        .cast::<PyString>()
+        .map_err(|_| value_error("backend must be \"auto\", \"cpu\", \"gpu\" or a Backend"))?;
+    Ok(backend(obj.py(), &kind.to_cow()?)?.inner)
+}
+
+/// The adapter that answered, or `null` on the CPU (as the command line gives it).
+pub fn adapter_json(backend: &Backend) -> Value {
+    backend
+        .adapter()
+        .and_then(|a| serde_json::to_value(a).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// A JSON value as Python's `json.loads` would give it.
+pub fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => s.into_pyobject(py)?.into_any(),
+        Value::Array(a) => {
+            let items = a
+                .iter()
+                .map(|x| json_to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
+        Value::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, json_to_py(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
+}

@@ -1,0 +1,256 @@
+//! The work under `meshclash.CollisionManager` (python/meshclash/collision.py): many placed
+//! parts at once, pairs culled by their boxes, each pair decided with solid semantics, the GIL
+//! released throughout.
+
+use crate::convert::{backend_arg, err, pose};
+use crate::mesh::Mesh;
+use crate::pair::{vec3, SolidDistanceResult};
+use meshclash::geom::classify::Intersection;
+use meshclash::geom::Aabb;
+use meshclash::query::Posed;
+use meshclash::{Backend, CheckOptions, DVec3, Error, Pose, PreparedMesh, SolidDistance};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Placed parts: their meshes, poses and world boxes (which hold every posed vertex).
+struct Parts {
+    meshes: Vec<Arc<PreparedMesh>>,
+    poses: Vec<Pose>,
+    boxes: Vec<Aabb>,
+}
+
+impl Parts {
+    fn new(
+        py: Python<'_>,
+        meshes: &[Bound<'_, PyAny>],
+        transforms: &[Bound<'_, PyAny>],
+    ) -> PyResult<Parts> {
+        let meshes = meshes
+            .iter()
+            .map(|m| Mesh::from_arg(py, m))
+            .collect::<PyResult<Vec<_>>>()?;
+        let poses = transforms
+            .iter()
+            .map(|t| pose(Some(t), "transform"))
+            .collect::<PyResult<Vec<_>>>()?;
+        let boxes = meshes
+            .iter()
+            .zip(&poses)
+            .map(|(m, p)| Posed::new(m, *p).node_box(0))
+            .collect();
+        Ok(Parts {
+            meshes,
+            poses,
+            boxes,
+        })
+    }
+}
+
+/// The pairs to test: one part of each list (`b` given), or two of `a` (`i < j`), with the
+/// distance between their boxes (a lower bound on theirs).
+fn box_pairs(a: &Parts, b: Option<&Parts>) -> Vec<(usize, usize, f64)> {
+    let mut out = Vec::new();
+    for i in 0..a.boxes.len() {
+        match b {
+            Some(b) => {
+                out.extend((0..b.boxes.len()).map(|j| (i, j, a.boxes[i].distance(&b.boxes[j]))))
+            }
+            None => {
+                out.extend((i + 1..a.boxes.len()).map(|j| (i, j, a.boxes[i].distance(&a.boxes[j]))))
+            }
+        }
+    }
+    out
+}
+
+/// The parts of a pair: `(mesh, pose)` of each.
+fn pair<'a>(
+    a: &'a Parts,
+    b: Option<&'a Parts>,
+    i: usize,
+    j: usize,
+) -> ((&'a PreparedMesh, Pose), (&'a PreparedMesh, Pose)) {
+    let b = b.unwrap_or(a);
+    ((&a.meshes[i], a.poses[i]), (&b.meshes[j], b.poses[j]))
+}
+
+/// The pairs `(i, j)` of parts that interfere as solids (surfaces meeting or one inside the
+/// other), sorted; with `first_only`, at most one (any). Without `meshes_b`, pairs within `a`.
+#[pyfunction]
+#[pyo3(signature = (meshes_a, transforms_a, meshes_b, transforms_b, first_only, backend))]
+pub fn interfering_pairs(
+    py: Python<'_>,
+    meshes_a: Vec<Bound<'_, PyAny>>,
+    transforms_a: Vec<Bound<'_, PyAny>>,
+    meshes_b: Option<Vec<Bound<'_, PyAny>>>,
+    transforms_b: Option<Vec<Bound<'_, PyAny>>>,
+    first_only: bool,
+    backend: &Bound<'_, PyAny>,
+) -> PyResult<Vec<(usize, usize)>> {
+    let a = Parts::new(py, &meshes_a, &transforms_a)?;
+    let b = match (meshes_b, transforms_b) {
+        (Some(m), Some(t)) => Some(Parts::new(py, &m, &t)?),
+        _ => None,
+    };
+    let backend = backend_arg(backend)?;
+    let b = b.as_ref();
+    py.detach(|| {
+        let pairs: Vec<(usize, usize)> = box_pairs(&a, b)
+            .into_iter()
+            .filter(|p| p.2 == 0.0)
+            .map(|p| (p.0, p.1))
+            .collect();
+        let test = |&(i, j): &(usize, usize)| -> Result<bool, Error> {
+            let ((ma, pa), (mb, pb)) = pair(&a, b, i, j);
+            backend.interferes(ma, pa, mb, pb)
+        };
+        if first_only {
+            // Errors are kept as hits, so that the search stops at one and reports it.
+            let hit = pairs.par_iter().find_map_any(|p| match test(p) {
+                Ok(false) => None,
+                Ok(true) => Some(Ok(*p)),
+                Err(e) => Some(Err(e)),
+            });
+            return hit.transpose().map(|h| h.into_iter().collect());
+        }
+        let hits: Vec<Result<Option<(usize, usize)>, Error>> = pairs
+            .par_iter()
+            .map(|p| test(p).map(|hit| hit.then_some(*p)))
+            .collect();
+        let mut hits: Vec<(usize, usize)> = hits
+            .into_iter()
+            .collect::<Result<Vec<_>, Error>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        hits.sort_unstable();
+        Ok(hits)
+    })
+    .map_err(err)
+}
+
+/// The nearest pair of parts as solids (0 when some interfere): `(i, j, answer)`, or None
+/// with fewer than two parts. Pairs are visited by the distance of their boxes and the search
+/// stops when a box pair is farther than the nearest found.
+#[pyfunction]
+#[pyo3(signature = (meshes_a, transforms_a, meshes_b, transforms_b, backend))]
+pub fn nearest_pair(
+    py: Python<'_>,
+    meshes_a: Vec<Bound<'_, PyAny>>,
+    transforms_a: Vec<Bound<'_, PyAny>>,
+    meshes_b: Option<Vec<Bound<'_, PyAny>>>,
+    transforms_b: Option<Vec<Bound<'_, PyAny>>>,
+    backend: &Bound<'_, PyAny>,
+) -> PyResult<Option<(usize, usize, SolidDistanceResult)>> {
+    let a = Parts::new(py, &meshes_a, &transforms_a)?;
+    let b = match (meshes_b, transforms_b) {
+        (Some(m), Some(t)) => Some(Parts::new(py, &m, &t)?),
+        _ => None,
+    };
+    let backend = backend_arg(backend)?;
+    let b = b.as_ref();
+    let best = py
+        .detach(|| {
+            let mut pairs = box_pairs(&a, b);
+            pairs.sort_by(|x, y| x.2.total_cmp(&y.2));
+            let mut best: Option<(usize, usize, SolidDistance)> = None;
+            for (i, j, box_distance) in pairs {
+                if let Some((_, _, s)) = &best {
+                    if box_distance > s.distance() || s.distance() == 0.0 {
+                        break;
+                    }
+                }
+                let ((ma, pa), (mb, pb)) = pair(&a, b, i, j);
+                let s = backend.solid_distance(ma, pa, mb, pb)?;
+                if best
+                    .as_ref()
+                    .is_none_or(|(_, _, t)| s.distance() < t.distance())
+                {
+                    best = Some((i, j, s));
+                }
+            }
+            Ok::<_, Error>(best)
+        })
+        .map_err(err)?;
+    Ok(best.map(|(i, j, solid)| (i, j, SolidDistanceResult { solid })))
+}
+
+/// A contact found, before its points become arrays.
+type Found = (Option<u32>, Option<u32>, DVec3, Option<DVec3>);
+
+/// A contact of two parts: `(triangle_a, triangle_b, point, normal)`; the triangles and the
+/// normal are None for a part inside the other (the point is then its vertex found inside).
+type Contact<'py> = (
+    Option<u32>,
+    Option<u32>,
+    Bound<'py, PyArray1<f64>>,
+    Option<Bound<'py, PyArray1<f64>>>,
+);
+
+/// The contacts of two placed parts, one per intersecting triangle pair (`check`'s pairs, on
+/// the backend asked for): a point of their intersection (its midpoint or centroid) and B's
+/// triangle's unit normal. A part inside the other: one contact at its vertex found inside.
+#[pyfunction]
+pub fn contacts<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    transform_a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+    transform_b: &Bound<'py, PyAny>,
+    backend: &Bound<'py, PyAny>,
+) -> PyResult<Vec<Contact<'py>>> {
+    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
+    let (pa, pb) = (
+        pose(Some(transform_a), "transform")?,
+        pose(Some(transform_b), "transform")?,
+    );
+    let backend: Arc<Backend> = backend_arg(backend)?;
+    let found = py
+        .detach(|| -> Result<_, Error> {
+            let r = backend.check(&ma, pa, &mb, pb, &CheckOptions::default())?;
+            let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
+            let mut out: Vec<Found> = r
+                .intersect
+                .pairs
+                .iter()
+                .map(|p| {
+                    let point = match &p.contact.intersection {
+                        Intersection::Point(q) => *q,
+                        Intersection::Segment(q, s) => (*q + *s) * 0.5,
+                        Intersection::Area(poly) if !poly.is_empty() => {
+                            poly.iter().copied().sum::<DVec3>() / poly.len() as f64
+                        }
+                        _ => xa.tri(p.a).iter().copied().sum::<DVec3>() / 3.0,
+                    };
+                    let t = xb.tri(p.b);
+                    let normal = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
+                    (Some(p.a), Some(p.b), point, Some(normal))
+                })
+                .collect();
+            if out.is_empty() && r.containment.is_some() {
+                let s = backend.solid_distance(&ma, pa, &mb, pb)?;
+                let evidence = SolidDistanceResult { solid: s }.evidence_vertex_point();
+                let point = evidence.map_or(r.distance.point_a, |(_, p)| p);
+                out.push((None, None, point, None));
+            }
+            Ok(out)
+        })
+        .map_err(err)?;
+    Ok(found
+        .into_iter()
+        .map(|(ta, tb, p, n)| (ta, tb, vec3(py, p), n.map(|n| vec3(py, n))))
+        .collect())
+}
+
+/// A 4x4 transform checked rigid as ``--matrix`` is, as a float64 array of its own.
+#[pyfunction]
+pub fn rigid_transform<'py>(
+    py: Python<'py>,
+    transform: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+    let m = pose(transform, "transform")?.to_matrix();
+    let a = numpy::ndarray::Array2::from_shape_vec((4, 4), m.to_vec()).expect("16 entries");
+    Ok(numpy::IntoPyArray::into_pyarray(a, py))
+}

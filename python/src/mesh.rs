@@ -1,0 +1,210 @@
+//! `Mesh`: a mesh welded and prepared once (octree, topology, bodies), kept on the GPU after
+//! its first GPU query.
+
+use crate::convert::{asarray, check_shape, err, json_to_py, value_error};
+use meshclash::mesh::BoundaryReport;
+use meshclash::{Mesh as CoreMesh, PreparedMesh};
+use numpy::ndarray::Array2;
+use numpy::{
+    IntoPyArray, PyArray2, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+/// A triangle mesh, welded and prepared once for any number of queries.
+///
+/// ``Mesh(vertices, faces)`` from an (N, 3) float array and an (M, 3) integer array;
+/// ``Mesh(obj)`` from anything with ``.vertices`` and ``.faces`` (a ``trimesh.Trimesh``);
+/// ``load(path)`` from an STL or OBJ file.
+///
+/// Coordinates are stored as float32, as STL stores them: float64 input is rounded to the
+/// nearest float32 here, once (poses stay float64, and every query computes in float64 with
+/// exact predicates on the rounded coordinates). Vertices whose float32 coordinates are equal
+/// are welded into one. Triangle ``i`` is row ``i`` of ``faces``, whatever the welding: every
+/// triangle index a query returns is a row of the caller's ``faces``. Zero-area triangles are
+/// kept (and counted by ``info()``); queries that cannot use them leave them out.
+///
+/// Its GPU buffers are made on its first GPU query and kept for the next.
+#[pyclass(frozen, module = "meshclash")]
+pub struct Mesh {
+    pub prep: Arc<PreparedMesh>,
+    edges: OnceLock<BoundaryReport>,
+}
+
+impl Mesh {
+    fn prepare(py: Python<'_>, mesh: CoreMesh) -> Mesh {
+        Mesh {
+            prep: Arc::new(py.detach(|| PreparedMesh::new(mesh))),
+            edges: OnceLock::new(),
+        }
+    }
+
+    /// From arrays: vertices rounded to float32 (an error past float32's range), faces checked
+    /// against the vertex count, then welded.
+    fn from_arrays(
+        py: Python<'_>,
+        vertices: &Bound<'_, PyAny>,
+        faces: &Bound<'_, PyAny>,
+        source: &str,
+    ) -> PyResult<Mesh> {
+        let v = asarray(vertices, Some("float64"))?
+            .cast_into::<PyArrayDyn<f64>>()
+            .map_err(|_| value_error("vertices must be an array of numbers"))?;
+        check_shape(v.shape(), "vertices", &[None, Some(3)])?;
+        let f = asarray(faces, None)?;
+        let f = f
+            .cast::<PyUntypedArray>()
+            .map_err(|_| value_error("faces must be an array of integers"))?;
+        let kind = f.dtype().kind();
+        // Booleans and floats are not vertex numbers: refuse them rather than truncate.
+        let empty_floats = f.len() == 0 && kind == b'f';
+        if !(kind == b'i' || kind == b'u' || empty_floats) {
+            return Err(value_error(format!(
+                "faces must be integers, got dtype {}",
+                f.dtype()
+            )));
+        }
+        let f = asarray(f, Some("int64"))?
+            .cast_into::<PyArrayDyn<i64>>()
+            .map_err(|_| value_error("faces must be an array of integers"))?;
+        check_shape(f.shape(), "faces", &[None, Some(3)])?;
+        let (v, f) = (v.readonly(), f.readonly());
+        let (v, f) = (v.as_array(), f.as_array());
+        let n = v.shape()[0];
+        let mut verts = Vec::with_capacity(n);
+        for (i, row) in v.outer_iter().enumerate() {
+            let mut p = [0f32; 3];
+            for k in 0..3 {
+                let x = row[k];
+                if !x.is_finite() {
+                    return Err(value_error(format!(
+                        "{source}: vertex {i} has a non-finite coordinate ({x})"
+                    )));
+                }
+                p[k] = x as f32;
+                if !p[k].is_finite() {
+                    return Err(value_error(format!(
+                        "{source}: vertex {i} has coordinate {x:e}, beyond float32's range \
+                         (meshclash stores coordinates as float32)"
+                    )));
+                }
+            }
+            verts.push(p);
+        }
+        let mut soup = Vec::with_capacity(f.shape()[0]);
+        for (t, row) in f.outer_iter().enumerate() {
+            let mut tri = [[0f32; 3]; 3];
+            for k in 0..3 {
+                let i = row[k];
+                if i < 0 || i as u64 >= n as u64 {
+                    return Err(value_error(format!(
+                        "{source}: face {t} refers to vertex {i}, but there are {n} vertices"
+                    )));
+                }
+                tri[k] = verts[i as usize];
+            }
+            soup.push(tri);
+        }
+        let mesh = CoreMesh::from_soup(source, soup).map_err(err)?;
+        Ok(Mesh::prepare(py, mesh))
+    }
+
+    /// A `Mesh`, or anything with `.vertices` and `.faces` made into one (prepared anew).
+    pub fn from_arg(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Arc<PreparedMesh>> {
+        if let Ok(m) = obj.cast::<Mesh>() {
+            return Ok(m.get().prep.clone());
+        }
+        Ok(Mesh::from_object(py, obj)?.prep)
+    }
+
+    fn from_object(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Mesh> {
+        let (Ok(v), Ok(f)) = (obj.getattr("vertices"), obj.getattr("faces")) else {
+            return Err(value_error(format!(
+                "expected a meshclash.Mesh or an object with .vertices and .faces, got {}",
+                obj.get_type().name()?
+            )));
+        };
+        let source = format!("<{}>", obj.get_type().name()?);
+        Mesh::from_arrays(py, &v, &f, &source)
+    }
+}
+
+#[pymethods]
+impl Mesh {
+    #[new]
+    #[pyo3(signature = (vertices, faces = None))]
+    fn new(
+        py: Python<'_>,
+        vertices: &Bound<'_, PyAny>,
+        faces: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Mesh> {
+        match faces {
+            Some(f) => Mesh::from_arrays(py, vertices, f, "<arrays>"),
+            None => Mesh::from_object(py, vertices),
+        }
+    }
+
+    /// The welded vertices, (V, 3) float64 (the stored float32 values, exactly).
+    #[getter]
+    fn vertices<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let m = &self.prep.mesh;
+        let flat = m.vertices.iter().flat_map(|p| p.map(f64::from)).collect();
+        Array2::from_shape_vec((m.vertices.len(), 3), flat)
+            .expect("three coordinates a vertex")
+            .into_pyarray(py)
+    }
+
+    /// The triangles as rows of welded vertex indices, (M, 3) int64: row i is the caller's
+    /// face i.
+    #[getter]
+    fn faces<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<i64>> {
+        let m = &self.prep.mesh;
+        let flat = m.triangles.iter().flat_map(|t| t.map(i64::from)).collect();
+        Array2::from_shape_vec((m.triangles.len(), 3), flat)
+            .expect("three vertices a triangle")
+            .into_pyarray(py)
+    }
+
+    /// Where the mesh came from: its path, or "<arrays>" / "<Trimesh>".
+    #[getter]
+    fn source(&self) -> PathBuf {
+        self.prep.mesh.source.clone()
+    }
+
+    /// What ``meshclash info --json`` prints: triangles, vertices (welded), bbox_min,
+    /// bbox_max, zero_area_triangles, closed, oriented, bodies, closed_bodies, boundary_edges,
+    /// boundary_edges_near_another, crack_tolerance, non_manifold_edges.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let prep = &self.prep;
+        let edges = self
+            .edges
+            .get_or_init(|| py.detach(|| BoundaryReport::of(&prep.mesh)));
+        json_to_py(
+            py,
+            &meshclash::json::info(&prep.info, &prep.bodies, edges, prep.mesh.unit.as_deref()),
+        )
+    }
+
+    fn __len__(&self) -> usize {
+        self.prep.mesh.triangles.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "meshclash.Mesh({} triangles, {} vertices, from {})",
+            self.prep.mesh.triangles.len(),
+            self.prep.mesh.vertices.len(),
+            self.prep.mesh.source.display()
+        )
+    }
+}
+
+/// Load an STL (binary or ASCII) or OBJ file and prepare it. ``OSError`` when the file cannot
+/// be read, ``ValueError`` when it is not a valid mesh (the command line's messages).
+#[pyfunction]
+pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<Mesh> {
+    let mesh = py.detach(|| CoreMesh::load(&path)).map_err(err)?;
+    Ok(Mesh::prepare(py, mesh))
+}

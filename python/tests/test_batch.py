@@ -1,0 +1,112 @@
+"""The batch queries (points, rays, spheres, poses, sweeps) on a unit cube, where every answer
+is worked by hand, on both backends; and the command line's columns on a real mesh."""
+
+import numpy as np
+import pytest
+
+import meshclash as mc
+from conftest import CASES, load_case_mesh
+from test_inputs import box, translation
+
+CUBE = mc.Mesh(*box((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)))
+SHIFT = translation(10, 0, 0)  # every query below also run with the cube moved by +10 in x
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_winding_numbers_and_inside(backend, moved):
+    t, dx = (SHIFT, 10) if moved else (None, 0)
+    pts = np.array([[0, 0, 0], [0.49, 0.3, -0.2], [2, 0, 0], [0, 0, -0.51]]) + [dx, 0, 0]
+    w = mc.winding_numbers(CUBE, pts, transform=t, backend=backend)
+    assert w["winding"].tolist() == [1, 1, 0, 0] and w["bound"].tolist() == [0, 0, 0, 0]
+    assert w["inside"].tolist() == [True, True, False, False] and w["certain"].all()
+    assert mc.inside(CUBE, pts, transform=t, backend=backend).tolist() == [True, True, False, False]
+
+
+def test_closest_points(backend):
+    pts = np.array([[2, 0, 0], [0, 0, 0.2], [1.5, 1.5, 0.5]])
+    c = mc.closest_points(CUBE, pts, signed=True, backend=backend)
+    assert c["distance"].tolist() == [1.5, -0.3, np.sqrt(2)]
+    assert c["point"].tolist() == [[0.5, 0, 0], [0, 0, 0.5], [0.5, 0.5, 0.5]]
+    assert set(c["triangle"][:2]) <= {2, 3, 10, 11}  # the x1 and z1 faces
+    limited = mc.closest_points(CUBE, pts, max_distance=1.45, backend=backend)
+    assert np.isnan(limited["distance"][0]) and limited["triangle"][0] == -1
+    assert limited["distance"][1] == 0.3
+
+
+def test_ray_hits(backend):
+    o = np.array([[-2, 0.1, 0.2], [-2, 0.1, 0.2], [-2, 3, 0], [0, 0, 0]])
+    d = np.array([[1, 0, 0], [2, 0, 0], [1, 0, 0], [0, 0, 1]])
+    first = mc.ray_hits(CUBE, o, d, backend=backend)
+    assert first["hit"].tolist() == [True, True, False, True]
+    assert first["t"][[0, 1, 3]].tolist() == [1.5, 0.75, 0.5] and np.isnan(first["t"][2])
+    assert first["point"][0].tolist() == [-0.5, 0.1, 0.2]
+    assert first["front"].tolist() == [True, True, False, False]  # from inside: a back face
+    every = mc.ray_hits(CUBE, o, d, hits="all", backend=backend)
+    assert every["ray"].tolist() == [0, 0, 1, 1, 3]
+    assert every["t"].tolist() == [1.5, 2.5, 0.75, 1.25, 0.5]
+    short = mc.ray_hits(CUBE, o, d, max_t=1.0, hits="any", backend=backend)
+    assert short["hit"].tolist() == [False, True, False, True]
+    with pytest.raises(ValueError, match="row 1 has a zero direction"):
+        mc.ray_hits(CUBE, o[:2], [[1, 0, 0], [0, 0, 0]])
+    with pytest.raises(ValueError, match='hits must be "first", "any" or "all"'):
+        mc.ray_hits(CUBE, o, d, hits="some")
+
+
+def test_spheres(backend):
+    c = mc.sphere_contacts(CUBE, [[2, 0, 0], [0, 0, 0], [0.9, 0, 0]], [0.5, 0.1, 0.4], backend=backend)
+    assert c["touches"].tolist() == [False, True, True]
+    assert c["gap"].tolist() == pytest.approx([1.0, -0.6, 0.0], abs=1e-15)
+    s = mc.sphere_sweeps(CUBE, [[3, 0, 0], [3, 2, 0]], 0.5, [[-4, 0, 0], [-4, 0, 0]], backend=backend)
+    assert s["contact"].tolist() == [True, False] and s["decided"].all()
+    assert s["toi"][0] == pytest.approx(0.5, abs=1e-8) and np.isnan(s["toi"][1])
+    assert s["point"][0] == pytest.approx([0.5, 0, 0], abs=1e-8)
+    with pytest.raises(ValueError, match="row 1 has a negative radius"):
+        mc.sphere_contacts(CUBE, [[0, 0, 0], [1, 1, 1]], [1, -1])
+
+
+def test_poses_equal_one_call_each():
+    ts = np.stack([translation(x, 0, 0) for x in (0.5, 1.0, 2.0, 0.0)])
+    p = mc.poses(CUBE, CUBE, ts, clearance=0.1)
+    assert p["interferes"].tolist() == [True, True, False, True]
+    assert p["distance"].tolist() == [0, 0, 1, 0]
+    assert p["evidence"][2] is None and p["triangle_a"][0] == -1
+    for k, t in enumerate(ts):
+        s = mc.solid_distance(CUBE, CUBE, transform_b=t)
+        assert s.solid_distance == p["distance"][k] and s.evidence == p["evidence"][k]
+        c = mc.check(CUBE, CUBE, transform_b=t, clearance=0.1)
+        assert c.clearance_pair_count == p["clearance_pairs"][k]
+    assert p["point_a"][2].tolist() == [0.5, -0.5, -0.5] or p["point_a"][2][0] == 0.5
+    with pytest.raises(ValueError, match=r"transforms_b\[1\]: invalid pose"):
+        mc.poses(CUBE, CUBE, np.stack([np.eye(4), 2 * np.eye(4)]))
+
+
+def test_sweep_first_contact():
+    # B from x = 3 to x = -3: its face reaches A's at x = 1, time 1/3.
+    path = np.stack([translation(3, 0, 0), translation(-3, 0, 0)])
+    r = mc.sweep(CUBE, CUBE, path)
+    assert r["contact"] and r["complete"] and r["segment"] == 0
+    assert r["time"] == pytest.approx(1 / 3, abs=r["tolerance"])
+    assert r["time"] <= 1 / 3 and 0 <= r["distance"] <= r["tolerance"]
+    missed = mc.sweep(CUBE, CUBE, np.stack([translation(3, 2, 0), translation(-3, 2, 0)]), times=[0, 1])
+    assert not missed["contact"] and missed["min_distance"] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="at least two waypoints"):
+        mc.sweep(CUBE, CUBE, path[:1])
+    with pytest.raises(ValueError, match="--times needs 2 increasing numbers"):
+        mc.sweep(CUBE, CUBE, path, times=[0, 0.5])
+
+
+def test_points_on_a_real_mesh_equal_the_cli(tmp_path, cli):
+    """inside and closest on the bunny, against the command line's --out columns."""
+    m = load_case_mesh("meshes/stanford_bunny.stl")
+    lo, hi = np.array(m.info()["bbox_min"]), np.array(m.info()["bbox_max"])
+    pts = np.random.default_rng(7).uniform(lo, hi, (300, 3))
+    np.save(tmp_path / "p.npy", pts)
+    cli("inside", CASES / "meshes/stanford_bunny.stl", tmp_path / "p.npy", "--out", tmp_path / "w.csv", "--json")
+    got = mc.winding_numbers(m, pts)
+    want = np.genfromtxt(tmp_path / "w.csv", delimiter=",", names=True, dtype=None, encoding="utf-8")
+    assert np.array_equal(got["winding"], want["winding"])
+    assert want["inside"].dtype == bool and np.array_equal(got["inside"], want["inside"]) and got["inside"].any()
+    cli("closest", CASES / "meshes/stanford_bunny.stl", tmp_path / "p.npy", "--out", tmp_path / "c.csv", "--json")
+    got = mc.closest_points(m, pts)
+    want = np.genfromtxt(tmp_path / "c.csv", delimiter=",", names=True)
+    assert np.array_equal(got["distance"], want["distance"]) and np.array_equal(got["triangle"], want["triangle"])

@@ -1,0 +1,238 @@
+"""Inputs: numpy and trimesh meshes, where float64 is rounded, triangle numbers, transforms,
+errors with the command line's messages, and the GIL released during queries."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+import trimesh
+
+import meshclash as mc
+from conftest import CASES, load_case_mesh
+
+
+def box(lo, hi):
+    """An axis-aligned box as (vertices, faces), faces outward, hand-written."""
+    (x0, y0, z0), (x1, y1, z1) = lo, hi
+    v = np.array([[x, y, z] for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)], dtype=float)
+    f = np.array([
+        [0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5],  # x0 (rows 0, 1), x1 (rows 2, 3)
+        [0, 4, 5], [0, 5, 1], [2, 3, 7], [2, 7, 6],  # y0, y1
+        [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3],  # z0, z1
+    ])
+    return v, f
+
+
+def translation(x, y, z):
+    t = np.eye(4)
+    t[:3, 3] = (x, y, z)
+    return t
+
+
+def test_hand_worked_distance_and_closest_points():
+    # Two unit cubes 0.5 apart along x: distance 0.5, closest points on the facing faces.
+    a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
+    r = mc.check(a, a, transform_b=translation(1.5, 0, 0))
+    assert not r.intersects and not r.interferes and r.containment is None
+    assert r.min_distance == 0.5
+    assert r.closest_point_a[0] == 1.0 and r.closest_point_b[0] == 1.5
+    assert np.array_equal(r.separation, r.closest_point_a - r.closest_point_b)
+    assert r.triangle_a in (2, 3) and r.triangle_b in (0, 1)  # the x1 and x0 faces
+    s = mc.solid_distance(a, a, transform_b=translation(1.5, 0, 0))
+    assert s.solid_distance == 0.5 and s.evidence is None and s.triangle_a in (2, 3)
+    assert not mc.interferes(a, a, transform_b=translation(1.5, 0, 0))
+    # Touching faces intersect (a shared point is an intersection).
+    assert mc.check(a, a, transform_b=translation(1, 0, 0)).intersects
+
+
+def test_swallowed_box_interferes_without_intersecting():
+    big, small = mc.Mesh(*box((0, 0, 0), (4, 4, 4))), mc.Mesh(*box((1, 1, 1), (2, 2, 2)))
+    r = mc.check(big, small)
+    assert not r.intersects and r.interferes and r.containment == "b_in_a"
+    assert r.min_distance == 1.0
+    assert mc.interferes(small, big)
+    s = mc.solid_distance(small, big)
+    assert s.solid_distance == 0.0 and s.evidence == "vertex_of_a_in_b"
+    assert s.evidence_vertex is not None and np.all((s.evidence_point >= 1) & (s.evidence_point <= 2))
+
+
+def test_triangle_numbers_are_rows_of_the_callers_faces():
+    """Welding renumbers vertices, never triangles: an unwelded soup, its faces shuffled and
+    with duplicate vertices, answers with the caller's rows."""
+    va, fa = box((0, 0, 0), (1, 1, 1))
+    vb, fb = box((0.5, 0.5, 0.5), (1.5, 1.5, 1.5))
+    base = mc.check(mc.Mesh(va, fa), mc.Mesh(vb, fb), pairs=True)
+    assert base.pair_count > 0
+    # Soup: three vertices of its own per triangle, then the triangles shuffled.
+    order = np.random.default_rng(1).permutation(len(fa))
+    soup_v = va[fa[order]].reshape(-1, 3)
+    soup_f = np.arange(len(soup_v)).reshape(-1, 3)
+    m = mc.Mesh(soup_v, soup_f)
+    assert len(m.vertices) == 8 and len(m) == 12  # welded
+    shuffled = mc.check(m, mc.Mesh(vb, fb), pairs=True)
+    got = {(int(order[i]), int(j)) for i, j in shuffled.pairs}
+    assert got == {(int(i), int(j)) for i, j in base.pairs}
+    # The mesh's faces, rows in the caller's order, name the same corners.
+    assert np.array_equal(m.vertices[m.faces], va[fa[order]])
+
+
+def test_float64_is_rounded_to_float32_once():
+    v, f = box((0, 0, 0), (0.1, 0.1, 0.1))
+    m = mc.Mesh(v, f)
+    assert m.vertices.dtype == np.float64
+    assert np.array_equal(m.vertices.max(axis=0), [np.float32(0.1)] * 3)
+    assert m.info()["bbox_max"] == [float(np.float32(0.1))] * 3
+    # Two float64 vertices one float32 apart no more are welded into one.
+    v2 = np.vstack([v, v[7] + 1e-12])
+    f2 = np.vstack([f, [[8, 0, 1]]])
+    assert len(mc.Mesh(v2, f2).vertices) == 8
+    # Poses stay float64: a translation of 1e-9 moves the part by 1e-9.
+    a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
+    assert mc.check(a, a, transform_b=translation(1 + 1e-9, 0, 0)).min_distance == pytest.approx(1e-9, rel=1e-6)
+
+
+def test_any_integer_and_float_dtypes():
+    v, f = box((0, 0, 0), (1, 1, 1))
+    want = mc.Mesh(v, f).info()
+    for vt in (np.float32, np.float64, np.int64):
+        for ft in (np.int32, np.uint32, np.int64, np.uint64, np.int16):
+            assert mc.Mesh(v.astype(vt), f.astype(ft)).info() == want
+    assert mc.Mesh(v.tolist(), f.tolist()).info() == want
+    # Non-contiguous views.
+    assert mc.Mesh(np.asfortranarray(v), f[:, :]).info() == want
+    assert mc.Mesh(trimesh.Trimesh(v, f, process=False)).info() == want
+
+
+def test_load_equals_arrays_of_the_file():
+    m = load_case_mesh("meshes/torus.stl")
+    t = trimesh.load(CASES / "meshes/torus.stl", process=False)
+    assert mc.Mesh(t).info() == m.info()
+    assert np.array_equal(mc.Mesh(t).vertices[mc.Mesh(t).faces], m.vertices[m.faces])
+
+
+@pytest.mark.parametrize("vertices, faces, message", [
+    (np.zeros((3, 2)), [[0, 1, 2]], r"vertices must have shape \(N, 3\), got \[3, 2\]"),
+    (np.eye(3), [[0, 1, 3]], "face 0 refers to vertex 3, but there are 3 vertices"),
+    (np.eye(3), [[0, -1, 2]], "face 0 refers to vertex -1"),
+    (np.eye(3), [[0.0, 1.0, 2.0]], "faces must be integers"),
+    (np.eye(3), [[True, False, True]], "faces must be integers"),
+    (np.eye(3), [0, 1, 2], r"faces must have shape \(N, 3\), got \[3\]"),
+    ([[0, 0, np.nan], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]], r"vertex 0 has a non-finite coordinate \(NaN\)"),
+    ([[0, 0, 1e39], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]], "beyond float32's range"),
+    (np.eye(3), np.zeros((0, 3), dtype=int), "<arrays>: the mesh has no triangles"),
+])
+def test_bad_meshes_raise_value_error(vertices, faces, message):
+    with pytest.raises(ValueError, match=message):
+        mc.Mesh(vertices, faces)
+
+
+def test_not_a_mesh():
+    with pytest.raises(ValueError, match="with .vertices and .faces, got int"):
+        mc.Mesh(3)
+    with pytest.raises(ValueError, match="with .vertices and .faces"):
+        mc.check(3, 4)
+
+
+RIGID = np.eye(4)
+
+
+@pytest.mark.parametrize("transform, message", [
+    (np.diag([2.0, 1, 1, 1]), "not orthonormal.*scaling and shear are not supported"),
+    (np.diag([-1.0, 1, 1, 1]), r"reflection \(determinant −1\)"),
+    (np.eye(3), r"must have shape \(4, 4\), got \[3, 3\]"),
+    (np.r_[np.eye(4)[:3], [[0, 0, 1, 1]]], "last row must be 0,0,0,1"),
+    (np.full((4, 4), np.nan), "non-finite entry"),
+])
+def test_bad_transforms_raise_value_error_with_the_cli_message(transform, message, cli):
+    a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
+    with pytest.raises(ValueError, match=message) as e:
+        mc.check(a, a, transform_b=transform)
+    if np.shape(transform) == (4, 4) and np.isfinite(transform).all():
+        # The command line's message for the same matrix, after "meshclash: ".
+        path = CASES / "meshes/cube_trimesh.stl"
+        code, err = cli("check", path, path, "--matrix-b", ",".join(map(str, np.ravel(transform))), json_out=False)
+        assert code == 2
+        assert str(e.value) == "transform_b: " + err.strip().removeprefix("meshclash: ")
+    for f in (mc.interferes, mc.solid_distance):
+        with pytest.raises(ValueError, match=message):
+            f(a, a, transform_a=transform)
+
+
+def test_bad_arguments():
+    a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
+    with pytest.raises(ValueError, match="--clearance must be a finite distance ≥ 0, got -1"):
+        mc.check(a, a, clearance=-1.0)
+    with pytest.raises(ValueError, match="backend must be cpu, gpu or auto"):
+        mc.check(a, a, backend="tpu")
+    with pytest.raises(ValueError, match="farther apart than the largest f64"):
+        mc.check(a, a, transform_a=translation(-1.7e308, 0, 0), transform_b=translation(1.7e308, 0, 0))
+
+
+@pytest.mark.parametrize("name", ["torus_truncated.stl", "tray_bottom_ascii_truncated.stl", "trimesh_stl_empty_ascii.stl", "trimesh_stl_empty_bin.stl"])
+def test_broken_files_raise_value_error_with_the_cli_message(name, cli):
+    path = CASES / "broken" / name
+    if not path.exists():
+        pytest.skip(f"{path} is not in this copy of the shared cases")
+    code, err = cli("info", path, json_out=False)
+    assert code == 2
+    with pytest.raises(ValueError) as e:
+        mc.load(path)
+    assert str(e.value) == err.strip().removeprefix("meshclash: ")
+
+
+def test_files_that_cannot_be_read_raise_os_error(tmp_path, cli):
+    missing = tmp_path / "missing.stl"
+    with pytest.raises(FileNotFoundError) as e:
+        mc.load(missing)
+    code, err = cli("info", missing, json_out=False)
+    assert code == 2 and str(e.value) == err.strip().removeprefix("meshclash: ")
+    with pytest.raises(OSError):
+        mc.load(tmp_path)
+    (tmp_path / "a.xyz").write_text("solid")
+    with pytest.raises(ValueError, match="unknown mesh format"):
+        mc.load(tmp_path / "a.xyz")
+
+
+def test_backends_are_shared_and_named(backend):
+    b = mc.backend(backend)
+    assert b.kind == backend and b.name == backend
+    assert mc.backend(backend).adapter == b.adapter
+    assert (b.adapter is None) == (backend == "cpu")
+    a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
+    r = mc.check(a, a, transform_b=translation(0.5, 0, 0), backend=b)
+    assert r.backend == backend and r.adapter == b.adapter and r.timings_ms["total"] >= 0
+
+
+def test_gil_is_released_during_queries():
+    """Another Python thread runs while a query does: the query holds no GIL."""
+    a = load_case_mesh("meshes/stanford_bunny.stl")
+    b = load_case_mesh("meshes/bunny_lowres.stl")
+    done = threading.Event()
+    spins = []
+
+    def spin():
+        while not done.is_set():
+            spins.append(time.perf_counter())
+
+    t = threading.Thread(target=spin)
+    t.start()
+    time.sleep(0.01)
+    start = time.perf_counter()
+    durations = []
+    try:
+        # Queries back to back for 0.3 s at least (each about 0.1 s on 2 cores).
+        while time.perf_counter() - start < 0.3:
+            q = time.perf_counter()
+            r = mc.check(a, b, clearance=1e-3, backend="cpu")
+            durations.append(time.perf_counter() - q)
+    finally:
+        end = time.perf_counter()
+        done.set()
+        t.join()
+    assert r.pair_count > 0
+    # The spinning thread kept running through every query: with the GIL held during a query
+    # it would have stopped for the query's whole duration.
+    during = [s for s in spins if start < s < end]
+    longest_stop = max(b - a for a, b in zip(during, during[1:]))
+    assert longest_stop < 0.5 * min(durations), (longest_stop, min(durations))
