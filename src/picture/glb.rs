@@ -134,7 +134,7 @@ impl Doc {
             "children": children,
             "extras": {"meshclash_offset": offset.to_array()},
         }));
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let doc = json!({
@@ -149,7 +149,7 @@ impl Doc {
             "buffers": [{"byteLength": self.bin.len()}],
         });
         let mut text = doc.to_string().into_bytes();
-        while text.len() % 4 != 0 {
+        while !text.len().is_multiple_of(4) {
             text.push(b' ');
         }
         let total = 12 + 8 + text.len() + 8 + self.bin.len();

@@ -36,7 +36,7 @@ pub fn read_gltf(bytes: &[u8], path: &Path) -> Result<Loaded> {
     }
     let mut soup = Soup::with_capacity(total as usize);
     for (node, t) in roots {
-        place(node, t, &buffers, &mut soup, 0).map_err(bad)?;
+        place(node, t, &buffers, &mut soup).map_err(bad)?;
     }
     Ok(Loaded {
         soup,
@@ -222,8 +222,8 @@ fn place(
     parent: DMat4,
     buffers: &[Vec<u8>],
     soup: &mut Soup,
-    depth: usize,
 ) -> Result<(), String> {
+    // Depth and cycles were bounded by `count`, which saw the same nodes.
     let t = parent * local(&node);
     if let Some(mesh) = node.mesh() {
         for p in mesh.primitives() {
@@ -232,7 +232,7 @@ fn place(
         }
     }
     for c in node.children() {
-        place(c, t, buffers, soup, depth + 1)?;
+        place(c, t, buffers, soup)?;
     }
     Ok(())
 }

@@ -84,7 +84,7 @@ impl<'a> Package<'a> {
         }
         let mut soup = Soup::with_capacity(total as usize);
         for (part, id, transform) in &items {
-            self.place(part, id, *transform, &mut soup, 0)?;
+            self.place(part, id, *transform, &mut soup)?;
         }
         Ok(Loaded {
             soup,
@@ -189,14 +189,8 @@ impl<'a> Package<'a> {
         Ok(n)
     }
 
-    fn place(
-        &self,
-        part: &str,
-        id: &str,
-        t: DAffine3,
-        soup: &mut Soup,
-        depth: usize,
-    ) -> Result<(), String> {
+    fn place(&self, part: &str, id: &str, t: DAffine3, soup: &mut Soup) -> Result<(), String> {
+        // Depth and cycles were bounded by `count`, which saw the same objects.
         let o = self.object(part, id)?;
         let moved: Vec<[f32; 3]> = o
             .vertices
@@ -208,7 +202,7 @@ impl<'a> Package<'a> {
             .collect();
         soup.extend(o.triangles.iter().map(|t| t.map(|i| moved[i as usize])));
         for (p, i, c) in &o.components {
-            self.place(p, i, t * *c, soup, depth + 1)?;
+            self.place(p, i, t * *c, soup)?;
         }
         Ok(())
     }
