@@ -301,3 +301,147 @@ fn missing_external_buffer_names_both_files() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A 3MF package of model parts (name, text), stored.
+fn package_of(parts: &[(&str, String)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut z = zip::ZipWriter::new(&mut out);
+    let opts =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    for (name, text) in parts {
+        z.start_file(*name, opts).unwrap();
+        z.write_all(text.as_bytes()).unwrap();
+    }
+    z.finish().unwrap();
+    out.into_inner()
+}
+
+const CORE: &str = "http://schemas.microsoft.com/3dmanufacturing/core/2015/02";
+const PROD: &str = "http://schemas.microsoft.com/3dmanufacturing/production/2015/06";
+
+fn model3mf(resources: &str, build: &str) -> String {
+    format!(
+        "<model xmlns=\"{CORE}\" xmlns:p=\"{PROD}\"><resources>{resources}</resources>\
+         <build>{build}</build></model>"
+    )
+}
+
+/// The unit cube as a 3MF object `id`.
+fn cube_object(id: u32) -> String {
+    let m = Mesh::from_soup("cube", common::box_soup([0.0; 3], [1.0; 3])).unwrap();
+    let vertices: String = m
+        .vertices
+        .iter()
+        .map(|v| format!("<vertex x=\"{}\" y=\"{}\" z=\"{}\"/>", v[0], v[1], v[2]))
+        .collect();
+    let triangles: String = m
+        .triangles
+        .iter()
+        .map(|t| {
+            format!(
+                "<triangle v1=\"{}\" v2=\"{}\" v3=\"{}\"/>",
+                t[0], t[1], t[2]
+            )
+        })
+        .collect();
+    format!(
+        "<object id=\"{id}\"><mesh><vertices>{vertices}</vertices>\
+         <triangles>{triangles}</triangles></mesh></object>"
+    )
+}
+
+#[test]
+fn threemf_mirrors_keep_the_solid_outside_in_and_items_may_name_other_parts() {
+    // A mirror in x on a build item (3MF core 3.3: a negative determinant must not change the
+    // sign of the volume), and a second item whose object is in another part (p:path).
+    let main = model3mf(
+        &cube_object(1),
+        "<item objectid=\"1\" transform=\"-1 0 0 0 1 0 0 0 1 0 0 0\"/>\
+         <item objectid=\"4\" p:path=\"/3D/other.model\" transform=\"1 0 0 0 1 0 0 0 1 5 0 0\"/>",
+    );
+    let other = model3mf(&cube_object(4), "");
+    let bytes = package_of(&[("3D/3dmodel.model", main), ("3D/other.model", other)]);
+    let loaded = read::read_3mf(&bytes, "mirror.3mf".as_ref()).unwrap();
+    let m = Mesh::from_soup("mirror.3mf", loaded.soup).unwrap();
+    assert_eq!(bounds(&m), [[-1.0, 0.0, 0.0], [6.0, 1.0, 1.0]]);
+    let (area, volume) = area_volume(&m);
+    assert_eq!(area, 12.0);
+    assert!(close(volume, 2.0, 1e-15), "both cubes face out: {volume}");
+}
+
+#[test]
+fn threemf_chains_of_empty_instances_and_deep_chains_are_refused() {
+    // 30 levels of two components each, no triangles anywhere: 2^30 placements to walk.
+    let mut resources =
+        String::from("<object id=\"0\"><mesh><vertices/><triangles/></mesh></object>");
+    for level in 1..=30 {
+        let c = format!("<component objectid=\"{}\"/>", level - 1);
+        resources += &format!("<object id=\"{level}\"><components>{c}{c}</components></object>");
+    }
+    let bytes = package_of(&[(
+        "3D/3dmodel.model",
+        model3mf(&resources, "<item objectid=\"30\"/>"),
+    )]);
+    let e = refused("empty.3mf", &bytes);
+    assert!(e.contains("placements, vertices and triangles"), "{e}");
+    // A chain of 100 objects, built deepest-last so that each item alone nests little: the
+    // cached extents still carry their height.
+    let mut resources = cube_object(0);
+    for level in 1..100 {
+        resources += &format!(
+            "<object id=\"{level}\"><components><component objectid=\"{}\"/></components></object>",
+            level - 1
+        );
+    }
+    let items: String = (0..100)
+        .step_by(20)
+        .map(|i| format!("<item objectid=\"{i}\"/>"))
+        .collect();
+    let bytes = package_of(&[("3D/3dmodel.model", model3mf(&resources, &items))]);
+    let e = refused("deep.3mf", &bytes);
+    assert!(e.contains("nest deeper"), "{e}");
+}
+
+#[test]
+fn gltf_short_glb_header_and_a_second_chunk_buffer_are_refused() {
+    let e = refused("short.glb", b"glTF\x02\0\0\0\x04\0\0\0");
+    assert!(e.contains("shorter than its 12 bytes"), "{e}");
+    let text = std::fs::read_to_string(fixture("cube_data_uri.gltf")).unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    let first = doc["buffers"][0].clone();
+    doc["buffers"] = serde_json::json!([first, {"byteLength": 4}]);
+    let e = refused("two.gltf", doc.to_string().as_bytes());
+    assert!(e.contains("only buffer 0 may be the GLB chunk"), "{e}");
+}
+
+#[test]
+fn ply_edge_cases_of_the_header_and_strips() {
+    // A comment that mentions end_header, an element with no properties and a huge count (it
+    // takes no bytes), and a strip of `uint` indices restarted by 4294967295.
+    let mut bytes = b"ply\nformat binary_little_endian 1.0\ncomment written before end_header\n\
+        element nothing 18446744073709551615\nelement vertex 4\nproperty float x\n\
+        property float y\nproperty float z\nelement tristrips 1\n\
+        property list int uint vertex_indices\nend_header\n"
+        .to_vec();
+    for v in [
+        [0f32, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+    ] {
+        bytes.extend(v.iter().flat_map(|c| c.to_le_bytes()));
+    }
+    let strip: [u32; 7] = [0, 1, 2, u32::MAX, 0, 3, 1];
+    bytes.extend(7i32.to_le_bytes());
+    bytes.extend(strip.iter().flat_map(|i| i.to_le_bytes()));
+    let soup = read::read_ply(&bytes, "strip.ply".as_ref()).unwrap();
+    let z = |v: [f32; 3]| v;
+    assert_eq!(
+        soup,
+        vec![
+            [z([0.0; 3]), z([1.0, 0.0, 0.0]), z([0.0, 1.0, 0.0])],
+            [z([0.0; 3]), z([0.0, 0.0, 1.0]), z([1.0, 0.0, 0.0])],
+        ]
+    );
+}

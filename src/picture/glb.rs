@@ -35,19 +35,19 @@ pub fn glb(scene: &Scene) -> Result<Vec<u8>> {
                 .filter(|(_, &m)| m == mark)
                 .flat_map(|(t, _)| *t)
                 .collect();
-            if let Some(p) = doc.primitive(&points, offset, TRIANGLES, colour, name) {
+            if let Some(p) = doc.primitive(&points, offset, TRIANGLES, colour, name)? {
                 primitives.push(p);
             }
         }
         nodes.push(doc.node(part.name, primitives));
     }
     let curves: Vec<DVec3> = scene.curves.iter().flat_map(|&(p, q)| [p, q]).collect();
-    if let Some(p) = doc.primitive(&curves, offset, LINES, CLASH, "intersection curves") {
+    if let Some(p) = doc.primitive(&curves, offset, LINES, CLASH, "intersection curves")? {
         nodes.push(doc.node("intersection curves", vec![p]));
     }
     if let Some((p, q)) = scene.closest {
         let green = [0, 150, 60];
-        if let Some(p) = doc.primitive(&[p, q], offset, LINES, green, "closest segment") {
+        if let Some(p) = doc.primitive(&[p, q], offset, LINES, green, "closest segment")? {
             nodes.push(doc.node("closest segment", vec![p]));
         }
     }
@@ -73,14 +73,19 @@ impl Doc {
         mode: u32,
         colour: [u8; 3],
         name: &str,
-    ) -> Option<Value> {
+    ) -> Result<Option<Value>> {
         if points.is_empty() {
-            return None;
+            return Ok(None);
         }
         let local: Vec<[f32; 3]> = points
             .iter()
             .map(|&p| (p - offset).as_vec3().to_array())
             .collect();
+        if local.iter().flatten().any(|c| !c.is_finite()) {
+            return Err(Error::Argument(format!(
+                "{name}: coordinates beyond f32's range from the framed centre: GLB holds f32"
+            )));
+        }
         let (mut min, mut max) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
         for p in &local {
             for k in 0..3 {
@@ -113,11 +118,11 @@ impl Doc {
                 "roughnessFactor": 0.8,
             },
         }));
-        Some(json!({
+        Ok(Some(json!({
             "attributes": {"POSITION": self.accessors.len() - 1},
             "mode": mode,
             "material": self.materials.len() - 1,
-        }))
+        })))
     }
 
     fn node(&mut self, name: &str, primitives: Vec<Value>) -> usize {

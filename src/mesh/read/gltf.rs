@@ -4,13 +4,15 @@
 //! document; the buffers are read here, every accessor's extent checked against its view and
 //! buffer before a byte is taken, so a forged count allocates nothing.
 
-use super::{expansion_limit, fault, read_regular_file, Loaded, Soup};
+use super::{expansion_limit, fault, read_regular_file, Extent, Loaded, Soup};
 use crate::error::{Error, Result};
 use base64::Engine;
-use glam::{DMat4, DQuat, DVec3};
+use glam::{DMat3, DMat4, DQuat, DVec3};
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::Mode;
+use std::collections::HashMap;
 use std::path::Path;
+use std::rc::Rc;
 
 /// Nodes nest at most this deep (a cycle would nest forever).
 const MAX_DEPTH: usize = 64;
@@ -22,19 +24,17 @@ pub fn read_gltf(bytes: &[u8], path: &Path) -> Result<Loaded> {
     let buffers = buffers(&gltf, path)?;
     let doc = &gltf.document;
     let roots = roots(doc);
-    let size = bytes.len() + buffers.iter().map(Vec::len).sum::<usize>();
-    let mut total = 0u64;
     let mut known = vec![None; doc.nodes().len()];
+    let mut total = Extent::default();
     for (node, _) in &roots {
-        total = total.saturating_add(count(node.clone(), 0, &mut known).map_err(bad)?);
+        total = total.and(extent(node.clone(), 0, &mut known).map_err(bad)?);
     }
-    let limit = expansion_limit(size);
-    if total > limit {
-        return Err(bad(format!(
-            "its scene expands to {total} triangles, more than the {limit} this reader expands a file of its size to"
-        )));
-    }
-    let mut soup = Soup::with_capacity(total as usize);
+    // Against the file itself: an external buffer shared by many nodes adds nothing to it.
+    total
+        .within(expansion_limit(bytes.len()), "scene")
+        .map_err(bad)?;
+    // Not reserved ahead: the counts are the accessors' own, checked only as they are read.
+    let mut soup = Soup::new();
     for (node, t) in roots {
         place(node, t, &buffers, &mut soup).map_err(bad)?;
     }
@@ -48,6 +48,16 @@ pub fn read_gltf(bytes: &[u8], path: &Path) -> Result<Loaded> {
 /// before checking that it exists (a panic on a forged index): the primitives' accessor indices
 /// are checked here first.
 fn parse(bytes: &[u8]) -> Result<gltf::Gltf, String> {
+    // The gltf crate subtracts 12 from a GLB's declared length unchecked (an overflow panic
+    // in builds with overflow checks): a header that short is refused here.
+    if bytes.starts_with(b"glTF") {
+        let declared = bytes
+            .get(8..12)
+            .map(|l| u32::from_le_bytes([l[0], l[1], l[2], l[3]]));
+        if declared.is_none_or(|l| l < 12) {
+            return Err("a GLB header shorter than its 12 bytes".into());
+        }
+    }
     let raw = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| e.to_string())?;
     let json = raw.document.as_json();
     let accessors = json.accessors.len();
@@ -70,37 +80,50 @@ fn parse(bytes: &[u8]) -> Result<gltf::Gltf, String> {
     })
 }
 
-/// Every buffer's bytes: the GLB's binary chunk, a data URI, or a file beside `path`.
-fn buffers(gltf: &gltf::Gltf, path: &Path) -> Result<Vec<Vec<u8>>> {
+/// Every buffer's bytes: the GLB's binary chunk (buffer 0 only, as the specification says), a
+/// data URI, or a file beside `path`. Shared, not copied: many buffers may name one chunk or
+/// file, which is read once.
+fn buffers(gltf: &gltf::Gltf, path: &Path) -> Result<Vec<Rc<[u8]>>> {
     let bad = |m: String| fault(path, "glTF", m);
-    gltf.document
-        .buffers()
-        .map(|b| {
-            let data = match b.source() {
-                gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| {
-                    bad(format!(
-                        "buffer {} is the GLB chunk, but there is none",
-                        b.index()
-                    ))
-                })?,
-                gltf::buffer::Source::Uri(uri) => match uri.strip_prefix("data:") {
-                    Some(data) => {
-                        data_uri(data).map_err(|m| bad(format!("buffer {}: {m}", b.index())))?
-                    }
-                    None => beside(path, uri)?,
-                },
-            };
-            if data.len() < b.length() {
+    let blob: Option<Rc<[u8]>> = gltf.blob.as_deref().map(Rc::from);
+    let mut files: HashMap<&str, Rc<[u8]>> = HashMap::new();
+    let mut out = Vec::new();
+    for b in gltf.document.buffers() {
+        let data = match b.source() {
+            gltf::buffer::Source::Bin if b.index() == 0 => blob
+                .clone()
+                .ok_or_else(|| bad("buffer 0 is the GLB binary chunk, but there is none".into()))?,
+            gltf::buffer::Source::Bin => {
                 return Err(bad(format!(
-                    "buffer {} holds {} bytes, less than its byteLength {}",
-                    b.index(),
-                    data.len(),
-                    b.length()
-                )));
+                    "buffer {} has no uri: only buffer 0 may be the GLB chunk",
+                    b.index()
+                )))
             }
-            Ok(data)
-        })
-        .collect()
+            gltf::buffer::Source::Uri(uri) => match uri.strip_prefix("data:") {
+                Some(data) => {
+                    Rc::from(data_uri(data).map_err(|m| bad(format!("buffer {}: {m}", b.index())))?)
+                }
+                None => match files.get(uri) {
+                    Some(data) => data.clone(),
+                    None => {
+                        let data: Rc<[u8]> = Rc::from(beside(path, uri)?);
+                        files.insert(uri, data.clone());
+                        data
+                    }
+                },
+            },
+        };
+        if data.len() < b.length() {
+            return Err(bad(format!(
+                "buffer {} holds {} bytes, less than its byteLength {}",
+                b.index(),
+                data.len(),
+                b.length()
+            )));
+        }
+        out.push(data);
+    }
+    Ok(out)
 }
 
 fn data_uri(data: &str) -> Result<Vec<u8>, String> {
@@ -185,45 +208,42 @@ fn local(node: &gltf::Node) -> DMat4 {
     }
 }
 
-/// Triangles a node and its children place (saturating). Counts are kept in `known` (by node):
-/// a file whose nodes share children could otherwise ask for exponentially many visits.
-fn count(node: gltf::Node, depth: usize, known: &mut [Option<u64>]) -> Result<u64, String> {
-    if depth > MAX_DEPTH {
+/// What placing a node and its children takes. Extents are kept in `known` (by node): nodes
+/// that share children could otherwise ask for exponentially many visits; a cached extent
+/// still counts its height, so no order of roots lets a chain nest deeper than [`MAX_DEPTH`].
+fn extent(node: gltf::Node, depth: usize, known: &mut [Option<Extent>]) -> Result<Extent, String> {
+    let cached = known[node.index()];
+    if depth + cached.map_or(0, |e| e.height) > MAX_DEPTH {
         return Err(format!("nodes nest deeper than {MAX_DEPTH} (a cycle?)"));
     }
-    if let Some(n) = known[node.index()] {
-        return Ok(n);
+    if let Some(e) = cached {
+        return Ok(e);
     }
-    let own = node.mesh().map_or(0u64, |m| {
-        m.primitives()
-            .map(|p| {
-                let n = p
-                    .indices()
-                    .or_else(|| p.get(&gltf::Semantic::Positions))
-                    .map_or(0, |a| a.count() as u64);
-                match p.mode() {
-                    Mode::Triangles => n / 3,
-                    Mode::TriangleStrip | Mode::TriangleFan => n.saturating_sub(2),
-                    _ => 0,
-                }
-            })
-            .fold(0u64, u64::saturating_add)
-    });
-    let mut n = own;
+    let mut e = Extent::of(0, 0);
+    for p in node.mesh().iter().flat_map(|m| m.primitives()) {
+        let points = p.get(&gltf::Semantic::Positions).map_or(0, |a| a.count());
+        let n = p.indices().map_or(points, |a| a.count());
+        let triangles = match p.mode() {
+            Mode::Triangles => n / 3,
+            Mode::TriangleStrip | Mode::TriangleFan => n.saturating_sub(2),
+            _ => 0,
+        };
+        e = e.and(Extent::of(points, triangles));
+    }
     for c in node.children() {
-        n = n.saturating_add(count(c, depth + 1, known)?);
+        e = e.and(extent(c, depth + 1, known)?.under());
     }
-    known[node.index()] = Some(n);
-    Ok(n)
+    known[node.index()] = Some(e);
+    Ok(e)
 }
 
 fn place(
     node: gltf::Node,
     parent: DMat4,
-    buffers: &[Vec<u8>],
+    buffers: &[Rc<[u8]>],
     soup: &mut Soup,
 ) -> Result<(), String> {
-    // Depth and cycles were bounded by `count`, which saw the same nodes.
+    // Depth, cycles and work were bounded by `extent`, which saw the same nodes.
     let t = parent * local(&node);
     if let Some(mesh) = node.mesh() {
         for p in mesh.primitives() {
@@ -242,7 +262,7 @@ fn place(
 fn primitive(
     p: &gltf::Primitive,
     t: DMat4,
-    buffers: &[Vec<u8>],
+    buffers: &[Rc<[u8]>],
     soup: &mut Soup,
 ) -> Result<(), String> {
     let mode = p.mode();
@@ -270,7 +290,7 @@ fn primitive(
         Some(a) => indices(&a, buffers, points.len())?,
         None => (0..points.len() as u32).collect(),
     };
-    let flip = t.determinant() < 0.0;
+    let flip = DMat3::from_mat4(t).determinant() < 0.0;
     let mut push = |a: u32, b: u32, c: u32| {
         let (b, c) = if flip { (c, b) } else { (b, c) };
         soup.push([a, b, c].map(|i| points[i as usize]));
@@ -290,7 +310,7 @@ fn primitive(
     Ok(())
 }
 
-fn indices(a: &gltf::Accessor, buffers: &[Vec<u8>], n: usize) -> Result<Vec<u32>, String> {
+fn indices(a: &gltf::Accessor, buffers: &[Rc<[u8]>], n: usize) -> Result<Vec<u32>, String> {
     let read: fn(&[u8]) -> u32 = match (a.data_type(), a.dimensions()) {
         (DataType::U8, Dimensions::Scalar) => |e| e[0] as u32,
         (DataType::U16, Dimensions::Scalar) => |e| u16::from_le_bytes([e[0], e[1]]) as u32,
@@ -308,7 +328,7 @@ fn indices(a: &gltf::Accessor, buffers: &[Vec<u8>], n: usize) -> Result<Vec<u32>
 /// and buffer first.
 fn elements<'b>(
     a: &gltf::Accessor,
-    buffers: &'b [Vec<u8>],
+    buffers: &'b [Rc<[u8]>],
 ) -> Result<impl Iterator<Item = &'b [u8]>, String> {
     if a.sparse().is_some() {
         return Err("sparse accessors are not read".into());

@@ -74,6 +74,63 @@ pub fn expansion_limit(bytes: usize) -> u64 {
     (bytes as u64).saturating_mul(64).clamp(1 << 20, 1 << 27)
 }
 
+/// What expanding an instanced object (a 3MF object, a glTF node) takes: the triangles it
+/// places; the work of placing them (placements, vertices transformed, triangles written), which
+/// a chain of empty instances or a large mesh placed many times makes far larger than its
+/// triangles; and how deep its instances nest.
+#[derive(Clone, Copy, Debug, Default)]
+struct Extent {
+    triangles: u64,
+    work: u64,
+    height: usize,
+}
+
+impl Extent {
+    /// One placement of a mesh of `vertices` and `triangles`.
+    fn of(vertices: usize, triangles: usize) -> Extent {
+        Extent {
+            triangles: triangles as u64,
+            work: 1 + vertices as u64 + triangles as u64,
+            height: 0,
+        }
+    }
+
+    /// This and `other` together (saturating).
+    fn and(self, other: Extent) -> Extent {
+        Extent {
+            triangles: self.triangles.saturating_add(other.triangles),
+            work: self.work.saturating_add(other.work),
+            height: self.height.max(other.height),
+        }
+    }
+
+    /// As an instance inside another: one level deeper.
+    fn under(self) -> Extent {
+        Extent {
+            height: self.height + 1,
+            ..self
+        }
+    }
+
+    /// An error unless the triangles are within `limit` and the work within four times it.
+    fn within(&self, limit: u64, what: &str) -> Result<(), String> {
+        if self.triangles > limit {
+            return Err(format!(
+                "its {what} expands to {} triangles, more than the {limit} this reader expands a file of its size to",
+                self.triangles
+            ));
+        }
+        let budget = limit.saturating_mul(4);
+        if self.work > budget {
+            return Err(format!(
+                "its {what} takes {} placements, vertices and triangles to expand, more than the {budget} this reader spends on a file of its size",
+                self.work
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The error for a fault in a file of `format`.
 fn fault(path: &Path, format: &'static str, message: impl Into<String>) -> Error {
     Error::Format {

@@ -121,16 +121,8 @@ pub fn read_ply(bytes: &[u8], path: &Path) -> Result<Soup> {
 
 /// The header: encoding, elements, and the body after `end_header`.
 fn header(bytes: &[u8]) -> Result<(Encoding, Vec<Element>, &[u8]), String> {
-    let window = &bytes[..bytes.len().min(MAX_HEADER)];
-    let end = find(window, b"end_header")
-        .ok_or("no \"end_header\" in the first 64 KiB: not a PLY file, or a damaged header")?;
-    let after = end + b"end_header".len();
-    // The header ends with its line: "\n" or "\r\n".
-    let body_at = match &bytes[after..] {
-        [b'\r', b'\n', ..] => after + 2,
-        [b'\n', ..] => after + 1,
-        _ => return Err("\"end_header\" is not followed by a line break".into()),
-    };
+    let (end, body_at) = header_end(bytes)
+        .ok_or("no \"end_header\" line in the first 64 KiB: not a PLY file, or a damaged header")?;
     let text = std::str::from_utf8(&bytes[..end]).map_err(|_| "the header is not text")?;
     let mut lines = text.lines().map(str::trim);
     if lines.next() != Some("ply") {
@@ -186,8 +178,19 @@ fn property(words: &[&str]) -> Result<Property, String> {
     }
 }
 
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+/// Where the `end_header` line begins, and where the body after it begins: the first line
+/// that is `end_header` itself (not a comment that mentions it), ended by "\n" or "\r\n".
+fn header_end(bytes: &[u8]) -> Option<(usize, usize)> {
+    let window = &bytes[..bytes.len().min(MAX_HEADER)];
+    let mut start = 0;
+    for line in window.split_inclusive(|&b| b == b'\n') {
+        let next = start + line.len();
+        if line.ends_with(b"\n") && line.trim_ascii() == b"end_header" {
+            return Some((start, next));
+        }
+        start = next;
+    }
+    None
 }
 
 /// `x y z` of every vertex, in `f32` (a `double` coordinate is rounded, as every reader of this
@@ -271,15 +274,15 @@ fn read_faces(
     Ok(())
 }
 
-/// The triangles of a strip with `-1` restarts: triangle k of a strip is (s[k], s[k+1], s[k+2]),
-/// its first two swapped when k is odd so that all keep one orientation; triangles with a
-/// repeated index (the joints strippers insert) are dropped.
+/// The triangles of a strip with `-1` restarts (as an unsigned `uint`, 4294967295): triangle k
+/// of a strip is (s[k], s[k+1], s[k+2]), its first two swapped when k is odd so that all keep
+/// one orientation; triangles with a repeated index (the joints strippers insert) are dropped.
 fn strip_triangles(
     indices: &[i64],
     at: impl Fn(i64) -> Result<[f32; 3], String>,
     soup: &mut Soup,
 ) -> Result<(), String> {
-    for strip in indices.split(|&i| i == -1) {
+    for strip in indices.split(|&i| i == -1 || i == u32::MAX as i64) {
         for (k, w) in strip.windows(3).enumerate() {
             let (p, q, r) = (w[0], w[1], w[2]);
             if p == q || q == r || p == r {
@@ -293,6 +296,10 @@ fn strip_triangles(
 }
 
 fn skip(e: &Element, src: &mut Source) -> Result<(), String> {
+    // An element without properties takes no bytes, whatever its count says.
+    if e.properties.is_empty() {
+        return Ok(());
+    }
     for _ in 0..e.count {
         for p in &e.properties {
             match p {

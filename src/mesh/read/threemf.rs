@@ -4,10 +4,10 @@
 //! kept. Decompression is capped (a zip bomb is an error, not an exhausted memory), and
 //! instancing is capped by [`super::expansion_limit`].
 
-use super::{expansion_limit, fault, Loaded, Soup};
+use super::{expansion_limit, fault, Extent, Loaded, Soup};
 use crate::error::Result;
 use glam::{DAffine3, DMat3, DVec3};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::Path;
 
@@ -27,7 +27,7 @@ pub fn read_3mf(bytes: &[u8], path: &Path) -> Result<Loaded> {
 #[doc(hidden)]
 pub fn read_3mf_capped(bytes: &[u8], path: &Path, cap: u64) -> Result<Loaded> {
     Package::open(bytes, cap)
-        .and_then(|mut p| p.read())
+        .and_then(|mut p| p.read(bytes.len()))
         .map_err(|m| fault(path, "3MF", m))
 }
 
@@ -63,26 +63,23 @@ impl<'a> Package<'a> {
         })
     }
 
-    fn read(&mut self) -> Result<Loaded, String> {
+    fn read(&mut self, package_bytes: usize) -> Result<Loaded, String> {
         let root = self.root_model()?;
         let text = self.text(&root)?;
         let doc = xml(&text, &root)?;
         let model = doc.root_element();
         let unit = model.attribute("unit").unwrap_or("millimeter").to_string();
-        self.load_objects(&root, model)?;
         let items = build_items(&root, model)?;
+        let mut todo = self.load_objects(&root, model)?;
+        todo.extend(items.iter().map(|(part, _, _)| part.clone()));
+        self.load_parts(todo)?;
         let mut known = HashMap::new();
-        let mut total = 0u64;
+        let mut total = Extent::default();
         for (part, id, _) in &items {
-            total = total.saturating_add(self.count(part, id, 0, &mut known)?);
+            total = total.and(self.extent(part, id, 0, &mut known)?);
         }
-        let limit = expansion_limit(self.taken as usize);
-        if total > limit {
-            return Err(format!(
-                "its build expands to {total} triangles, more than the {limit} this reader expands a file of its size to"
-            ));
-        }
-        let mut soup = Soup::with_capacity(total as usize);
+        total.within(expansion_limit(package_bytes), "build")?;
+        let mut soup = Soup::with_capacity(total.triangles as usize);
         for (part, id, transform) in &items {
             self.place(part, id, *transform, &mut soup)?;
         }
@@ -90,6 +87,21 @@ impl<'a> Package<'a> {
             soup,
             unit: Some(unit),
         })
+    }
+
+    /// The objects of every part in `todo` and of the parts their components name, each part
+    /// read once (a worklist: a chain of parts cannot nest the reader's calls).
+    fn load_parts(&mut self, mut todo: Vec<String>) -> Result<(), String> {
+        let mut loaded: HashSet<String> = self.objects.keys().map(|(p, _)| p.clone()).collect();
+        while let Some(part) = todo.pop() {
+            if !loaded.insert(part.clone()) {
+                continue;
+            }
+            let text = self.text(&part)?;
+            let doc = xml(&text, &part)?;
+            todo.extend(self.load_objects(&part, doc.root_element())?);
+        }
+        Ok(())
     }
 
     /// The model part the package's relationships name as its start part, else the usual one.
@@ -129,8 +141,8 @@ impl<'a> Package<'a> {
         String::from_utf8(bytes).map_err(|_| format!("part {name:?} is not UTF-8 text"))
     }
 
-    /// The objects of model part `part` (and, through components, of the parts they name).
-    fn load_objects(&mut self, part: &str, model: roxmltree::Node) -> Result<(), String> {
+    /// The objects of model part `part`; the other parts their components name.
+    fn load_objects(&mut self, part: &str, model: roxmltree::Node) -> Result<Vec<String>, String> {
         let mut others = Vec::new();
         for node in model
             .descendants()
@@ -138,22 +150,16 @@ impl<'a> Package<'a> {
         {
             let id = attr(node, "id", part)?.to_string();
             let object = object(node, part)?;
-            for (other, _, _) in &object.components {
-                if other != part {
-                    others.push(other.clone());
-                }
-            }
+            others.extend(
+                object
+                    .components
+                    .iter()
+                    .filter(|(other, _, _)| other != part)
+                    .map(|(other, _, _)| other.clone()),
+            );
             self.objects.insert((part.to_string(), id), object);
         }
-        for other in others {
-            if self.objects.keys().any(|(p, _)| *p == other) {
-                continue;
-            }
-            let text = self.text(&other)?;
-            let doc = xml(&text, &other)?;
-            self.load_objects(&other, doc.root_element())?;
-        }
-        Ok(())
+        Ok(others)
     }
 
     fn object(&self, part: &str, id: &str) -> Result<&Object, String> {
@@ -162,35 +168,37 @@ impl<'a> Package<'a> {
             .ok_or_else(|| format!("{part}: no object with id {id:?}"))
     }
 
-    /// How many triangles object `id` places, components included (saturating). Counts are
-    /// kept in `known`: ten levels of ten components would otherwise be 10^10 visits.
-    fn count(
+    /// What placing object `id` takes, components included. Extents are kept in `known`: ten
+    /// levels of ten components would otherwise be 10^10 visits. A cached extent still counts
+    /// its height, so no order of build items lets a chain nest deeper than [`MAX_DEPTH`].
+    fn extent(
         &self,
         part: &str,
         id: &str,
         depth: usize,
-        known: &mut HashMap<(String, String), u64>,
-    ) -> Result<u64, String> {
-        if depth > MAX_DEPTH {
+        known: &mut HashMap<(String, String), Extent>,
+    ) -> Result<Extent, String> {
+        let key = (part.to_string(), id.to_string());
+        let cached = known.get(&key).copied();
+        if depth + cached.map_or(0, |e| e.height) > MAX_DEPTH {
             return Err(format!(
                 "components nest deeper than {MAX_DEPTH} (a cycle?) at object {id:?}"
             ));
         }
-        let key = (part.to_string(), id.to_string());
-        if let Some(&n) = known.get(&key) {
-            return Ok(n);
+        if let Some(e) = cached {
+            return Ok(e);
         }
         let o = self.object(part, id)?;
-        let mut n = o.triangles.len() as u64;
+        let mut e = Extent::of(o.vertices.len(), o.triangles.len());
         for (p, i, _) in &o.components {
-            n = n.saturating_add(self.count(p, i, depth + 1, known)?);
+            e = e.and(self.extent(p, i, depth + 1, known)?.under());
         }
-        known.insert(key, n);
-        Ok(n)
+        known.insert(key, e);
+        Ok(e)
     }
 
     fn place(&self, part: &str, id: &str, t: DAffine3, soup: &mut Soup) -> Result<(), String> {
-        // Depth and cycles were bounded by `count`, which saw the same objects.
+        // Depth, cycles and work were bounded by `extent`, which saw the same objects.
         let o = self.object(part, id)?;
         let moved: Vec<[f32; 3]> = o
             .vertices
@@ -200,7 +208,17 @@ impl<'a> Package<'a> {
                 p.as_vec3().to_array()
             })
             .collect();
-        soup.extend(o.triangles.iter().map(|t| t.map(|i| moved[i as usize])));
+        // A mirroring transform must not turn the shape inside out (3MF core, 3.3): the
+        // winding is reversed with it.
+        let flip = t.matrix3.determinant() < 0.0;
+        soup.extend(o.triangles.iter().map(|t| {
+            let [a, b, c] = t.map(|i| moved[i as usize]);
+            if flip {
+                [a, c, b]
+            } else {
+                [a, b, c]
+            }
+        }));
         for (p, i, c) in &o.components {
             self.place(p, i, t * *c, soup)?;
         }
