@@ -2,6 +2,7 @@
 //! path; on the CPU, in parallel over the poses.
 
 use crate::json::v3;
+use crate::progress;
 use crate::table::{self, Column};
 use crate::{load, points::summary_json};
 use meshclash::query::{self, SolidDistance, Timings};
@@ -43,7 +44,7 @@ pub fn poses(
     let ps = read_poses(poses)?;
     let (ma, mb) = (load(a)?, load(b)?);
     let t = Instant::now();
-    let answers = query::poses(&ma, pose_a, &mb, &ps, clearance);
+    let answers = progress::during("poses", || query::poses(&ma, pose_a, &mb, &ps, clearance));
     let mut timings = Timings::default();
     timings.add("query", t);
     if let Some(out) = out {
@@ -157,7 +158,9 @@ pub fn sweep(
         )));
     }
     let t = Instant::now();
-    let r = query::sweep(&ma, pose_a, &mb, &waypoints, &times, tol);
+    let r = progress::during("sweep", || {
+        query::sweep(&ma, pose_a, &mb, &waypoints, &times, tol)
+    });
     let mut timings = Timings::default();
     timings.add("query", t);
     let mut fields = json!({

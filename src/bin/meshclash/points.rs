@@ -2,6 +2,7 @@
 //! from a table and answered into one (`table.rs`), with a summary on stdout.
 
 use crate::args::BatchArgs;
+use crate::progress;
 use crate::table::{self, Column};
 use crate::{choose_backend, load};
 use meshclash::query::{Hits, RayHit, Timings};
@@ -69,7 +70,7 @@ pub fn inside(job: Job) -> Result<(), Error> {
     let (m, pts) = (load(job.mesh)?, points(job.points)?);
     let backend = choose_backend(job.kind)?;
     let t = Instant::now();
-    let w = backend.winding_numbers(&m, job.pose, &pts)?;
+    let w = progress::during("inside", || backend.winding_numbers(&m, job.pose, &pts))?;
     let mut timings = Timings::default();
     timings.add("query", t);
     if let Some(out) = &job.out {
@@ -108,7 +109,9 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
     let (m, pts) = (load(job.mesh)?, points(job.points)?);
     let backend = choose_backend(job.kind)?;
     let t = Instant::now();
-    let found = backend.closest_points(&m, job.pose, &pts, limit)?;
+    let found = progress::during("closest", || {
+        backend.closest_points(&m, job.pose, &pts, limit)
+    })?;
     let inside = if signed {
         Some(backend.winding_numbers(&m, job.pose, &pts)?)
     } else {
@@ -202,7 +205,7 @@ pub fn ray(job: Job, hits: Hits, max_t: Option<f64>) -> Result<(), Error> {
     }
     let backend = choose_backend(job.kind)?;
     let t = Instant::now();
-    let found = backend.ray_hits(&m, job.pose, &rs, max_t, hits)?;
+    let found = progress::during("rays", || backend.ray_hits(&m, job.pose, &rs, max_t, hits))?;
     let mut timings = Timings::default();
     timings.add("query", t);
     if let Some(out) = &job.out {

@@ -2,6 +2,7 @@
 //! mesh, on the CPU in parallel over the spheres.
 
 use crate::points::{summary, Job};
+use crate::progress;
 use crate::table::{self, Column};
 use crate::{choose_backend, load};
 use meshclash::query::{self, Posed, Timings};
@@ -27,7 +28,9 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
         touched(&rows, &posed)
     } else if rows.width == 4 {
         let spheres: Vec<_> = (0..rows.len()).map(|i| sphere(rows.row(i))).collect();
-        standing(backend.sphere_contacts(&m, job.pose, &spheres)?)
+        standing(progress::during("spheres", || {
+            backend.sphere_contacts(&m, job.pose, &spheres)
+        })?)
     } else {
         let tol = tolerance.unwrap_or(1e-9 * m.mesh.bounding_box().diagonal());
         if tol.is_nan() || tol <= 0.0 {
@@ -41,7 +44,12 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
                 (c, r, DVec3::from_slice(&rows.row(i)[4..]))
             })
             .collect();
-        moving(backend.sphere_sweeps(&m, job.pose, &spheres, tol)?, tol)
+        moving(
+            progress::during("sphere sweeps", || {
+                backend.sphere_sweeps(&m, job.pose, &spheres, tol)
+            })?,
+            tol,
+        )
     };
     let mut timings = Timings::default();
     timings.add("query", t);
