@@ -9,6 +9,7 @@ import numpy.typing as npt
 __version__: str
 
 ArrayLike = npt.ArrayLike
+# A kind's name or a Backend; None means "auto" (the default) too.
 BackendArg = Union[Literal["auto", "cpu", "gpu"], "Backend", None]
 
 class Mesh:
@@ -21,7 +22,8 @@ class Mesh:
     @property
     def faces(self) -> npt.NDArray[np.int64]: ...
     @property
-    def source(self) -> str: ...
+    def source(self) -> str:
+        """The path it was loaded from, or "<arrays>" / "<Trimesh>" (what it was made of)."""
     def info(self) -> dict[str, Any]: ...
     def __len__(self) -> int: ...
 
@@ -106,32 +108,32 @@ def check(
     transform_b: Optional[ArrayLike] = None,
     clearance: Optional[float] = None,
     pairs: bool = False,
-    backend: BackendArg = None,
+    backend: BackendArg = "auto",
 ) -> CheckResult: ...
 def interferes(
     a: MeshArg,
     b: MeshArg,
     transform_a: Optional[ArrayLike] = None,
     transform_b: Optional[ArrayLike] = None,
-    backend: BackendArg = None,
+    backend: BackendArg = "auto",
 ) -> bool: ...
 def solid_distance(
     a: MeshArg,
     b: MeshArg,
     transform_a: Optional[ArrayLike] = None,
     transform_b: Optional[ArrayLike] = None,
-    backend: BackendArg = None,
+    backend: BackendArg = "auto",
 ) -> SolidDistanceResult: ...
-def self_intersections(mesh: MeshArg, pairs: bool = False, backend: BackendArg = None) -> SelfResult: ...
+def self_intersections(mesh: MeshArg, pairs: bool = False, backend: BackendArg = "auto") -> SelfResult: ...
 
 # Batch queries: dicts of arrays, one row per input row (NaN, -1 or False where missing).
 Columns = dict[str, Any]
 
 def winding_numbers(
-    mesh: MeshArg, points: ArrayLike, transform: Optional[ArrayLike] = None, backend: BackendArg = None
+    mesh: MeshArg, points: ArrayLike, transform: Optional[ArrayLike] = None, backend: BackendArg = "auto"
 ) -> Columns: ...
 def inside(
-    mesh: MeshArg, points: ArrayLike, transform: Optional[ArrayLike] = None, backend: BackendArg = None
+    mesh: MeshArg, points: ArrayLike, transform: Optional[ArrayLike] = None, backend: BackendArg = "auto"
 ) -> npt.NDArray[np.bool_]: ...
 def closest_points(
     mesh: MeshArg,
@@ -139,7 +141,7 @@ def closest_points(
     transform: Optional[ArrayLike] = None,
     max_distance: float = ...,
     signed: bool = False,
-    backend: BackendArg = None,
+    backend: BackendArg = "auto",
 ) -> Columns: ...
 def ray_hits(
     mesh: MeshArg,
@@ -148,14 +150,14 @@ def ray_hits(
     transform: Optional[ArrayLike] = None,
     max_t: float = ...,
     hits: Literal["first", "any", "all"] = "first",
-    backend: BackendArg = None,
+    backend: BackendArg = "auto",
 ) -> Columns: ...
 def sphere_contacts(
     mesh: MeshArg,
     centers: ArrayLike,
     radii: ArrayLike,
     transform: Optional[ArrayLike] = None,
-    backend: BackendArg = None,
+    backend: BackendArg = "auto",
 ) -> Columns: ...
 def sphere_sweeps(
     mesh: MeshArg,
@@ -164,7 +166,7 @@ def sphere_sweeps(
     displacements: ArrayLike,
     transform: Optional[ArrayLike] = None,
     tolerance: Optional[float] = None,
-    backend: BackendArg = None,
+    backend: BackendArg = "auto",
 ) -> Columns: ...
 def poses(
     a: MeshArg,

@@ -10,9 +10,12 @@ the answers differ from FCL's where FCL is wrong:
   test misses or invents contacts between near-touching triangles.
 
 Meshes are prepared once (``add_object`` makes a ``Mesh`` of a trimesh, or takes a ``Mesh``)
-and stay prepared, and on the GPU once a GPU query has used them, across calls.
+and stay prepared, and on the GPU once a GPU query has used them, across calls. A trimesh
+given to a query is prepared once while its data is unchanged; any other object with
+``.vertices`` and ``.faces``, on every call.
 """
 
+import sys
 import weakref
 
 import numpy as np
@@ -22,25 +25,73 @@ from ._meshclash import Mesh
 
 __all__ = ["CollisionManager", "ContactData", "DistanceData"]
 
-# Meshes made of trimesh objects, kept while the object lives and its data is unchanged
-# (trimesh's hash follows every edit), so that querying with the same trimesh again and again
-# prepares it once.
-_prepared = weakref.WeakKeyDictionary()
+# Meshes made of trimesh objects: id(obj) -> (weak reference to obj, obj's hash when prepared,
+# Mesh). trimesh's hash follows every edit of its data, so an entry is reused only while the
+# object is unchanged; an edit replaces the object's one entry, and the entry goes when the
+# object does. Only trimesh objects are kept: another object's hash need not follow its data
+# (a plain object's is its identity), so it is prepared anew on every call. Not a
+# WeakKeyDictionary: that needs a key's hash to stay fixed, and trimesh's changes.
+_prepared = {}
+
+
+def _is_trimesh(mesh):
+    trimesh = sys.modules.get("trimesh")  # not imported: then mesh is no trimesh object
+    return trimesh is not None and isinstance(mesh, trimesh.Trimesh)
+
+
+def _forget(key, ref):
+    """A kept trimesh object is gone: drop its entry (unless the id already names another's)."""
+    kept = _prepared.get(key)
+    if kept is not None and kept[0] is ref:
+        del _prepared[key]
 
 
 def _as_mesh(mesh):
     if isinstance(mesh, Mesh):
         return mesh
-    try:
-        key = hash(mesh)
-        kept = _prepared.get(mesh)
-    except TypeError:  # unhashable, or no weak references
+    if not _is_trimesh(mesh):
         return Mesh(mesh)
-    if kept is not None and kept[0] == key:
-        return kept[1]
+    key, digest = id(mesh), hash(mesh)
+    kept = _prepared.get(key)
+    if kept is not None and kept[0]() is mesh and kept[1] == digest:
+        return kept[2]
     made = Mesh(mesh)
-    _prepared[mesh] = (key, made)
+    _prepared[key] = (weakref.ref(mesh, lambda ref: _forget(key, ref)), digest, made)
     return made
+
+
+def _unit_normal(mesh, transform, triangle):
+    """The unit normal of ``mesh``'s triangle (a row of its faces) placed by ``transform``."""
+    p = mesh.vertices[mesh.faces[triangle]] @ transform[:3, :3].T
+    n = np.cross(p[1] - p[0], p[2] - p[0])
+    length = np.linalg.norm(n)
+    return n / length if length > 0 else n
+
+
+def _nearest_triangle(mesh, transform, point):
+    """The triangle of ``mesh`` (placed by ``transform``) nearest ``point`` (world)."""
+    found = _meshclash.closest_points(mesh, np.asarray([point]), transform, backend="cpu")
+    return int(found["triangle"][0])
+
+
+def _contact(a, ta, b, tb, backend):
+    """One contact of two interfering parts, as ``(triangle_a, triangle_b, point, normal)``:
+    the first intersecting triangle pair (a point of their intersection, B's triangle's
+    normal), or, for a part inside the other, the vertex found inside with each part's
+    triangle nearest it. None if they do not interfere."""
+    found = _meshclash.contacts(a, ta, b, tb, backend)
+    return _completed(found[0], a, ta, b, tb) if found else None
+
+
+def _completed(contact, a, ta, b, tb):
+    """A contact of ``_meshclash.contacts`` with its triangles and normal found where a part is
+    inside the other (there the surfaces do not meet: the triangles are those nearest the
+    vertex found inside)."""
+    ia, ib, point, normal = contact
+    if ia is None:
+        ia, ib = _nearest_triangle(a, ta, point), _nearest_triangle(b, tb, point)
+        normal = _unit_normal(b, tb, ib)
+    return ia, ib, point, normal
 
 
 class ContactData:
@@ -48,10 +99,14 @@ class ContactData:
     pair, or a part inside another.
 
     ``names``: the two objects' names (a set); ``index(name)``: that object's triangle (a row
-    of its faces; None for a part inside another); ``point``: a point of the pair's
-    intersection (for a part inside another: its vertex found inside); ``normal``: the unit
-    normal of the second object's triangle (None for a part inside another); ``depth``: None
-    (meshclash does not compute penetration depths).
+    of its faces); ``point``: a point of the pair's intersection; ``normal``: the unit normal
+    of the second object's triangle. For a part inside another, where no surfaces meet, the
+    point is the inner part's vertex found inside and the triangles are each part's nearest
+    that point.
+
+    ``depth`` is always None, unlike trimesh's float: meshclash computes no penetration depth,
+    and a made-up number (0.0 would say "touching") would pass silently through code that
+    compares it.
     """
 
     def __init__(self, names, triangles, point, normal):
@@ -70,6 +125,7 @@ class ContactData:
 
     @property
     def depth(self):
+        """None: meshclash computes no penetration depth (see the class docstring)."""
         return None
 
     def index(self, name):
@@ -82,18 +138,22 @@ class ContactData:
 class DistanceData:
     """The nearest pair, as trimesh's ``DistanceData``: ``names``, ``distance``,
     ``index(name)`` (the triangle with the closest point, a row of that object's faces) and
-    ``point(name)`` (the closest point, world coordinates). For objects that interfere the
-    distance is 0; the point is then the vertex found inside the other (None where the surfaces
-    meet), and the indices are None.
+    ``point(name)`` (the closest point, world coordinates, a (3,) array).
+
+    For objects that interfere the distance is 0 and both names have the same point, a point
+    the two solids share: where the surfaces meet, a point of the first intersecting triangle
+    pair (``check``'s first pair), whose triangles are the indices; for a part inside the
+    other, the inner part's vertex found inside, and each object's triangle nearest it.
+    ``result`` is the ``SolidDistanceResult`` it was made of.
     """
 
-    def __init__(self, names, result):
+    def __init__(self, names, result, contact=None):
         self.names = set(names)
         self._distance = result.solid_distance
         if result.interferes:
-            p = result.evidence_point
-            self._inds = {names[0]: None, names[1]: None}
-            self._points = {names[0]: p, names[1]: p}
+            ia, ib, p, _ = contact
+            self._inds = {names[0]: ia, names[1]: ib}
+            self._points = {names[0]: p, names[1]: p.copy()}
         else:
             self._inds = {names[0]: result.triangle_a, names[1]: result.triangle_b}
             self._points = {names[0]: result.closest_point_a, names[1]: result.closest_point_b}
@@ -171,7 +231,9 @@ class CollisionManager:
     def _contacts(self, pair_names, a, ta, b, tb):
         return [
             ContactData(pair_names, (ia, ib), point, normal)
-            for ia, ib, point, normal in _meshclash.contacts(a, ta, b, tb, self._backend)
+            for ia, ib, point, normal in (
+                _completed(c, a, ta, b, tb) for c in _meshclash.contacts(a, ta, b, tb, self._backend)
+            )
         ]
 
     def in_collision_single(self, mesh, transform=None, return_names=False, return_data=False):
@@ -252,7 +314,8 @@ class CollisionManager:
         mesh, transform = _as_mesh(mesh), _meshclash.rigid_transform(transform)
         names, meshes, transforms = self._lists()
         best = _meshclash.nearest_pair([mesh], [transform], meshes, transforms, self._backend)
-        return self._distance_returns(best, lambda i, j: ("__external", names[j]), return_name, return_data, single=True)
+        pair = lambda i, j: (("__external", names[j]), (mesh, transform, meshes[j], transforms[j]))  # noqa: E731
+        return self._distance_returns(best, pair, return_name, return_data, single=True)
 
     def min_distance_internal(self, name=None, return_names=False, return_data=False):
         """The distance between the nearest two objects of the manager (or, with ``name``,
@@ -266,12 +329,12 @@ class CollisionManager:
             names, meshes, transforms = self._lists(skip=name)
             mesh, transform = self._objs[name]
             best = _meshclash.nearest_pair([mesh], [transform], meshes, transforms, self._backend)
-            pair_names = lambda i, j: (name, names[j])  # noqa: E731
+            pair = lambda i, j: ((name, names[j]), (mesh, transform, meshes[j], transforms[j]))  # noqa: E731
         else:
             names, meshes, transforms = self._lists()
             best = _meshclash.nearest_pair(meshes, transforms, None, None, self._backend)
-            pair_names = lambda i, j: (names[i], names[j])  # noqa: E731
-        return self._distance_returns(best, pair_names, return_names, return_data, sort_names=True)
+            pair = lambda i, j: ((names[i], names[j]), (meshes[i], transforms[i], meshes[j], transforms[j]))  # noqa: E731
+        return self._distance_returns(best, pair, return_names, return_data, sort_names=True)
 
     def min_distance_other(self, other_manager, return_names=False, return_data=False):
         """The distance between the nearest object of this manager and of ``other_manager``, as
@@ -282,18 +345,26 @@ class CollisionManager:
         names, meshes, transforms = self._lists()
         onames, omeshes, otransforms = other_manager._lists()
         best = _meshclash.nearest_pair(meshes, transforms, omeshes, otransforms, self._backend)
-        return self._distance_returns(best, lambda i, j: (names[i], onames[j]), return_names, return_data)
+        pair = lambda i, j: ((names[i], onames[j]), (meshes[i], transforms[i], omeshes[j], otransforms[j]))  # noqa: E731
+        return self._distance_returns(best, pair, return_names, return_data)
 
-    @staticmethod
-    def _distance_returns(best, pair_names, return_names, return_data, sort_names=False, single=False):
+    def _distance_returns(self, best, pair, return_names, return_data, sort_names=False, single=False):
+        """``pair(i, j)``: the names of the nearest pair, and its ``(a, transform_a, b,
+        transform_b)``."""
         extra = []
         if best is None:
             distance, names, data = np.inf, None, None
         else:
             i, j, result = best
             distance = result.solid_distance
-            names = pair_names(i, j)
-            data = DistanceData(names, result)
+            names, parts = pair(i, j)
+            data = None
+            if return_data:
+                # Interfering parts: a point they share, from the first contact (a check).
+                contact = _contact(*parts, self._backend) if result.interferes else None
+                if result.interferes and contact is None:  # not expected: both are exact
+                    contact = _completed((None, None, result.evidence_point, None), *parts)
+                data = DistanceData(names, result, contact)
             if sort_names:
                 names = tuple(sorted(names))
         if return_names:

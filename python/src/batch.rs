@@ -78,7 +78,10 @@ impl<'py> Columns<'py> {
 /// ``|winding| >= 1/2``, certain meaning the value is farther than its rounding bound from 1/2.
 /// As ``meshclash inside``; on the GPU when the backend is one.
 #[pyfunction]
-#[pyo3(signature = (mesh, points, transform = None, backend = None))]
+#[pyo3(
+    signature = (mesh, points, transform = None, backend = None),
+    text_signature = "(mesh, points, transform=None, backend='auto')"
+)]
 pub fn winding_numbers<'py>(
     py: Python<'py>,
     mesh: &Bound<'py, PyAny>,
@@ -105,7 +108,10 @@ pub fn winding_numbers<'py>(
 
 /// Whether each point (an (N, 3) array) is inside the mesh: ``winding_numbers(...)["inside"]``.
 #[pyfunction]
-#[pyo3(signature = (mesh, points, transform = None, backend = None))]
+#[pyo3(
+    signature = (mesh, points, transform = None, backend = None),
+    text_signature = "(mesh, points, transform=None, backend='auto')"
+)]
 pub fn inside<'py>(
     py: Python<'py>,
     mesh: &Bound<'py, PyAny>,
@@ -124,7 +130,10 @@ pub fn inside<'py>(
 /// ``max_distance`` get NaN and -1. ``signed``: distances negative inside (winding number).
 /// As ``meshclash closest``.
 #[pyfunction]
-#[pyo3(signature = (mesh, points, transform = None, max_distance = f64::INFINITY, signed = false, backend = None))]
+#[pyo3(
+    signature = (mesh, points, transform = None, max_distance = f64::INFINITY, signed = false, backend = None),
+    text_signature = "(mesh, points, transform=None, max_distance=..., signed=False, backend='auto')"
+)]
 pub fn closest_points<'py>(
     py: Python<'py>,
     mesh: &Bound<'py, PyAny>,
@@ -184,7 +193,10 @@ pub fn closest_points<'py>(
 /// ``{"hit", "t", "triangle", "u", "v", "point", "front"}``. ``hits="all"``: one row per
 /// hit, by ray then t, with ``"ray"`` naming its ray.
 #[pyfunction]
-#[pyo3(signature = (mesh, origins, directions, transform = None, max_t = f64::INFINITY, hits = "first", backend = None))]
+#[pyo3(
+    signature = (mesh, origins, directions, transform = None, max_t = f64::INFINITY, hits = "first", backend = None),
+    text_signature = "(mesh, origins, directions, transform=None, max_t=..., hits='first', backend='auto')"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn ray_hits<'py>(
     py: Python<'py>,
@@ -295,7 +307,10 @@ fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec
 /// minus the distance less the radius; ``touches`` is ``gap <= 0`` (a sphere wholly inside
 /// touches); ``point``: the surface point nearest the centre. As ``meshclash spheres``.
 #[pyfunction]
-#[pyo3(signature = (mesh, centers, radii, transform = None, backend = None))]
+#[pyo3(
+    signature = (mesh, centers, radii, transform = None, backend = None),
+    text_signature = "(mesh, centers, radii, transform=None, backend='auto')"
+)]
 pub fn sphere_contacts<'py>(
     py: Python<'py>,
     mesh: &Bound<'py, PyAny>,
@@ -330,7 +345,10 @@ pub fn sphere_contacts<'py>(
 /// False: the advancement could not decide (never reported clear). ``tolerance`` defaults to
 /// 1e-9 of the mesh's bounding-box diagonal. As ``meshclash spheres`` with displacements.
 #[pyfunction]
-#[pyo3(signature = (mesh, centers, radii, displacements, transform = None, tolerance = None, backend = None))]
+#[pyo3(
+    signature = (mesh, centers, radii, displacements, transform = None, tolerance = None, backend = None),
+    text_signature = "(mesh, centers, radii, displacements, transform=None, tolerance=None, backend='auto')"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn sphere_sweeps<'py>(
     py: Python<'py>,

@@ -4,12 +4,13 @@
 use crate::convert::{asarray, check_shape, err, json_to_py, value_error};
 use meshclash::mesh::BoundaryReport;
 use meshclash::{Mesh as CoreMesh, PreparedMesh};
-use numpy::ndarray::Array2;
+use numpy::ndarray::{Array2, ArrayViewD};
 use numpy::{
     IntoPyArray, PyArray2, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
 };
 use pyo3::prelude::*;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -17,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 ///
 /// ``Mesh(vertices, faces)`` from an (N, 3) float array and an (M, 3) integer array;
 /// ``Mesh(obj)`` from anything with ``.vertices`` and ``.faces`` (a ``trimesh.Trimesh``);
-/// ``load(path)`` from an STL or OBJ file.
+/// ``load(path)`` from a file (STL, OBJ, PLY, 3MF, glTF or GLB).
 ///
 /// Coordinates are stored as float32, as STL stores them: float64 input is rounded to the
 /// nearest float32 here, once (poses stay float64, and every query computes in float64 with
@@ -66,47 +67,24 @@ impl Mesh {
                 f.dtype()
             )));
         }
-        let f = asarray(f, Some("int64"))?
-            .cast_into::<PyArrayDyn<i64>>()
-            .map_err(|_| value_error("faces must be an array of integers"))?;
-        check_shape(f.shape(), "faces", &[None, Some(3)])?;
-        let (v, f) = (v.readonly(), f.readonly());
-        let (v, f) = (v.as_array(), f.as_array());
-        let n = v.shape()[0];
-        let mut verts = Vec::with_capacity(n);
-        for (i, row) in v.outer_iter().enumerate() {
-            let mut p = [0f32; 3];
-            for k in 0..3 {
-                let x = row[k];
-                if !x.is_finite() {
-                    return Err(value_error(format!(
-                        "{source}: vertex {i} has a non-finite coordinate ({x})"
-                    )));
-                }
-                p[k] = x as f32;
-                if !p[k].is_finite() {
-                    return Err(value_error(format!(
-                        "{source}: vertex {i} has coordinate {x:e}, beyond float32's range \
-                         (meshclash stores coordinates as float32)"
-                    )));
-                }
-            }
-            verts.push(p);
-        }
-        let mut soup = Vec::with_capacity(f.shape()[0]);
-        for (t, row) in f.outer_iter().enumerate() {
-            let mut tri = [[0f32; 3]; 3];
-            for k in 0..3 {
-                let i = row[k];
-                if i < 0 || i as u64 >= n as u64 {
-                    return Err(value_error(format!(
-                        "{source}: face {t} refers to vertex {i}, but there are {n} vertices"
-                    )));
-                }
-                tri[k] = verts[i as usize];
-            }
-            soup.push(tri);
-        }
+        let verts = float32_vertices(v.readonly().as_array(), source)?;
+        // Unsigned indices are read as uint64 (int64 would wrap those from 2^63 on to negative
+        // numbers, and the message would name a vertex the caller never gave).
+        let soup = if kind == b'u' {
+            let f = asarray(f, Some("uint64"))?
+                .cast_into::<PyArrayDyn<u64>>()
+                .map_err(|_| value_error("faces must be an array of integers"))?;
+            check_shape(f.shape(), "faces", &[None, Some(3)])?;
+            let f = f.readonly();
+            gather(&verts, f.as_array(), source)?
+        } else {
+            let f = asarray(f, Some("int64"))?
+                .cast_into::<PyArrayDyn<i64>>()
+                .map_err(|_| value_error("faces must be an array of integers"))?;
+            check_shape(f.shape(), "faces", &[None, Some(3)])?;
+            let f = f.readonly();
+            gather(&verts, f.as_array(), source)?
+        };
         let mesh = CoreMesh::from_soup(source, soup).map_err(err)?;
         Ok(Mesh::prepare(py, mesh))
     }
@@ -129,6 +107,56 @@ impl Mesh {
         let source = format!("<{}>", obj.get_type().name()?);
         Mesh::from_arrays(py, &v, &f, &source)
     }
+}
+
+/// The vertices rounded to float32, refusing non-finite ones and those past float32's range.
+fn float32_vertices(v: ArrayViewD<'_, f64>, source: &str) -> PyResult<Vec<[f32; 3]>> {
+    let mut verts = Vec::with_capacity(v.shape()[0]);
+    for (i, row) in v.outer_iter().enumerate() {
+        let mut p = [0f32; 3];
+        for k in 0..3 {
+            let x = row[k];
+            if !x.is_finite() {
+                return Err(value_error(format!(
+                    "{source}: vertex {i} has a non-finite coordinate ({x})"
+                )));
+            }
+            p[k] = x as f32;
+            if !p[k].is_finite() {
+                return Err(value_error(format!(
+                    "{source}: vertex {i} has coordinate {x:e}, beyond float32's range \
+                     (meshclash stores coordinates as float32)"
+                )));
+            }
+        }
+        verts.push(p);
+    }
+    Ok(verts)
+}
+
+/// The triangle soup of `faces` (rows of indices into `verts`, signed or unsigned), each index
+/// checked against the vertex count.
+fn gather<T: Copy + Into<i128>>(
+    verts: &[[f32; 3]],
+    faces: ArrayViewD<'_, T>,
+    source: &str,
+) -> PyResult<Vec<[[f32; 3]; 3]>> {
+    let n = verts.len();
+    let mut soup = Vec::with_capacity(faces.shape()[0]);
+    for (t, row) in faces.outer_iter().enumerate() {
+        let mut tri = [[0f32; 3]; 3];
+        for k in 0..3 {
+            let i: i128 = row[k].into();
+            if i < 0 || i >= n as i128 {
+                return Err(value_error(format!(
+                    "{source}: face {t} refers to vertex {i}, but there are {n} vertices"
+                )));
+            }
+            tri[k] = verts[i as usize];
+        }
+        soup.push(tri);
+    }
+    Ok(soup)
 }
 
 #[pymethods]
@@ -167,10 +195,11 @@ impl Mesh {
             .into_pyarray(py)
     }
 
-    /// Where the mesh came from: its path, or "<arrays>" / "<Trimesh>".
+    /// Where the mesh came from, a ``str``: the path it was loaded from (as given to
+    /// ``load``), or "<arrays>" / "<Trimesh>" (the type of the object it was made of).
     #[getter]
-    fn source(&self) -> PathBuf {
-        self.prep.mesh.source.clone()
+    fn source(&self) -> OsString {
+        self.prep.mesh.source.clone().into_os_string()
     }
 
     /// What ``meshclash info --json`` prints: triangles, vertices (welded), bbox_min,
@@ -201,8 +230,11 @@ impl Mesh {
     }
 }
 
-/// Load an STL (binary or ASCII) or OBJ file and prepare it. ``OSError`` when the file cannot
-/// be read, ``ValueError`` when it is not a valid mesh (the command line's messages).
+/// Load a mesh file and prepare it: STL (binary or ASCII), OBJ, PLY (ASCII or binary), 3MF,
+/// glTF or GLB, chosen by the extension as the command line chooses (3MF components and build
+/// items, glTF nodes placed by their transforms; ``info()["unit"]`` is the unit the file
+/// declares). ``OSError`` when the file cannot be read, ``ValueError`` when it is not a valid
+/// mesh (the command line's messages).
 #[pyfunction]
 pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<Mesh> {
     let mesh = py.detach(|| CoreMesh::load(&path)).map_err(err)?;

@@ -264,7 +264,10 @@ fn clearance_arg(clearance: Option<f64>) -> PyResult<Option<f64>> {
 /// the identity. ``backend``: "auto", "cpu", "gpu" or a ``Backend``; both backends give the same
 /// answer to the last bit. The GIL is released while the query runs.
 #[pyfunction]
-#[pyo3(signature = (a, b, transform_a = None, transform_b = None, clearance = None, pairs = false, backend = None))]
+#[pyo3(
+    signature = (a, b, transform_a = None, transform_b = None, clearance = None, pairs = false, backend = None),
+    text_signature = "(a, b, transform_a=None, transform_b=None, clearance=None, pairs=False, backend='auto')"
+)]
 #[allow(clippy::too_many_arguments)]
 pub fn check(
     py: Python<'_>,
@@ -320,7 +323,10 @@ fn within_f64(distance: f64) -> PyResult<()> {
 /// other (unlike FCL, a part swallowed whole by another interferes). Stops at the first
 /// evidence; answered on the CPU whatever ``backend`` (an early exit takes microseconds).
 #[pyfunction]
-#[pyo3(signature = (a, b, transform_a = None, transform_b = None, backend = None))]
+#[pyo3(
+    signature = (a, b, transform_a = None, transform_b = None, backend = None),
+    text_signature = "(a, b, transform_a=None, transform_b=None, backend='auto')"
+)]
 pub fn interferes(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
@@ -453,7 +459,10 @@ impl SolidDistanceResult {
 /// included), else the minimum distance between the surfaces, with the closest points. As
 /// ``meshclash check --quick``: stops at the first evidence, on the CPU whatever ``backend``.
 #[pyfunction]
-#[pyo3(signature = (a, b, transform_a = None, transform_b = None, backend = None))]
+#[pyo3(
+    signature = (a, b, transform_a = None, transform_b = None, backend = None),
+    text_signature = "(a, b, transform_a=None, transform_b=None, backend='auto')"
+)]
 pub fn solid_distance(
     py: Python<'_>,
     a: &Bound<'_, PyAny>,
@@ -560,7 +569,10 @@ impl SelfResult {
 /// Every pair of triangles of ``mesh`` that meet other than along their shared edges and
 /// vertices (CGAL's convention), as ``meshclash self``.
 #[pyfunction]
-#[pyo3(signature = (mesh, pairs = false, backend = None))]
+#[pyo3(
+    signature = (mesh, pairs = false, backend = None),
+    text_signature = "(mesh, pairs=False, backend='auto')"
+)]
 pub fn self_intersections(
     py: Python<'_>,
     mesh: &Bound<'_, PyAny>,

@@ -1,6 +1,8 @@
 """Inputs: numpy and trimesh meshes, where float64 is rounded, triangle numbers, transforms,
 errors with the command line's messages, and the GIL released during queries."""
 
+import inspect
+import sys
 import threading
 import time
 
@@ -106,6 +108,10 @@ def test_any_integer_and_float_dtypes():
 
 def test_load_equals_arrays_of_the_file():
     m = load_case_mesh("meshes/torus.stl")
+    # The source is a str, as the stub says: the path given, or what the mesh was made of.
+    assert m.source == str(CASES / "meshes/torus.stl") and type(m.source) is str
+    assert mc.Mesh(*box((0, 0, 0), (1, 1, 1))).source == "<arrays>"
+    assert mc.Mesh(trimesh.creation.box()).source == "<Trimesh>"
     t = trimesh.load(CASES / "meshes/torus.stl", process=False)
     assert mc.Mesh(t).info() == m.info()
     assert np.array_equal(mc.Mesh(t).vertices[mc.Mesh(t).faces], m.vertices[m.faces])
@@ -115,6 +121,9 @@ def test_load_equals_arrays_of_the_file():
     (np.zeros((3, 2)), [[0, 1, 2]], r"vertices must have shape \(N, 3\), got \[3, 2\]"),
     (np.eye(3), [[0, 1, 3]], "face 0 refers to vertex 3, but there are 3 vertices"),
     (np.eye(3), [[0, -1, 2]], "face 0 refers to vertex -1"),
+    # uint64 indices from 2^63 on, named as given (not wrapped to negative int64).
+    (np.eye(3), np.array([[0, 1, 2**63 + 5]], dtype=np.uint64), "face 0 refers to vertex 9223372036854775813, "),
+    (np.eye(3), np.array([[2**64 - 1, 1, 2]], dtype=np.uint64), "face 0 refers to vertex 18446744073709551615, "),
     (np.eye(3), [[0.0, 1.0, 2.0]], "faces must be integers"),
     (np.eye(3), [[True, False, True]], "faces must be integers"),
     (np.eye(3), [0, 1, 2], r"faces must have shape \(N, 3\), got \[3\]"),
@@ -205,34 +214,50 @@ def test_backends_are_shared_and_named(backend):
 
 
 def test_gil_is_released_during_queries():
-    """Another Python thread runs while a query does: the query holds no GIL."""
+    """Another Python thread runs while a query does: the query holds no GIL.
+
+    Counted, not timed (the cores may be busy with other work): the switch interval is made
+    longer than the test, so the main thread gives the GIL away only where it releases it (the
+    queries), and the counting thread releases it at every step (a sleep), so that the main
+    thread takes it back as soon as a query returns. The count's growth from a query's start to
+    its end is then what the thread did while the query ran: none if queries held the GIL."""
     a = load_case_mesh("meshes/stanford_bunny.stl")
     b = load_case_mesh("meshes/bunny_lowres.stl")
     done = threading.Event()
-    spins = []
+    count = [0]
 
-    def spin():
+    def counting():
         while not done.is_set():
-            spins.append(time.perf_counter())
+            count[0] += 1
+            time.sleep(1e-4)  # the GIL released, long enough for the main thread to take it
 
-    t = threading.Thread(target=spin)
-    t.start()
-    time.sleep(0.01)
-    start = time.perf_counter()
-    durations = []
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    t = threading.Thread(target=counting)
+    during = []
     try:
-        # Queries back to back for 0.3 s at least (each about 0.1 s on 2 cores).
-        while time.perf_counter() - start < 0.3:
-            q = time.perf_counter()
+        t.start()
+        for _ in range(5):  # each about 0.1 s on 2 cores
+            before = count[0]
             r = mc.check(a, b, clearance=1e-3, backend="cpu")
-            durations.append(time.perf_counter() - q)
+            during.append(count[0] - before)
+        # The control: with no query (no GIL released), the thread does not run at all.
+        before = count[0]
+        sum(range(10**6))
+        idle = count[0] - before
     finally:
-        end = time.perf_counter()
         done.set()
         t.join()
+        sys.setswitchinterval(interval)
     assert r.pair_count > 0
-    # The spinning thread kept running through every query: with the GIL held during a query
-    # it would have stopped for the query's whole duration.
-    during = [s for s in spins if start < s < end]
-    longest_stop = max(b - a for a, b in zip(during, during[1:]))
-    assert longest_stop < 0.5 * min(durations), (longest_stop, min(durations))
+    assert idle == 0 and sum(during) > 0, (idle, during)
+
+
+def test_backend_defaults_to_auto_as_documented():
+    fs = [mc.check, mc.interferes, mc.solid_distance, mc.self_intersections, mc.winding_numbers, mc.inside,
+          mc.closest_points, mc.ray_hits, mc.sphere_contacts, mc.sphere_sweeps]
+    for f in fs:
+        assert inspect.signature(f).parameters["backend"].default == "auto", f.__name__
+    # None is "auto" too.
+    a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
+    assert mc.check(a, a, backend=None).backend == mc.check(a, a).backend == mc.backend("auto").name

@@ -2,6 +2,8 @@
 overlapping), and against exact answers where it is not (a part swallowed by a non-convex
 one, which FCL's surface test does not see)."""
 
+import gc
+import importlib.util
 import itertools
 
 import numpy as np
@@ -10,9 +12,12 @@ import trimesh
 from trimesh.collision import CollisionManager as FclManager
 
 import meshclash as mc
-from meshclash.collision import _as_mesh
+from meshclash.collision import _as_mesh, _prepared
 
-pytest.importorskip("fcl", reason="python-fcl is not installed: the FCL comparisons need it")
+# Only the comparisons with trimesh's manager need python-fcl; the rest run without it.
+needs_fcl = pytest.mark.skipif(
+    importlib.util.find_spec("fcl") is None, reason="python-fcl is not installed: the FCL comparisons need it"
+)
 
 
 def scene(seed, n=6):
@@ -66,6 +71,7 @@ def test_enough_scenes():
     assert len(SEEDS) >= 5
 
 
+@needs_fcl
 @pytest.mark.parametrize("seed", SEEDS)
 def test_collisions_equal_fcl_where_fcl_is_right(seed, backend):
     parts = scene(seed)
@@ -96,6 +102,7 @@ def test_enough_distance_scenes():
     assert len(DISTANCE_SEEDS) >= 3
 
 
+@needs_fcl
 @pytest.mark.parametrize("seed", DISTANCE_SEEDS)
 def test_distances_equal_fcl_where_fcl_is_right(seed):
     apart_parts = apart(scene(seed))
@@ -136,10 +143,22 @@ def test_a_part_swallowed_by_another_collides(backend):
     hit, names, data = ours.in_collision_single(box, t, return_names=True, return_data=True)
     assert hit and names == {"ring"}
     (c,) = data
-    assert c.names == {"ring", "__external"} and c.index("ring") is None and c.normal is None
-    assert np.all(np.abs(c.point - [2, 0, 0]) <= 0.1 + 1e-7)  # a corner of the box
+    assert c.names == {"ring", "__external"} and c.depth is None
+    assert np.allclose(np.abs(c.point - [2, 0, 0]), 0.1, rtol=0, atol=1e-7)  # a corner of the box
+    # No surfaces meet: the triangles are those nearest the corner, the box's one of its own.
+    box_tri, ring_tri = c.index("__external"), c.index("ring")
+    assert isinstance(box_tri, int) and isinstance(ring_tri, int)
+    mb = mc.Mesh(box)
+    assert np.any(np.all(mb.vertices[mb.faces[box_tri]] + [2, 0, 0] == c.point, axis=1))
+    assert ring_tri == mc.closest_points(ring, [c.point])["triangle"][0]
+    n = trimesh.triangles.normals(ring.triangles[[ring_tri]])[0][0]
+    assert np.allclose(c.normal, n, rtol=0, atol=1e-6) and abs(np.linalg.norm(c.normal) - 1) < 1e-12
     d, near, dd = ours.min_distance_single(box, t, return_name=True, return_data=True)
     assert d == 0.0 and near == "ring" and dd.distance == 0.0
+    # trimesh's types: (3,) points, int indices; the same witness point for both.
+    assert np.array_equal(dd.point("ring") - dd.point("__external"), [0, 0, 0])
+    assert np.array_equal(dd.point("ring"), c.point)
+    assert (dd.index("__external"), dd.index("ring")) == (box_tri, ring_tri)
     # The same two in one manager, and a box swallowed by a box.
     ours.add_object("box", box, t)
     assert ours.in_collision_internal(return_names=True) == (True, {("box", "ring")})
@@ -170,6 +189,13 @@ def test_contact_and_distance_data_match_check(backend):
         # Each point lies in both boxes (the overlap is [0.2, 0.5] x [-0.3, 0.5] x [-0.4, 0.5]).
         assert np.all(c.point >= [0.2 - 1e-7, -0.3 - 1e-7, -0.4 - 1e-7]) and np.all(c.point <= 0.5 + 1e-7)
         assert abs(np.linalg.norm(c.normal) - 1) < 1e-12 and c.depth is None
+    # Interfering parts' DistanceData: the first intersecting pair and a point of its contact.
+    d, names, dd = ours.min_distance_internal(return_names=True, return_data=True)
+    assert d == 0.0 and names == ("a", "b") and dd.distance == 0.0
+    assert (dd.index("a"), dd.index("b")) == tuple(r.pairs[0])
+    assert isinstance(dd.index("a"), int) and isinstance(dd.index("b"), int)
+    assert np.array_equal(dd.point("a") - dd.point("b"), [0, 0, 0])
+    assert np.array_equal(dd.point("a"), data[0].point)
     t[0, 3] = 1.5
     ours.set_transform("b", t)
     assert not ours.in_collision_internal()
@@ -208,3 +234,41 @@ def test_manager_bookkeeping():
     before = _as_mesh(t)
     t.vertices = t.vertices * 2
     assert _as_mesh(t) is not before and _as_mesh(t).info()["bbox_max"][0] == pytest.approx(2.0)
+
+
+class Plain:
+    """A mesh that is not a trimesh: its hash is its identity, whatever its arrays."""
+
+    def __init__(self, vertices, faces):
+        self.vertices, self.faces = vertices, faces
+
+
+def test_objects_other_than_trimesh_are_prepared_anew_each_call():
+    box = trimesh.creation.box()
+    m = mc.CollisionManager(backend="cpu")
+    m.add_object("box", box)
+    moving = Plain(box.vertices.copy(), box.faces.copy())
+    assert m.in_collision_single(moving)
+    moving.vertices = moving.vertices + [5, 0, 0]  # replaced: the hash stays
+    assert not m.in_collision_single(moving) and m.min_distance_single(moving) == 4.0
+    moving.vertices -= [5, 0, 0]  # edited in place
+    assert m.in_collision_single(moving) and m.min_distance_single(moving) == 0.0
+    assert not any(ref() is moving for ref, _, _ in _prepared.values())
+    # A trimesh edited in place is prepared again too (its hash follows its data).
+    t = trimesh.creation.box()
+    assert m.in_collision_single(t)
+    t.vertices[:, 0] += 5
+    assert not m.in_collision_single(t) and m.min_distance_single(t) == 4.0
+
+
+def test_one_cache_entry_per_live_trimesh():
+    gc.collect()  # trimesh objects of other tests, gone but in reference cycles
+    entries = len(_prepared)
+    t = trimesh.creation.icosphere()
+    for k in range(20):
+        t.vertices = t.vertices + [1, 0, 0]
+        assert _as_mesh(t).info()["bbox_max"][0] == pytest.approx(k + 2)
+    assert len(_prepared) == entries + 1
+    del t
+    gc.collect()
+    assert len(_prepared) == entries
