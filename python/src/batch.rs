@@ -241,9 +241,7 @@ pub fn ray_hits<'py>(
     let found = py
         .detach(|| {
             let posed = Posed::new(&m, p);
-            if let Some(i) = (0..rays.len())
-                .find(|&i| query::ray_segment_end(rays[i].0, rays[i].1, &posed, max_t).is_none())
-            {
+            if let Some(i) = query::first_unbounded_ray(&rays, &posed, max_t) {
                 return Err(meshclash::Error::Argument(format!(
                     "row {i}: the ray's segment past the mesh is beyond f64"
                 )));
@@ -251,18 +249,7 @@ pub fn ray_hits<'py>(
             backend.ray_hits(&m, p, &rays, max_t, which)
         })
         .map_err(err)?;
-    let rows: Vec<(usize, Option<&query::RayHit>)> = if which == Hits::All {
-        let per_ray = found.iter().enumerate();
-        per_ray
-            .flat_map(|(i, h)| h.iter().map(move |x| (i, Some(x))))
-            .collect()
-    } else {
-        found
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (i, h.first()))
-            .collect()
-    };
+    let rows = query::hit_rows(&found, which);
     let mut cols = Columns::new(py);
     if which == Hits::All {
         cols = cols.i64("ray", rows.iter().map(|r| Some(r.0 as i64)))?;

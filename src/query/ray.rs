@@ -95,6 +95,25 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
     out
 }
 
+/// The first ray (origin, direction) whose segment past the mesh is not finite in `f64`: it
+/// would meet nothing, so callers refuse it by row rather than answer "no hit".
+pub fn first_unbounded_ray(rays: &[(DVec3, DVec3)], m: &Posed, max_t: f64) -> Option<usize> {
+    (0..rays.len()).find(|&i| ray_segment_end(rays[i].0, rays[i].1, m, max_t).is_none())
+}
+
+/// The answers as table rows: for `First` and `Any` one row per ray (its hit, or none); for
+/// `All` one row per hit, with its ray's index.
+pub fn hit_rows(found: &[Vec<RayHit>], hits: Hits) -> Vec<(usize, Option<&RayHit>)> {
+    let per_ray = found.iter().enumerate();
+    if hits == Hits::All {
+        per_ray
+            .flat_map(|(i, h)| h.iter().map(move |x| (i, Some(x))))
+            .collect()
+    } else {
+        per_ray.map(|(i, h)| (i, h.first())).collect()
+    }
+}
+
 /// The far end of the segment a ray is tested as (past the mesh's box from anywhere, or at
 /// `max_t`), and its `t`; `None` where it is not finite. `d`'s length is taken scaled, so a
 /// direction of tiny components is not a zero one.

@@ -194,9 +194,7 @@ pub fn ray(job: Job, hits: Hits, max_t: Option<f64>) -> Result<(), Error> {
     let (m, rs) = (load(job.mesh)?, rays(job.points)?);
     // A ray whose segment past the mesh overflows f64 would meet nothing: say so instead.
     let posed = meshclash::query::Posed::new(&m, job.pose);
-    if let Some(i) = (0..rs.len())
-        .find(|&i| meshclash::query::ray_segment_end(rs[i].0, rs[i].1, &posed, max_t).is_none())
-    {
+    if let Some(i) = meshclash::query::first_unbounded_ray(&rs, &posed, max_t) {
         return Err(Error::Syntax {
             path: job.points.to_path_buf(),
             line: i + 1,
@@ -222,19 +220,7 @@ pub fn ray(job: Job, hits: Hits, max_t: Option<f64>) -> Result<(), Error> {
 
 /// One row per ray (`first`, `any`: its hit or empty columns), or one per hit (`all`).
 fn write_hits(out: &Path, found: &[Vec<RayHit>], hits: Hits) -> Result<(), Error> {
-    let rows: Vec<(usize, Option<&RayHit>)> = if hits == Hits::All {
-        found
-            .iter()
-            .enumerate()
-            .flat_map(|(i, h)| h.iter().map(move |x| (i, Some(x))))
-            .collect()
-    } else {
-        found
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (i, h.first()))
-            .collect()
-    };
+    let rows = meshclash::query::hit_rows(&found, hits);
     let f = |g: &dyn Fn(&RayHit) -> f64| Column::F64(rows.iter().map(|r| r.1.map(g)).collect());
     let mut cols = vec![
         (
