@@ -220,7 +220,7 @@ pub fn ray(job: Job, hits: Hits, max_t: Option<f64>) -> Result<(), Error> {
 
 /// One row per ray (`first`, `any`: its hit or empty columns), or one per hit (`all`).
 fn write_hits(out: &Path, found: &[Vec<RayHit>], hits: Hits) -> Result<(), Error> {
-    let rows = meshclash::query::hit_rows(&found, hits);
+    let rows = meshclash::query::hit_rows(found, hits);
     let f = |g: &dyn Fn(&RayHit) -> f64| Column::F64(rows.iter().map(|r| r.1.map(g)).collect());
     let mut cols = vec![
         (
