@@ -5,12 +5,13 @@ use crate::convert::{backend_arg, err, json_to_py, pose, value_error};
 use crate::mesh::Mesh;
 use meshclash::query::Interference;
 use meshclash::GpuInfo;
-use meshclash::{CheckOptions, CheckReport, DVec3, SelfReport, SolidDistance};
+use meshclash::{CheckOptions, CheckReport, DVec3, Pose, PreparedMesh, SelfReport, SolidDistance};
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// The adapter that answered, or `null` on the CPU (as the command line gives it); made only
 /// when asked for.
@@ -280,12 +281,7 @@ pub fn check(
     backend: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<CheckResult> {
     let clearance = clearance_arg(clearance)?;
-    let (pa, pb) = (
-        pose(transform_a, "transform_a")?,
-        pose(transform_b, "transform_b")?,
-    );
-    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
-    let backend = backend_of(py, backend)?;
+    let (ma, pa, mb, pb, backend) = placed(py, a, b, transform_a, transform_b, backend)?;
     let report = py
         .detach(|| backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance }))
         .map_err(err)?;
@@ -296,6 +292,31 @@ pub fn check(
         backend: backend.name(),
         adapter: backend.adapter(),
     })
+}
+
+/// A pair query's parts, their poses and the backend, from its arguments.
+type Placed = (
+    Arc<PreparedMesh>,
+    Pose,
+    Arc<PreparedMesh>,
+    Pose,
+    Arc<meshclash::Backend>,
+);
+
+fn placed(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    transform_a: Option<&Bound<'_, PyAny>>,
+    transform_b: Option<&Bound<'_, PyAny>>,
+    backend: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Placed> {
+    let (pa, pb) = (
+        pose(transform_a, "transform_a")?,
+        pose(transform_b, "transform_b")?,
+    );
+    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
+    Ok((ma, pa, mb, pb, backend_of(py, backend)?))
 }
 
 /// The `backend=` argument, "auto" when left out.
@@ -335,12 +356,7 @@ pub fn interferes(
     transform_b: Option<&Bound<'_, PyAny>>,
     backend: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<bool> {
-    let (pa, pb) = (
-        pose(transform_a, "transform_a")?,
-        pose(transform_b, "transform_b")?,
-    );
-    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
-    let backend = backend_of(py, backend)?;
+    let (ma, pa, mb, pb, backend) = placed(py, a, b, transform_a, transform_b, backend)?;
     py.detach(|| backend.interferes(&ma, pa, &mb, pb))
         .map_err(err)
 }
@@ -471,12 +487,7 @@ pub fn solid_distance(
     transform_b: Option<&Bound<'_, PyAny>>,
     backend: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<SolidDistanceResult> {
-    let (pa, pb) = (
-        pose(transform_a, "transform_a")?,
-        pose(transform_b, "transform_b")?,
-    );
-    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
-    let backend = backend_of(py, backend)?;
+    let (ma, pa, mb, pb, backend) = placed(py, a, b, transform_a, transform_b, backend)?;
     let solid = py
         .detach(|| backend.solid_distance(&ma, pa, &mb, pb))
         .map_err(err)?;
