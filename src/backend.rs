@@ -271,12 +271,11 @@ impl Backend {
         points: &[DVec3],
         max_distance: f64,
     ) -> Result<Vec<Option<Closest>>> {
-        use rayon::prelude::*;
-        let posed = Posed::new(m, pose);
-        Ok(points
-            .par_iter()
-            .map(|&p| query::closest_point(p, &posed, max_distance))
-            .collect())
+        Ok(query::closest_points(
+            points,
+            &Posed::new(m, pose),
+            max_distance,
+        ))
     }
 
     /// The hits of each ray `(origin, direction)` on `m` (placed by `pose`), up to

@@ -22,6 +22,47 @@ fn brute(p: DVec3, m: &Posed) -> (f64, u32) {
 }
 
 #[test]
+fn batched_nearest_points_are_brute_forces_in_any_order() {
+    // The batch searches in Morton order, each search bounded by its neighbour's answer: every
+    // answer must still be brute force's (distance and smallest tied triangle), whatever the
+    // order the points come in, ties included (points on a grid over an integer box: centres
+    // of faces and edges are equidistant from several triangles), and with a limit.
+    let cube = common::box_mesh([0.0; 3], [4.0; 3]);
+    let torus = PreparedMesh::new(generate::torus(1.0, 0.3, 20, 10));
+    let mut rnd = common::lcg(7);
+    for m in [&cube, &torus] {
+        let posed = Posed::new(m, Pose::IDENTITY);
+        let b = posed.node_box(0);
+        let mut points: Vec<DVec3> = (0..9)
+            .flat_map(|i| {
+                (0..9).flat_map(move |j| {
+                    (0..9).map(move |k| DVec3::new(i as f64, j as f64, k as f64))
+                })
+            })
+            .map(|g| b.min - 1.0 + (b.max - b.min + 2.0) * g / 8.0)
+            .collect();
+        points.extend((0..300).map(|_| b.min + (b.max - b.min) * DVec3::new(rnd(), rnd(), rnd())));
+        points.reverse();
+        for limit in [f64::INFINITY, 0.25] {
+            let batch = query::closest_points(&points, &posed, limit);
+            assert_eq!(batch.len(), points.len());
+            for (p, c) in points.iter().zip(&batch) {
+                let (d2, t) = brute(*p, &posed);
+                match c {
+                    Some(c) => {
+                        assert_eq!(c.triangle, t, "{p}");
+                        let e2 = c.point.distance_squared(*p);
+                        assert_eq!(e2, d2, "{p}: the same primitive, the same value");
+                        assert_eq!(Some(*c), query::closest_point(*p, &posed, limit));
+                    }
+                    None => assert!(d2 > limit * limit, "{p}: {d2}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn the_nearest_point_is_brute_forces_with_its_ties_and_limits() {
     let meshes = [
         PreparedMesh::new(generate::torus(1.0, 0.3, 20, 10)),

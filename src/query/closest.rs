@@ -46,9 +46,70 @@ impl Ord for Entry {
 /// The nearest point of `m` to `p` within `max_distance` (`f64::INFINITY` for no limit), or
 /// `None` when nothing is that near.
 pub fn closest_point(p: DVec3, m: &Posed, max_distance: f64) -> Option<Closest> {
+    closest_within(p, m, max_distance * max_distance)
+}
+
+/// The nearest points of `m` to many points, each as [`closest_point`] answers it. Points are
+/// taken in Morton order of their position, and each search starts bounded by the distance to
+/// the triangle nearest the point before it: neighbours in that order are near each other, so
+/// the bound is tight and most of the tree is never pushed. The bound is inclusive and is the
+/// exact value the search computes for that triangle, so every answer (ties included) is the
+/// one the unbounded search gives.
+pub fn closest_points(points: &[DVec3], m: &Posed, max_distance: f64) -> Vec<Option<Closest>> {
+    use rayon::prelude::*;
+    let limit = max_distance * max_distance;
+    let order = morton_order(points);
+    let mut found: Vec<(usize, Option<Closest>)> = order
+        .par_chunks(256)
+        .flat_map_iter(|chunk| {
+            let mut hint: Option<u32> = None;
+            chunk.iter().map(move |&i| {
+                let p = points[i];
+                let bound = hint.map_or(limit, |t| {
+                    limit.min(closest_point_triangle(p, &m.tri(t)).distance_squared(p))
+                });
+                let c = closest_within(p, m, bound);
+                hint = c.map(|c| c.triangle).or(hint);
+                (i, c)
+            })
+        })
+        .collect();
+    found.sort_unstable_by_key(|(i, _)| *i);
+    found.into_iter().map(|(_, c)| c).collect()
+}
+
+/// Indices of `points` sorted by the Morton code of their position in their bounding box
+/// (21 bits an axis); points that are not finite go last, in their order.
+fn morton_order(points: &[DVec3]) -> Vec<usize> {
+    let finite = || points.iter().filter(|p| p.is_finite());
+    let lo = finite().fold(DVec3::splat(f64::INFINITY), |a, &p| a.min(p));
+    let hi = finite().fold(DVec3::splat(f64::NEG_INFINITY), |a, &p| a.max(p));
+    let scale = ((1u64 << 21) - 1) as f64 / (hi - lo).max_element().max(f64::MIN_POSITIVE);
+    let spread = |v: f64| -> u64 {
+        // Bits of a 21-bit integer spread to every third bit.
+        let mut x = (v.clamp(0.0, ((1u64 << 21) - 1) as f64)) as u64;
+        x = (x | x << 32) & 0x1f00000000ffff;
+        x = (x | x << 16) & 0x1f0000ff0000ff;
+        x = (x | x << 8) & 0x100f00f00f00f00f;
+        x = (x | x << 4) & 0x10c30c30c30c30c3;
+        (x | x << 2) & 0x1249249249249249
+    };
+    let key = |p: DVec3| -> u64 {
+        if !p.is_finite() {
+            return u64::MAX;
+        }
+        let q = (p - lo) * scale;
+        spread(q.x) | spread(q.y) << 1 | spread(q.z) << 2
+    };
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by_cached_key(|&i| (key(points[i]), i));
+    order
+}
+
+/// [`closest_point`] with the squared distance limit given.
+fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
     let tree = m.tree();
     // (distance², triangle, point): below the limit, ties to the smaller index.
-    let limit = max_distance * max_distance;
     let mut best: Option<(f64, u32, DVec3)> = None;
     let mut heap = BinaryHeap::new();
     let root = distance_squared_point_aabb(p, &m.node_box(0));
