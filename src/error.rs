@@ -54,7 +54,10 @@ pub enum Error {
         count: u64,
         limit: u64,
     },
-    #[error("{path}: unknown mesh format (expected .stl, .obj, .ply, .3mf, .gltf or .glb)")]
+    #[error(
+        "{path}: unknown mesh format (expected {})",
+        crate::mesh::read::EXTENSIONS
+    )]
     UnknownFormat { path: PathBuf },
     #[error("invalid pose: {0}")]
     Pose(String),

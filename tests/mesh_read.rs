@@ -137,10 +137,13 @@ fn broken_files_give_typed_errors() {
         Mesh::load("/nonexistent/part.stl").unwrap_err(),
         Error::Io { .. }
     ));
-    assert!(matches!(
-        Mesh::load(case_path("README.md")).unwrap_err(),
-        Error::UnknownFormat { .. }
-    ));
+    let e = Mesh::load(case_path("README.md")).unwrap_err();
+    assert!(matches!(e, Error::UnknownFormat { .. }));
+    assert!(
+        e.to_string()
+            .ends_with("unknown mesh format (expected .stl, .obj, .ply, .3mf, .gltf or .glb)"),
+        "{e}"
+    );
 }
 
 #[test]

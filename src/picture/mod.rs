@@ -144,11 +144,6 @@ impl Scene {
                 .flat_map(|p| p.triangles.iter().flatten().copied()),
         )
     }
-
-    /// Whether anything is marked as clashing.
-    pub fn clashes(&self) -> bool {
-        self.parts.iter().any(|p| p.marks.contains(&Mark::Clash))
-    }
 }
 
 fn bounds(p: &Part) -> Aabb {
