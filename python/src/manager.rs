@@ -46,6 +46,22 @@ impl Parts {
             boxes,
         })
     }
+
+    /// A manager's own parts, and the other manager's where there is one (`*_other`).
+    fn sides(
+        py: Python<'_>,
+        meshes_a: &[Bound<'_, PyAny>],
+        transforms_a: &[Bound<'_, PyAny>],
+        meshes_b: Option<Vec<Bound<'_, PyAny>>>,
+        transforms_b: Option<Vec<Bound<'_, PyAny>>>,
+    ) -> PyResult<(Parts, Option<Parts>)> {
+        let a = Parts::new(py, meshes_a, transforms_a)?;
+        let b = match (meshes_b, transforms_b) {
+            (Some(m), Some(t)) => Some(Parts::new(py, &m, &t)?),
+            _ => None,
+        };
+        Ok((a, b))
+    }
 }
 
 /// The pairs to test: one part of each list (`b` given), or two of `a` (`i < j`), with the
@@ -89,11 +105,7 @@ pub fn interfering_pairs(
     first_only: bool,
     backend: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<(usize, usize)>> {
-    let a = Parts::new(py, &meshes_a, &transforms_a)?;
-    let b = match (meshes_b, transforms_b) {
-        (Some(m), Some(t)) => Some(Parts::new(py, &m, &t)?),
-        _ => None,
-    };
+    let (a, b) = Parts::sides(py, &meshes_a, &transforms_a, meshes_b, transforms_b)?;
     let backend = backend_arg(backend)?;
     let b = b.as_ref();
     py.detach(|| {
@@ -144,11 +156,7 @@ pub fn nearest_pair(
     transforms_b: Option<Vec<Bound<'_, PyAny>>>,
     backend: &Bound<'_, PyAny>,
 ) -> PyResult<Option<(usize, usize, SolidDistanceResult)>> {
-    let a = Parts::new(py, &meshes_a, &transforms_a)?;
-    let b = match (meshes_b, transforms_b) {
-        (Some(m), Some(t)) => Some(Parts::new(py, &m, &t)?),
-        _ => None,
-    };
+    let (a, b) = Parts::sides(py, &meshes_a, &transforms_a, meshes_b, transforms_b)?;
     let backend = backend_arg(backend)?;
     let b = b.as_ref();
     let best = py

@@ -152,6 +152,8 @@ fn bounds(p: &Part) -> Aabb {
 
 fn part(name: &'static str, m: &Posed) -> Part {
     let n = m.prep.mesh.triangles.len();
+    // Every triangle is read: each vertex posed once, not once per triangle using it.
+    m.verts();
     Part {
         name,
         triangles: (0..n as u32).map(|i| m.tri(i)).collect(),
