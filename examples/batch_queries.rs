@@ -18,6 +18,14 @@ fn main() -> Result<(), meshclash::Error> {
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100_000);
     let m = PreparedMesh::new(Mesh::load(&path)?);
     let b = m.octree.nodes[0].aabb();
+    let t = Instant::now();
+    let bvh = m.bvh();
+    println!(
+        "hierarchy for rays and nearest points: {:.1} ms, {} nodes, depth {}",
+        t.elapsed().as_secs_f64() * 1e3,
+        bvh.nodes.len(),
+        bvh.depth()
+    );
     // A fixed low-discrepancy sequence (Halton 2, 3, 5): the same points every run.
     let halton = |mut i: usize, base: usize| {
         let (mut f, mut r) = (1.0, 0.0);

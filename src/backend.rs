@@ -291,6 +291,7 @@ impl Backend {
     ) -> Result<Vec<Vec<RayHit>>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
+        posed.slots_for(rays.len());
         Ok(rays
             .par_iter()
             .map(|&(o, d)| query::ray_hits(o, d, &posed, max_t, hits))
@@ -307,6 +308,7 @@ impl Backend {
     ) -> Result<Vec<Option<SphereContact>>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
+        posed.slots_for(spheres.len());
         Ok(spheres
             .par_iter()
             .map(|&(c, r)| query::sphere_contact(c, r, &posed))
@@ -325,6 +327,7 @@ impl Backend {
     ) -> Result<Vec<SphereSweep>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
+        posed.slots_for(spheres.len());
         Ok(spheres
             .par_iter()
             .map(|&(c, r, v)| query::sphere_sweep(c, r, v, &posed, tol))

@@ -28,6 +28,7 @@
 mod backend;
 #[doc(hidden)]
 pub mod bench;
+pub mod bvh;
 pub mod error;
 pub mod geom;
 #[doc(hidden)]

@@ -2,6 +2,7 @@
 //! topology, bodies and zero-area flags.
 
 use super::{Bodies, Caps, Mesh, MeshInfo};
+use crate::bvh::Bvh;
 use crate::gpu::Resident;
 use crate::octree::Octree;
 use std::sync::OnceLock;
@@ -19,6 +20,8 @@ pub struct PreparedMesh {
     pub bodies: Bodies,
     /// The caps that close its boundary for the winding number, made on first use.
     caps: OnceLock<Caps>,
+    /// The hierarchy rays and nearest points walk, made on first use.
+    bvh: OnceLock<Bvh>,
     /// Its uploads to the GPU backends that have answered for it, kept for the next query.
     pub(crate) resident: Resident,
 }
@@ -39,8 +42,15 @@ impl PreparedMesh {
             octree_ms,
             bodies,
             caps: OnceLock::new(),
+            bvh: OnceLock::new(),
             resident: Resident::default(),
         }
+    }
+
+    /// The hierarchy rays and nearest points walk ([`Bvh`]): built on first use, since pair
+    /// queries never need it.
+    pub fn bvh(&self) -> &Bvh {
+        self.bvh.get_or_init(|| Bvh::build(&self.mesh))
     }
 
     /// The caps that close its boundary ([`Caps`]): none for a closed, consistently oriented

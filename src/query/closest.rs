@@ -1,13 +1,12 @@
-//! The point of a mesh nearest to a given point: best-first over the octree (the nearest box
-//! first, a node dropped once its box is farther than the best so far), Ericson's closest point
-//! on each triangle of the leaves reached. Ties go to the smaller triangle index, as the pair
+//! The point of a mesh nearest to a given point: depth-first over the hierarchy
+//! ([`crate::bvh`]; the nearer box first, a node dropped once its box is farther than the best
+//! so far), Ericson's closest point on each triangle of the leaves reached. Ties go to the smaller triangle index, as the pair
 //! searches' do, so the answer does not depend on the order of the search.
 
 use super::Posed;
+use crate::bvh::STACK;
 use crate::geom::closest::{closest_point_triangle, distance_squared_point_aabb};
 use crate::geom::{DVec3, Tri};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// The nearest point of a mesh to a point.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -19,28 +18,6 @@ pub struct Closest {
     /// Its barycentric coordinates on the triangle: `point ≈ (1 − u − v) V0 + u V1 + v V2`.
     pub u: f64,
     pub v: f64,
-}
-
-/// A node with the squared distance of its box and its smallest triangle index, ordered so
-/// that the heap pops the nearest (then the smaller index) first.
-#[derive(PartialEq)]
-struct Entry(f64, u32, u32);
-
-impl Eq for Entry {}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-impl Ord for Entry {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.0
-            .total_cmp(&o.0)
-            .then(self.1.cmp(&o.1))
-            .then(self.2.cmp(&o.2))
-    }
 }
 
 /// The nearest point of `m` to `p` within `max_distance` (`f64::INFINITY` for no limit), or
@@ -58,6 +35,7 @@ pub fn closest_point(p: DVec3, m: &Posed, max_distance: f64) -> Option<Closest> 
 pub fn closest_points(points: &[DVec3], m: &Posed, max_distance: f64) -> Vec<Option<Closest>> {
     use rayon::prelude::*;
     let limit = max_distance * max_distance;
+    m.slots_for(points.len());
     let order = morton_order(points);
     let mut found: Vec<(usize, Option<Closest>)> = order
         .par_chunks(256)
@@ -106,22 +84,30 @@ fn morton_order(points: &[DVec3]) -> Vec<usize> {
     order
 }
 
-/// [`closest_point`] with the squared distance limit given.
+/// [`closest_point`] with the squared distance limit given: depth-first over the hierarchy,
+/// the nearer child first, a node passed over once its box is farther than the best so far
+/// (strictly: a node at the same distance may hold a tie with a smaller index).
 fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
-    let tree = m.tree();
+    let bvh = m.prep.bvh();
+    let pl = m.pose.unapply(p);
+    let pad = m.cull_pad(&[p]);
+    let reach = |n: usize| distance_squared_point_aabb(pl, &bvh.nodes[n].aabb().padded(pad));
     // (distance², triangle, point): below the limit, ties to the smaller index.
     let mut best: Option<(f64, u32, DVec3)> = None;
-    let mut heap = BinaryHeap::new();
-    let root = distance_squared_point_aabb(p, &m.node_box(0));
-    heap.push(Reverse(Entry(root, tree.min_tri[0], 0)));
-    while let Some(Reverse(Entry(d2, min_tri, n))) = heap.pop() {
-        if d2 > limit || best.is_some_and(|b| (d2, min_tri) >= (b.0, b.1)) {
-            break; // every node left is farther, or ties with larger indices only
+    let mut stack = [(0.0, 0usize); STACK];
+    stack[0] = (reach(0), 0);
+    let mut top = 1;
+    while top > 0 {
+        top -= 1;
+        let (d2, n) = stack[top];
+        if d2 > best.map_or(limit, |b| b.0) {
+            continue;
         }
-        let node = &tree.nodes[n as usize];
+        let node = &bvh.nodes[n];
         if node.is_leaf() {
-            for &t in m.node_tris(n) {
-                let q = closest_point_triangle(p, &m.tri(t));
+            for s in node.slots() {
+                let t = bvh.tris[s];
+                let q = closest_point_triangle(p, &m.slot_tri(s));
                 let e2 = q.distance_squared(p);
                 if e2 <= limit && best.is_none_or(|b| (e2, t) < (b.0, b.1)) {
                     best = Some((e2, t, q));
@@ -129,14 +115,17 @@ fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
             }
             continue;
         }
-        for c in node.children() {
-            let b2 = distance_squared_point_aabb(p, &m.node_box(c));
-            // Pushed only if it could still hold the answer: most children of a node near
-            // the best are farther than it.
-            if b2 <= limit && best.is_none_or(|b| (b2, tree.min_tri[c]) < (b.0, b.1)) {
-                heap.push(Reverse(Entry(b2, tree.min_tri[c], c as u32)));
-            }
-        }
+        let (a, b) = (n + 1, node.index as usize);
+        let (da, db) = (reach(a), reach(b));
+        // The nearer last, so it is taken first.
+        let (near, far) = if da <= db {
+            ((da, a), (db, b))
+        } else {
+            ((db, b), (da, a))
+        };
+        stack[top] = far;
+        stack[top + 1] = near;
+        top += 2;
     }
     best.map(|(_, t, q)| {
         let (u, v) = barycentric(q, &m.tri(t));

@@ -6,9 +6,10 @@
 //! the smallest triangle index standing for it. A ray lying in a triangle's plane meets it along
 //! its boundary only: the triangles around that it passes into decide.
 
-use super::winding::walk_segment;
 use super::Posed;
+use crate::bvh::STACK;
 use crate::geom::predicates::orient3d;
+use crate::geom::ray::SegmentSlabs;
 use crate::geom::{DVec3, Tri};
 
 /// Which hits a ray asks for.
@@ -58,12 +59,13 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
     // leaves entered at or before it), so the walk passes it over; for any hit, the first ends
     // the walk.
     let mut nearest = f64::INFINITY; // as a fraction of oq
-    walk_segment(o, q, m, |_, leaf| {
+    let bvh = m.prep.bvh();
+    walk_segment(o, q, m, |slots| {
         if hits == Hits::Any && !found.is_empty() {
             return f64::NEG_INFINITY;
         }
-        for &t in m.node_tris(leaf) {
-            let tri = m.tri(t);
+        for s in slots {
+            let (t, tri) = (bvh.tris[s], m.slot_tri(s));
             let Some(f) = feature(o, q, &tri, m.prep.mesh.triangles[t as usize]) else {
                 continue;
             };
@@ -93,6 +95,65 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
         out.truncate(1);
     }
     out
+}
+
+/// The leaves of the hierarchy whose boxes segment `pq` meets, nearest entry first at every
+/// node, given to `visit` by their slots; `visit` answers how far the walk must still go (a
+/// fraction of `pq`): a node entered past that is passed over. Boxes are culled in the mesh's
+/// own frame ([`Posed::cull_pad`]).
+fn walk_segment(
+    p: DVec3,
+    q: DVec3,
+    m: &Posed,
+    mut visit: impl FnMut(std::ops::Range<usize>) -> f64,
+) {
+    let nodes = &m.prep.bvh().nodes;
+    let pad = m.cull_pad(&[p, q]);
+    let seg = SegmentSlabs::new(m.pose.unapply(p), m.pose.unapply(q));
+    let entry = |n: usize| seg.entry(&nodes[n].aabb().padded(pad));
+    let mut bound = f64::INFINITY;
+    // Pending nodes with their entries; one per level at most (`bvh::STACK`).
+    let mut stack = [(0.0, 0usize); STACK];
+    let mut top = 0;
+    if let Some(e) = entry(0) {
+        stack[0] = (e, 0);
+        top = 1;
+    }
+    while top > 0 {
+        top -= 1;
+        let (e, n) = stack[top];
+        if e > bound {
+            continue;
+        }
+        let node = &nodes[n];
+        if node.is_leaf() {
+            bound = bound.min(visit(node.slots()));
+            continue;
+        }
+        let (a, b) = (n + 1, node.index as usize);
+        match (entry(a), entry(b)) {
+            (Some(ea), Some(eb)) => {
+                // The nearer last, so it is taken first.
+                let (near, far) = if ea <= eb {
+                    ((ea, a), (eb, b))
+                } else {
+                    ((eb, b), (ea, a))
+                };
+                stack[top] = far;
+                stack[top + 1] = near;
+                top += 2;
+            }
+            (Some(ea), None) => {
+                stack[top] = (ea, a);
+                top += 1;
+            }
+            (None, Some(eb)) => {
+                stack[top] = (eb, b);
+                top += 1;
+            }
+            (None, None) => {}
+        }
+    }
 }
 
 /// The first ray (origin, direction) whose segment past the mesh is not finite in `f64`: it

@@ -238,15 +238,9 @@ pub(crate) fn leaves_with_entry(p: DVec3, q: DVec3, m: &Posed) -> Vec<(f64, u32)
 pub(crate) fn walk_segment(p: DVec3, q: DVec3, m: &Posed, mut visit: impl FnMut(f64, u32) -> f64) {
     let tree = m.tree();
     // The nodes are culled in the mesh's own coordinates, the segment carried back there once,
-    // rather than each node's box posed: both roundings (the segment's now, the vertices' when
-    // posed) are absorbed by padding the boxes by 1e-12 of the coordinates' magnitude.
+    // rather than each node's box posed.
     let (pl, ql) = (m.pose.unapply(p), m.pose.unapply(q));
-    let magnitude = m
-        .frame_magnitude()
-        .max(p.abs().max_element())
-        .max(q.abs().max_element());
-    // Plus how far Rᵀ is from the inverse of a rotation accepted a little off orthonormal.
-    let pad = 1e-12 * magnitude + m.pose.unapply_error(magnitude) + f64::MIN_POSITIVE;
+    let pad = m.cull_pad(&[p, q]);
     let seg = SegmentSlabs::new(pl, ql);
     let entry = |n: usize| seg.entry(&tree.nodes[n].aabb().padded(pad));
     let mut bound = f64::INFINITY;
