@@ -91,6 +91,16 @@ fn main() -> Result<(), meshclash::Error> {
             n as f64 / tg / 1e3,
             g == cpu
         );
+        // The first call uploads the hierarchy and compiles.
+        gpu.ray_hits(&m, Pose::IDENTITY, &rays[..100], f64::INFINITY, Hits::First)?;
+        let t = Instant::now();
+        let g = gpu.ray_hits(&m, Pose::IDENTITY, &rays, f64::INFINITY, Hits::First)?;
+        let tg = t.elapsed().as_secs_f64() * 1e3;
+        println!(
+            "rays (first hit), gpu: {tg:.1} ms ({:.2} M rays/s), same answers: {}",
+            rays.len() as f64 / tg / 1e3,
+            g == hits
+        );
     }
     Ok(())
 }

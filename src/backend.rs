@@ -279,8 +279,9 @@ impl Backend {
     }
 
     /// The hits of each ray `(origin, direction)` on `m` (placed by `pose`), up to
-    /// `origin + max_t · direction`: [`query::ray_hits`], watertight. Answered on the CPU on
-    /// either backend (a GPU stage for rays is not written yet), in parallel over the rays.
+    /// `origin + max_t · direction`: [`query::ray_hits`], watertight. On the GPU, the first
+    /// hits and the certain misses of `Any` (`gpu::rays`; the rest on the CPU, the same
+    /// answers); on the CPU in parallel over the rays.
     pub fn ray_hits(
         &self,
         m: &PreparedMesh,
@@ -291,11 +292,15 @@ impl Backend {
     ) -> Result<Vec<Vec<RayHit>>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
-        posed.slots_for(rays.len());
-        Ok(rays
-            .par_iter()
-            .map(|&(o, d)| query::ray_hits(o, d, &posed, max_t, hits))
-            .collect())
+        self.answer(
+            |g| g.ray_hits(&posed, &*g.resident(m)?, rays, max_t, hits),
+            || {
+                posed.slots_for(rays.len());
+                rays.par_iter()
+                    .map(|&(o, d)| query::ray_hits(o, d, &posed, max_t, hits))
+                    .collect()
+            },
+        )
     }
 
     /// Each sphere `(centre, radius)` against `m` (placed by `pose`): its gap and nearest point

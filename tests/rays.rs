@@ -225,3 +225,135 @@ fn rays_with_tiny_directions_still_hit_and_csv_headers_are_only_headers() {
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains(":1: not a number"));
 }
+
+/// The meshes and poses the GPU's rays run over: the solids' exact vertices and edges (every
+/// hit through them is the CPU's to decide), a torus far from the origin and turned, the
+/// teapot (open, 894 triangles).
+fn gpu_cases() -> Vec<(String, PreparedMesh, Pose, Vec<DVec3>)> {
+    let mut cases: Vec<_> = solids()
+        .into_iter()
+        .enumerate()
+        .map(|(i, (m, targets))| (format!("solid {i}"), m, Pose::IDENTITY, targets))
+        .collect();
+    cases.push((
+        "torus far away".into(),
+        PreparedMesh::new(generate::torus(1.0, 0.3, 40, 16)),
+        Pose::from_euler_degrees([12.0, 34.0, 56.0], DVec3::new(5e4, -3.0, 1e3)),
+        Vec::new(),
+    ));
+    cases.push((
+        "teapot".into(),
+        PreparedMesh::new(Mesh::load(common::case_path("meshes/teapot.stl")).unwrap()),
+        Pose::translation(DVec3::new(-2.0, 0.5, 7.0)),
+        Vec::new(),
+    ));
+    cases
+}
+
+/// Rays for a case: from the box around it in random directions, plus (for the solids) from
+/// outside exactly through each vertex and edge midpoint, and axis-aligned ones.
+fn gpu_rays(posed: &Posed, targets: &[DVec3], seed: u64) -> Vec<(DVec3, DVec3)> {
+    let mut rnd = common::lcg(seed);
+    let b = posed.prep.octree.nodes[0].aabb();
+    let mut rays: Vec<(DVec3, DVec3)> = (0..600)
+        .map(|i| {
+            let t = DVec3::new(rnd(), rnd(), rnd()) * 1.4 - 0.2;
+            let o = posed.pose.apply(b.min + (b.max - b.min) * t);
+            let d = if i % 10 == 0 {
+                DVec3::AXES[i / 10 % 3] * if i % 20 == 0 { 1.0 } else { -1.0 }
+            } else {
+                DVec3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5)
+            };
+            (o, d)
+        })
+        .collect();
+    rays.extend(targets.iter().map(|&x| (x * 3.0, -x)));
+    rays
+}
+
+#[test]
+fn gpu_rays_equal_the_cpus_to_the_bit() {
+    let test = "gpu_rays_equal_the_cpus_to_the_bit";
+    let Some(ctx) = common::gpu_or_skip(test) else {
+        return;
+    };
+    let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    let (mut sure_hits, mut sure_misses, mut unsure) = (0, 0, 0);
+    for (name, m, pose, targets) in gpu_cases() {
+        let posed = Posed::new(&m, pose);
+        let rays = gpu_rays(&posed, &targets, 7);
+        let gm = gpu.resident(&m).unwrap();
+        for hits in [Hits::First, Hits::Any, Hits::All] {
+            for max_t in [f64::INFINITY, 1.5] {
+                let got = gpu.ray_hits(&posed, &gm, &rays, max_t, hits).unwrap();
+                for (i, &(o, d)) in rays.iter().enumerate() {
+                    let want = query::ray_hits(o, d, &posed, max_t, hits);
+                    assert_eq!(got[i], want, "{name}, {hits:?}, ray {i}: {o} {d}");
+                }
+            }
+        }
+        let run = gpu
+            .ray_run(&posed, &gm, &rays, f64::INFINITY, Hits::First)
+            .unwrap();
+        for o in &run.out {
+            match (o.unsure, o.slot) {
+                (0, meshclash::gpu::layout::NO_HIT) => sure_misses += 1,
+                (0, _) => sure_hits += 1,
+                _ => unsure += 1,
+            }
+        }
+        // Every ray exactly through a vertex or an edge is the CPU's to decide.
+        let first_target = rays.len() - targets.len();
+        assert!(
+            run.out[first_target..].iter().all(|o| o.unsure != 0),
+            "{name}"
+        );
+    }
+    // Both paths ran, and the GPU answered most.
+    assert!(
+        sure_hits > 600 && sure_misses > 1000 && unsure >= 74 && unsure * 5 < sure_hits,
+        "{sure_hits} sure hits, {sure_misses} sure misses, {unsure} unsure"
+    );
+    // Through the backend, as the CLI and Python ask.
+    let (name, m, pose, targets) = gpu_cases().remove(2);
+    let rays = gpu_rays(&Posed::new(&m, pose), &targets, 8);
+    let b = meshclash::Backend::from_gpu(gpu);
+    let via = b
+        .ray_hits(&m, pose, &rays, f64::INFINITY, Hits::First)
+        .unwrap();
+    let cpu = meshclash::Backend::cpu()
+        .ray_hits(&m, pose, &rays, f64::INFINITY, Hits::First)
+        .unwrap();
+    assert_eq!(via, cpu, "{name}");
+}
+
+/// The stage against its twin: where both are sure, the same triangle (or none); the unsure
+/// sets may differ only where a fused multiply-add moved a value across its bound.
+#[test]
+fn the_rays_stage_equals_its_twin() {
+    let Some(ctx) = common::gpu_or_skip("the_rays_stage_equals_its_twin") else {
+        return;
+    };
+    let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    for (name, m, pose, targets) in gpu_cases() {
+        let posed = Posed::new(&m, pose);
+        let rays = gpu_rays(&posed, &targets, 9);
+        let gm = gpu.resident(&m).unwrap();
+        for hits in [Hits::First, Hits::Any] {
+            let run = gpu.ray_run(&posed, &gm, &rays, 2.5, hits).unwrap();
+            let q = run.query.expect("within f32");
+            let (nodes, corners) = meshclash::gpu::rays_bvh_arrays(&posed, &gm);
+            let mut twin = vec![meshclash::gpu::layout::RayOut::default(); rays.len()];
+            meshclash::gpu::twin::rays::main(&q, &nodes, &corners, &run.rays, &mut twin);
+            let mut flips = 0;
+            for (i, (g, t)) in run.out.iter().zip(&twin).enumerate() {
+                if g.unsure == 0 && t.unsure == 0 {
+                    assert_eq!(g.slot, t.slot, "{name}, {hits:?}, ray {i}");
+                } else if g.unsure != t.unsure {
+                    flips += 1;
+                }
+            }
+            assert!(flips <= 1 + rays.len() / 1000, "{name}: {flips} flips");
+        }
+    }
+}

@@ -81,6 +81,7 @@ pub(super) struct Stages {
     pub narrow: narrow::NarrowStage,
     pub nearest: Nearest,
     pub winding: super::stages::winding::WindingStage,
+    pub rays: super::stages::rays::RaysStage,
 }
 
 /// The work buffers every round reuses, sized for the backend's capacity.
@@ -264,6 +265,7 @@ impl GpuBackend {
             narrow: narrow::NarrowStage::new(&ctx)?,
             nearest: Nearest::new(&ctx, leaf_walkers(&ctx), steps.nearest)?,
             winding: super::stages::winding::WindingStage::new(&ctx)?,
+            rays: super::stages::rays::RaysStage::new(&ctx)?,
         };
         Ok(GpuBackend {
             id: next_id(),

@@ -1,9 +1,11 @@
 //! Every struct the shaders read or write, defined once here in `#[repr(C)]` `Pod` form. WGSL
-//! twins live in `shaders/common.wgsl`; `tests/layout.rs` checks sizes and offsets through naga.
+//! twins live in `shaders/common.wgsl` (or in the one stage that reads them); `tests/layout.rs`
+//! checks sizes and offsets through naga.
 //! (`TriRecord` lives with the mesh it describes, `OctreeNode` with the octree.)
 
 use bytemuck::{Pod, Zeroable};
 
+pub use crate::bvh::BvhNode;
 pub use crate::mesh::TriRecord;
 pub use crate::octree::OctreeNode;
 
@@ -137,5 +139,36 @@ pub struct WindingQuery {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 pub struct WindingOut {
     pub crossings: i32,
+    pub unsure: u32,
+}
+
+/// What `rays.wgsl` needs for one dispatch. WGSL twin: `struct RayQuery` there.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct RayQuery {
+    pub rays: u32,
+    /// How far the rays' ends and the triangles' corners may lie from where the CPU's exact
+    /// geometry puts them, in the record frame (rounding into f32, with room).
+    pub delta: f32,
+    /// [`RAYS_FIRST`] or [`RAYS_ANY`].
+    pub mode: u32,
+    pub _pad: u32,
+}
+
+/// The nearest hit, certified.
+pub const RAYS_FIRST: u32 = 0;
+/// Misses only, certified: a ray that may hit is handed to the CPU, whose answer names the
+/// first triangle its own walk finds.
+pub const RAYS_ANY: u32 = 1;
+/// `RayOut::slot` of a ray that certainly meets nothing.
+pub const NO_HIT: u32 = u32::MAX;
+
+/// One ray's answer from `rays.wgsl`: the slot of the triangle it certainly meets first through
+/// its inside, or [`NO_HIT`]; `unsure` where that is in doubt (the CPU answers). WGSL twin:
+/// `struct RayOut`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct RayOut {
+    pub slot: u32,
     pub unsure: u32,
 }

@@ -137,6 +137,8 @@ pub struct GpuMesh {
     pub radius: f64,
     pub triangles: u32,
     pub parts: Vec<GpuPart>,
+    /// The hierarchy rays walk, uploaded by the first batch of rays ([`super::rays`]).
+    pub(crate) bvh: std::sync::Mutex<Option<std::sync::Arc<super::rays::GpuBvh>>>,
 }
 
 /// Most triangles whose records (and octree) fit one storage binding of this adapter.
@@ -205,6 +207,7 @@ impl GpuMesh {
             radius: host.radius,
             triangles: prep.mesh.triangles.len() as u32,
             parts,
+            bvh: Default::default(),
         })
     }
 }

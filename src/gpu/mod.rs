@@ -10,6 +10,7 @@ pub mod layout;
 mod mesh;
 mod pass;
 pub mod query;
+mod rays;
 mod resident;
 mod rounds;
 pub mod smoke;
@@ -20,6 +21,7 @@ mod winding;
 pub use backend::{GpuBackend, Narrow, WalkSteps};
 pub use context::{GpuContext, GpuInfo};
 pub use mesh::{GpuMesh, HostArrays, HostPart};
+pub use rays::{bvh_arrays as rays_bvh_arrays, RayRun};
 pub use resident::Resident;
 pub use rounds::Found;
 pub use winding::WindingRun;
@@ -33,6 +35,7 @@ pub mod shaders {
     pub const NEAREST: &str = include_str!("../../shaders/nearest.wgsl");
     pub const NARROW: &str = include_str!("../../shaders/narrow.wgsl");
     pub const WINDING: &str = include_str!("../../shaders/winding.wgsl");
+    pub const RAYS: &str = include_str!("../../shaders/rays.wgsl");
     /// Every stage file, for validation without a GPU (`tests/layout.rs`).
     pub const ALL: &[(&str, &str)] = &[
         ("common.wgsl", COMMON),
@@ -42,5 +45,6 @@ pub mod shaders {
         ("nearest.wgsl", NEAREST),
         ("narrow.wgsl", NARROW),
         ("winding.wgsl", WINDING),
+        ("rays.wgsl", RAYS),
     ];
 }

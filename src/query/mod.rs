@@ -19,7 +19,7 @@ mod far;
 pub(crate) mod interferes;
 pub(crate) mod intersect;
 mod motion;
-mod ray;
+pub(crate) mod ray;
 pub(crate) mod self_intersect;
 mod solid;
 mod spheres;

@@ -231,8 +231,9 @@ fn feature(o: DVec3, q: DVec3, tri: &Tri, ids: [u32; 3]) -> Option<Feature> {
     }
 }
 
-/// The hit of segment `oq` (`o + t d`, `t` up to `t_end`) on triangle `t`, in f64.
-fn hit(o: DVec3, d: DVec3, q: DVec3, t_end: f64, t: u32, tri: &Tri) -> RayHit {
+/// The hit of segment `oq` (`o + t d`, `t` up to `t_end`) on triangle `t`, in f64: the one
+/// computation of a hit's values, whichever backend found the triangle.
+pub(crate) fn hit(o: DVec3, d: DVec3, q: DVec3, t_end: f64, t: u32, tri: &Tri) -> RayHit {
     let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
     let den = n.dot(q - o);
     let s = if den != 0.0 {

@@ -9,6 +9,7 @@ pub mod cull_leaves;
 pub mod cull_pairs;
 pub mod narrow;
 pub mod nearest;
+pub mod rays;
 pub mod winding;
 
 use super::context::GpuContext;
@@ -58,13 +59,14 @@ pub struct Stage {
     pub twin: &'static str,
 }
 
-/// Every stage: those a round runs, in the order it runs them, then the winding numbers'.
+/// Every stage: those a round runs, in the order it runs them, then the winding numbers' and the rays'.
 pub const STAGES: &[Stage] = &[
     cull_leaves::STAGE,
     cull_pairs::STAGE,
     narrow::STAGE,
     nearest::STAGE,
     winding::STAGE,
+    rays::STAGE,
 ];
 
 /// The bind-group layout of `bindings`, each with its minimum size.

@@ -11,6 +11,7 @@ pub mod cull_leaves;
 pub mod cull_pairs;
 pub mod narrow;
 pub mod nearest;
+pub mod rays;
 pub mod winding;
 
 pub use common::{axis_bound, frame_bound, local_tri, plane_bound, seg_seg, to_local, tri_dist};

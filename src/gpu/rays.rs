@@ -1,0 +1,310 @@
+//! Rays against a resident mesh. `rays.wgsl` walks the mesh's hierarchy ([`crate::bvh`],
+//! uploaded once, beside the mesh) and names, per ray, the triangle it certainly meets first
+//! through its inside, or says it is unsure; the host computes a sure hit's values in f64 by
+//! the CPU's own function ([`crate::query::ray::hit`]) and answers the unsure rays on the CPU:
+//! the answers equal the CPU's to the bit. Every hit through an edge or a vertex is unsure, so
+//! watertightness is the CPU's exact predicates'.
+
+use super::layout::{BvhNode, RayOut, RayQuery, NO_HIT, RAYS_ANY, RAYS_FIRST};
+use super::{GpuBackend, GpuMesh};
+use crate::error::{Error, Result};
+use crate::geom::ray::segment_aabb;
+use crate::geom::{Aabb, DVec3};
+use crate::octree::{down, up};
+use crate::query::{ray::hit, ray_hits, ray_segment_end, Hits, Posed, RayHit};
+use rayon::prelude::*;
+use std::sync::Arc;
+use wgpu::util::DeviceExt;
+
+/// The hierarchy on the GPU: its nodes and its triangles' corners in slot order, both in the
+/// record frame.
+pub struct GpuBvh {
+    nodes: wgpu::Buffer,
+    corners: wgpu::Buffer,
+}
+
+/// One batch of `rays.wgsl`: its query (`None`: beyond f32, nothing dispatched), each ray's
+/// segment end and `t` there ([`ray_segment_end`]), its ends in the record frame (two rows a
+/// ray), and the answers.
+pub struct RayRun {
+    pub query: Option<RayQuery>,
+    pub ends: Vec<Option<(DVec3, f64)>>,
+    pub rays: Vec<[f32; 4]>,
+    pub out: Vec<RayOut>,
+}
+
+/// Rays per dispatch: 32 MiB of ends, within every adapter's storage binding.
+const BATCH: usize = 1 << 20;
+
+/// A hierarchy deeper than the shader's stack (`RAY_STACK`, less the root) goes to the CPU.
+const MAX_DEPTH: usize = super::twin::rays::RAY_STACK - 1;
+
+/// The hierarchy's nodes (boxes rounded outward) and its slots' corners (rounded as the
+/// triangle records' are) in the record frame of `gm`: what the GPU walks, and the twin.
+pub fn bvh_arrays(m: &Posed, gm: &GpuMesh) -> (Vec<BvhNode>, Vec<[f32; 4]>) {
+    let (prep, center) = (m.prep, gm.center);
+    let bvh = prep.bvh();
+    let nodes = bvh
+        .nodes
+        .par_iter()
+        .map(|n| {
+            let b = n.aabb();
+            BvhNode {
+                min: (b.min - center).to_array().map(down),
+                max: (b.max - center).to_array().map(up),
+                ..*n
+            }
+        })
+        .collect();
+    let corners = bvh
+        .tris
+        .par_iter()
+        .flat_map_iter(|&t| {
+            prep.mesh.triangle(t as usize).map(|v| {
+                let l = v - center;
+                [l.x as f32, l.y as f32, l.z as f32, 0.0]
+            })
+        })
+        .collect();
+    (nodes, corners)
+}
+
+impl GpuBackend {
+    /// The hits of each ray on `m` ([`ray_hits`]): the first hit and the any-hit question on
+    /// the GPU (for `Any`, the certain misses; a ray that may hit is answered by the CPU, whose
+    /// walk names the hit), every hit (`All`) on the CPU.
+    pub fn ray_hits(
+        &self,
+        m: &Posed,
+        gm: &GpuMesh,
+        rays: &[(DVec3, DVec3)],
+        max_t: f64,
+        hits: Hits,
+    ) -> Result<Vec<Vec<RayHit>>> {
+        let on_cpu = |&(o, d): &(DVec3, DVec3)| ray_hits(o, d, m, max_t, hits);
+        if hits == Hits::All || m.prep.bvh().depth() > MAX_DEPTH {
+            return Ok(rays.par_iter().map(on_cpu).collect());
+        }
+        m.slots_for(rays.len());
+        let mut all = Vec::with_capacity(rays.len());
+        for chunk in rays.chunks(BATCH) {
+            let run = self.ray_run(m, gm, chunk, max_t, hits)?;
+            let tris = &m.prep.bvh().tris;
+            all.par_extend(chunk.par_iter().zip(run.out).zip(run.ends).map(
+                |((ray, r), end)| match (r, end) {
+                    (RayOut { unsure: 0, slot }, Some((q, t_end))) => {
+                        if slot == NO_HIT {
+                            return Vec::new();
+                        }
+                        let t = tris[slot as usize];
+                        vec![hit(ray.0, ray.1, q, t_end, t, &m.tri(t))]
+                    }
+                    _ => on_cpu(ray),
+                },
+            ));
+        }
+        Ok(all)
+    }
+
+    /// The stage's inputs and outputs for `rays` (at most a batch): what
+    /// [`GpuBackend::ray_hits`] reads, and what the stage tests hold to the twin. A ray whose
+    /// segment is not finite is unsure (the CPU refuses it).
+    pub fn ray_run(
+        &self,
+        m: &Posed,
+        gm: &GpuMesh,
+        rays: &[(DVec3, DVec3)],
+        max_t: f64,
+        hits: Hits,
+    ) -> Result<RayRun> {
+        let ends: Vec<Option<(DVec3, f64)>> = rays
+            .par_iter()
+            .map(|&(o, d)| ray_segment_end(o, d, m, max_t))
+            .collect();
+        let Some(query) = query(m, gm, rays, &ends, hits) else {
+            // Beyond what f32 holds: every ray on the CPU.
+            let out = vec![
+                RayOut {
+                    slot: NO_HIT,
+                    unsure: 1
+                };
+                rays.len()
+            ];
+            return Ok(RayRun {
+                query: None,
+                ends,
+                rays: Vec::new(),
+                out,
+            });
+        };
+        let local = clipped_ends(m, gm, rays, &ends, query.delta as f64);
+        let mut out = self.rays_batch(m, gm, query, &local)?;
+        for (o, end) in out.iter_mut().zip(&ends) {
+            if end.is_none() {
+                o.unsure = 1;
+            }
+        }
+        Ok(RayRun {
+            query: Some(query),
+            ends,
+            rays: local,
+            out,
+        })
+    }
+
+    /// The mesh's hierarchy on the GPU, uploaded on first use and kept with the mesh.
+    fn resident_bvh(&self, m: &Posed, gm: &GpuMesh) -> Result<Arc<GpuBvh>> {
+        let mut slot = gm.bvh.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = slot.as_ref() {
+            return Ok(b.clone());
+        }
+        let (nodes, corners) = bvh_arrays(m, gm);
+        let limit = self
+            .ctx
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.ctx.limits.max_buffer_size);
+        let buf = |label: &str, bytes: &[u8]| -> Result<wgpu::Buffer> {
+            if bytes.len() as u64 > limit {
+                return Err(Error::Gpu(format!(
+                    "{}: {label} need {} bytes, over this adapter's storage binding limit of {limit} bytes",
+                    m.prep.mesh.source.display(),
+                    bytes.len()
+                )));
+            }
+            Ok(self
+                .ctx
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents: bytes,
+                    usage: wgpu::BufferUsages::STORAGE,
+                }))
+        };
+        let b = Arc::new(GpuBvh {
+            nodes: buf("hierarchy nodes", bytemuck::cast_slice(&nodes))?,
+            corners: buf("hierarchy corners", bytemuck::cast_slice(&corners))?,
+        });
+        *slot = Some(b.clone());
+        Ok(b)
+    }
+
+    /// One dispatch over `local` (two rows a ray), read back.
+    fn rays_batch(
+        &self,
+        m: &Posed,
+        gm: &GpuMesh,
+        q: RayQuery,
+        local: &[[f32; 4]],
+    ) -> Result<Vec<RayOut>> {
+        let bvh = self.resident_bvh(m, gm)?;
+        let d = &self.ctx.device;
+        let init = |label, bytes: &[u8], usage| {
+            d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage,
+            })
+        };
+        use wgpu::BufferUsages as U;
+        let n = q.rays as usize;
+        let uniform = init("rays query", bytemuck::bytes_of(&q), U::UNIFORM);
+        let rays = init("rays", bytemuck::cast_slice(local), U::STORAGE);
+        let zeros = vec![RayOut::default(); n];
+        let out = init(
+            "rays out",
+            bytemuck::cast_slice(&zeros),
+            U::STORAGE | U::COPY_SRC,
+        );
+        let mut enc = d.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            let buffers = [&uniform, &bvh.nodes, &bvh.corners, &rays, &out];
+            self.stages
+                .rays
+                .encode(&self.ctx, &mut pass, buffers, q.rays);
+        }
+        self.ctx.read_via(enc, &out, n, None)
+    }
+}
+
+/// Each ray's segment in the record frame (two rows), clipped to the mesh's box grown a little: the same line and direction, so the same orientations of the line against every
+/// edge, and of every plane it crosses within the box; but short, so that the bounds on them
+/// scale with the mesh, not with the ray's reach. A segment that passes the box by becomes a
+/// point outside it, which meets nothing.
+fn clipped_ends(
+    m: &Posed,
+    gm: &GpuMesh,
+    rays: &[(DVec3, DVec3)],
+    ends: &[Option<(DVec3, f64)>],
+    delta: f64,
+) -> Vec<[f32; 4]> {
+    // Grown by a twentieth of its size too: an end on the box itself would lie in the plane
+    // of a face on it (a cube's), where the orientation deciding the hit is in doubt.
+    let bx = record_box(m, gm);
+    let bx = bx.padded(0.05 * bx.diagonal() + 4.0 * delta);
+    let f = |p: DVec3| [p.x as f32, p.y as f32, p.z as f32, 0.0];
+    rays.par_iter()
+        .zip(ends)
+        .flat_map_iter(|(&(o, _), end)| {
+            let Some((q, _)) = end else {
+                return [[0.0; 4]; 2];
+            };
+            let (pl, ql) = (
+                m.pose.unapply(o) - gm.center,
+                m.pose.unapply(*q) - gm.center,
+            );
+            match segment_aabb(pl, ql, &bx) {
+                Some((s0, s1)) => [f(pl + (ql - pl) * s0), f(pl + (ql - pl) * s1)],
+                None => [f(pl), f(pl)],
+            }
+        })
+        .collect()
+}
+
+/// The mesh's box in the record frame.
+fn record_box(m: &Posed, gm: &GpuMesh) -> Aabb {
+    let root = m.prep.bvh().nodes[0].aabb();
+    Aabb {
+        min: root.min - gm.center,
+        max: root.max - gm.center,
+    }
+}
+
+/// The dispatch's query, or `None` where f32 cannot hold the mesh or the world's coordinates
+/// are not finite. `delta` covers every rounding between the CPU's geometry and this frame's,
+/// as the winding stage's does: clipped ends and corners rounded to f32 (the ends lie within
+/// the mesh's box, a few delta out), the CPU's posed f64 coordinates and the rays' own
+/// (clipping is exact to an ulp of them), and `Rᵀ` for the inverse of a rotation a little off
+/// orthonormal.
+fn query(
+    m: &Posed,
+    gm: &GpuMesh,
+    rays: &[(DVec3, DVec3)],
+    ends: &[Option<(DVec3, f64)>],
+    hits: Hits,
+) -> Option<RayQuery> {
+    let bx = record_box(m, gm);
+    let scale = 2.0 * (bx.min.abs().max(bx.max.abs()).max_element() + gm.radius);
+    let world = rays
+        .iter()
+        .zip(ends)
+        .filter_map(|(r, e)| e.map(|(q, _)| r.0.abs().max(q.abs()).max_element()))
+        .fold(m.frame_magnitude(), f64::max);
+    if !(scale < 1e12 && world < 1e300) {
+        return None;
+    }
+    let delta = scale * 2f64.powi(-19)
+        + 64.0 * f64::EPSILON * world
+        + m.pose.unapply_error(world + gm.center.abs().max_element());
+    Some(RayQuery {
+        rays: rays.len() as u32,
+        delta: delta as f32,
+        mode: if hits == Hits::Any {
+            RAYS_ANY
+        } else {
+            RAYS_FIRST
+        },
+        _pad: 0,
+    })
+}

@@ -1,0 +1,196 @@
+//! `rays.wgsl`, one ray after another: the same f32 orientations and bounds, the same walk,
+//! the same doubts.
+
+use super::{v3, INF, U};
+use crate::gpu::layout::{BvhNode, RayOut, RayQuery, NO_HIT, RAYS_ANY};
+use glam::Vec3;
+
+/// `rays.wgsl::RAY_STACK`.
+pub const RAY_STACK: usize = 64;
+
+enum Cast {
+    Miss,
+    SureHit([f32; 2]),
+    InDoubt,
+}
+
+/// `rays.wgsl::orient_b`: the value and its bound.
+fn orient_b(q: &RayQuery, a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> (f32, f32) {
+    let (ba, ca, da) = (b - a, c - a, d - a);
+    let det = -ba.cross(ca).dot(da);
+    let e = 2.0 * q.delta;
+    let (l1, l2, l3) = (ba.length(), ca.length(), da.length());
+    let moved = e * (l1 * l2 + l1 * l3 + l2 * l3) + e * e * (l1 + l2 + l3) + e * e * e;
+    let bound = 64.0 * U * (l1 + e) * (l2 + e) * (l3 + e) + 2.0 * moved + 1e-30;
+    (det, bound)
+}
+
+/// `rays.wgsl::orient_edge`: the value and its bound.
+fn orient_edge(q: &RayQuery, p: Vec3, e: Vec3, a: Vec3, b: Vec3) -> (f32, f32) {
+    let (x, ap, z) = (e - p, a - p, b - a);
+    let xx = x.dot(x);
+    let lam = if xx > 0.0 {
+        (ap.dot(x) / xx).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let y = ap - lam * x;
+    let det = x.dot(y.cross(z));
+    let (lx, ly, lz) = (x.length(), y.length(), z.length());
+    let ex = 2.0 * q.delta + U * lx;
+    let ey = 4.0 * q.delta + 4.0 * U * (ap.length() + lam * lx);
+    let ez = 2.0 * q.delta + U * lz;
+    let moved = ex * (ly + ey) * (lz + ez) + lx * ey * (lz + ez) + lx * ly * ez;
+    let bound = 16.0 * U * (lx + ex) * (ly + ey) * (lz + ez) + moved + 1e-30;
+    (det, bound)
+}
+
+/// `rays.wgsl::sure_sign`.
+fn sure_sign(o: (f32, f32)) -> i32 {
+    if o.0 > o.1 {
+        1
+    } else if o.0 < -o.1 {
+        -1
+    } else {
+        0
+    }
+}
+
+/// `rays.wgsl::meet`.
+fn meet(q: &RayQuery, p: Vec3, e: Vec3, t: [Vec3; 3]) -> Cast {
+    let d = Vec3::splat(q.delta);
+    let lo = t[0].min(t[1]).min(t[2]) - d;
+    let hi = t[0].max(t[1]).max(t[2]) + d;
+    if p.max(e).cmplt(lo).any() || p.min(e).cmpgt(hi).any() {
+        return Cast::Miss;
+    }
+    let op = orient_b(q, t[0], t[1], t[2], p);
+    let oq = orient_b(q, t[0], t[1], t[2], e);
+    let (sp, sq) = (sure_sign(op), sure_sign(oq));
+    if sp != 0 && sp == sq {
+        return Cast::Miss;
+    }
+    let s = [
+        sure_sign(orient_edge(q, p, e, t[0], t[1])),
+        sure_sign(orient_edge(q, p, e, t[1], t[2])),
+        sure_sign(orient_edge(q, p, e, t[2], t[0])),
+    ];
+    if s.iter().any(|&x| x > 0) && s.iter().any(|&x| x < 0) {
+        return Cast::Miss;
+    }
+    if sp == 0 || sq == 0 || s.contains(&0) {
+        return Cast::InDoubt;
+    }
+    let (a, b) = (op.0.abs(), oq.0.abs());
+    let lo_t = (a - op.1) / (a + b + op.1 + oq.1);
+    let hi_t = (a + op.1) / (a + b - op.1 - oq.1);
+    Cast::SureHit([lo_t * (1.0 - 8.0 * U), hi_t * (1.0 + 8.0 * U)])
+}
+
+/// `rays.wgsl::enter`.
+fn enter(q: &RayQuery, p: Vec3, dir: Vec3, inv: Vec3, node: &BvhNode) -> f32 {
+    let d = Vec3::splat(q.delta);
+    let lo = Vec3::from(node.min) - d;
+    let hi = Vec3::from(node.max) + d;
+    let flat = dir.cmpeq(Vec3::ZERO);
+    if (flat & (p.cmplt(lo) | p.cmpgt(hi))).any() {
+        return 2.0;
+    }
+    let (t0, t1) = ((lo - p) * inv, (hi - p) * inv);
+    let near_t = Vec3::select(flat, Vec3::splat(-INF), t0.min(t1));
+    let far_t = Vec3::select(flat, Vec3::splat(INF), t0.max(t1));
+    let a = near_t.x.max(near_t.y).max(near_t.z.max(0.0));
+    let b = far_t.x.min(far_t.y).min(far_t.z.min(1.0));
+    if a <= b {
+        a
+    } else {
+        2.0
+    }
+}
+
+/// `rays.wgsl::main` over every ray.
+pub fn main(
+    q: &RayQuery,
+    bvh: &[BvhNode],
+    corners: &[[f32; 4]],
+    rays: &[[f32; 4]],
+    out: &mut [RayOut],
+) {
+    for (i, o) in out.iter_mut().enumerate().take(q.rays as usize) {
+        *o = ray(q, bvh, corners, v3(rays[2 * i]), v3(rays[2 * i + 1]));
+    }
+}
+
+/// One thread of `main`.
+fn ray(q: &RayQuery, bvh: &[BvhNode], corners: &[[f32; 4]], p: Vec3, e: Vec3) -> RayOut {
+    let dir = e - p;
+    let inv = Vec3::ONE / dir;
+    let (mut best, mut best_span, mut rival, mut sure) = (NO_HIT, [INF, INF], INF, true);
+    let mut stack: Vec<(u32, f32)> = Vec::with_capacity(RAY_STACK);
+    let e_root = enter(q, p, dir, inv, &bvh[0]);
+    if e_root <= 1.0 {
+        stack.push((0, e_root));
+    }
+    while sure {
+        let Some((n, en)) = stack.pop() else { break };
+        if en > best_span[1] {
+            continue;
+        }
+        let node = &bvh[n as usize];
+        if node.count > 0 {
+            for s in node.index..node.index + node.count {
+                let k = 3 * s as usize;
+                let t = [v3(corners[k]), v3(corners[k + 1]), v3(corners[k + 2])];
+                let span = match meet(q, p, e, t) {
+                    Cast::Miss => continue,
+                    _ if q.mode == RAYS_ANY => {
+                        sure = false;
+                        break;
+                    }
+                    Cast::InDoubt => {
+                        rival = rival.min(en);
+                        continue;
+                    }
+                    Cast::SureHit(span) => span,
+                };
+                if span[0] < best_span[0] {
+                    rival = rival.min(best_span[0]);
+                    (best, best_span) = (s, span);
+                } else {
+                    rival = rival.min(span[0]);
+                }
+            }
+            continue;
+        }
+        if stack.len() + 2 > RAY_STACK {
+            sure = false;
+            break;
+        }
+        let (a, b) = (n + 1, node.index);
+        let (ea, eb) = (
+            enter(q, p, dir, inv, &bvh[a as usize]),
+            enter(q, p, dir, inv, &bvh[b as usize]),
+        );
+        if eb <= 1.0 && (ea > 1.0 || eb < ea) {
+            if ea <= 1.0 {
+                stack.push((a, ea));
+            }
+            stack.push((b, eb));
+        } else if ea <= 1.0 {
+            if eb <= 1.0 {
+                stack.push((b, eb));
+            }
+            stack.push((a, ea));
+        }
+    }
+    sure = sure
+        && if best == NO_HIT {
+            rival == INF
+        } else {
+            best_span[1] < rival
+        };
+    RayOut {
+        slot: best,
+        unsure: u32::from(!sure),
+    }
+}
