@@ -44,17 +44,15 @@ const IN_DOUBT: u32 = 2u;
 // 2^-24, the f32 unit roundoff (as narrow.wgsl).
 const UR: f32 = 5.9604645e-8;
 
-// (a-d) . ((b-d) x (c-d)) pivoted on a, and a bound on its error: the f32 evaluation's, and
-// that of every point moved by up to delta (each difference by up to 2 delta; the product of
-// three differences is multilinear).
-fn orient_b(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, d: vec3<f32>) -> vec2<f32> {
-    let ba = b - a;
-    let ca = c - a;
+// The orientation of point d against the plane of a triangle, (a-d) . ((b-d) x (c-d)) pivoted
+// on its corner a, given the triangle's edges ba, ca from a, their cross product n and their
+// lengths; and a bound on its error: the f32 evaluation's, and that of every point moved by up
+// to delta (each difference by up to 2 delta; the product of three differences is
+// multilinear). The triangle's part is shared by both ends of a ray.
+fn side(a: vec3<f32>, n: vec3<f32>, l1: f32, l2: f32, d: vec3<f32>) -> vec2<f32> {
     let da = d - a;
-    let det = -dot(cross(ba, ca), da);
+    let det = -dot(n, da);
     let e = 2.0 * rq.delta;
-    let l1 = length(ba);
-    let l2 = length(ca);
     let l3 = length(da);
     let moved = e * (l1 * l2 + l1 * l3 + l2 * l3) + e * e * (l1 + l2 + l3) + e * e * e;
     let bound = 64.0 * UR * (l1 + e) * (l2 + e) * (l3 + e) + 2.0 * moved + 1e-30;
@@ -85,7 +83,7 @@ fn orient_edge(p: vec3<f32>, q: vec3<f32>, a: vec3<f32>, b: vec3<f32>) -> vec2<f
     return vec2<f32>(det, bound);
 }
 
-// The sign of an orient_b or orient_edge, 0 when within its bound (or not a number).
+// The sign of a side or an orient_edge, 0 when within its bound (or not a number).
 fn sure_sign(o: vec2<f32>) -> i32 {
     if (o.x > o.y) {
         return 1;
@@ -105,8 +103,13 @@ fn meet(p: vec3<f32>, q: vec3<f32>, t0: vec3<f32>, t1: vec3<f32>, t2: vec3<f32>,
     if (any(max(p, q) < lo) || any(min(p, q) > hi)) {
         return MISS;
     }
-    let op = orient_b(t0, t1, t2, p);
-    let oq = orient_b(t0, t1, t2, q);
+    let ba = t1 - t0;
+    let ca = t2 - t0;
+    let n = cross(ba, ca);
+    let l1 = length(ba);
+    let l2 = length(ca);
+    let op = side(t0, n, l1, l2, p);
+    let oq = side(t0, n, l1, l2, q);
     let sp = sure_sign(op);
     let sq = sure_sign(oq);
     if (sp != 0 && sp == sq) {
@@ -166,19 +169,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     // The nearest any other hit, or a leaf with a triangle in doubt, may lie.
     var rival = INF;
     var sure = true;
-    var stack_n: array<u32, RAY_STACK>;
-    var stack_t: array<f32, RAY_STACK>;
+    // (node, entry's bits) pairs: one array, one access per push or pop.
+    var stack: array<vec2<u32>, RAY_STACK>;
     var top = 0u;
     let e_root = enter(p, dir, inv, bvh[0]);
     if (e_root <= 1.0) {
-        stack_n[0] = 0u;
-        stack_t[0] = e_root;
+        stack[0] = vec2<u32>(0u, bitcast<u32>(e_root));
         top = 1u;
     }
     while (top > 0u && sure) {
         top -= 1u;
-        let n = stack_n[top];
-        let e = stack_t[top];
+        let n = stack[top].x;
+        let e = bitcast<f32>(stack[top].y);
         // Anything in a node entered past the best hit's end lies past it too.
         if (e > best_span.y) {
             continue;
@@ -218,21 +220,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         // The nearer on top, so it is taken first.
         if (eb <= 1.0 && (ea > 1.0 || eb < ea)) {
             if (ea <= 1.0) {
-                stack_n[top] = a;
-                stack_t[top] = ea;
+                stack[top] = vec2<u32>(a, bitcast<u32>(ea));
                 top += 1u;
             }
-            stack_n[top] = b;
-            stack_t[top] = eb;
+            stack[top] = vec2<u32>(b, bitcast<u32>(eb));
             top += 1u;
         } else if (ea <= 1.0) {
             if (eb <= 1.0) {
-                stack_n[top] = b;
-                stack_t[top] = eb;
+                stack[top] = vec2<u32>(b, bitcast<u32>(eb));
                 top += 1u;
             }
-            stack_n[top] = a;
-            stack_t[top] = ea;
+            stack[top] = vec2<u32>(a, bitcast<u32>(ea));
             top += 1u;
         }
     }

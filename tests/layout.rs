@@ -269,3 +269,31 @@ fn every_stage_has_its_shader_module_and_twin_under_one_name() {
         assert_eq!(stage.twin, format!("gpu::twin::{}", stage.name));
     }
 }
+
+/// The rays stage's structs and constants, declared in `rays.wgsl` (the only stage reading them).
+#[test]
+fn ray_structs_and_constants_match_wgsl() {
+    use meshclash::gpu::layout::{BvhNode, RayOut, RayQuery, NO_HIT, RAYS_ANY};
+    let src = format!("{}\n{}", shaders::COMMON, shaders::RAYS);
+    let (size, members) = wgsl_layout(&src, "BvhNode");
+    assert_eq!(size as usize, std::mem::size_of::<BvhNode>());
+    assert_eq!(members, rust_offsets!(BvhNode, min, index, max, count));
+    let (size, members) = wgsl_layout(&src, "RayQuery");
+    assert_eq!(size as usize, std::mem::size_of::<RayQuery>());
+    assert_eq!(
+        members.iter().map(|m| m.1).collect::<Vec<_>>(),
+        rust_offsets!(RayQuery, rays, delta, mode, _pad)
+            .iter()
+            .map(|m| m.1)
+            .collect::<Vec<_>>()
+    );
+    let (size, members) = wgsl_layout(&src, "RayOut");
+    assert_eq!(size as usize, std::mem::size_of::<RayOut>());
+    assert_eq!(members, rust_offsets!(RayOut, slot, unsure));
+    assert_eq!(wgsl_u32(&src, "NO_HIT"), NO_HIT);
+    assert_eq!(wgsl_u32(&src, "RAYS_ANY"), RAYS_ANY);
+    let stack = wgsl_u32(&src, "RAY_STACK") as usize;
+    assert_eq!(stack, meshclash::gpu::twin::rays::RAY_STACK);
+    // The walk holds one pending node per level below the root and one more.
+    assert!(stack <= meshclash::bvh::STACK);
+}

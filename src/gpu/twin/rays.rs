@@ -14,12 +14,12 @@ enum Cast {
     InDoubt,
 }
 
-/// `rays.wgsl::orient_b`: the value and its bound.
-fn orient_b(q: &RayQuery, a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> (f32, f32) {
-    let (ba, ca, da) = (b - a, c - a, d - a);
-    let det = -ba.cross(ca).dot(da);
+/// `rays.wgsl::side`: the value and its bound.
+fn side(q: &RayQuery, a: Vec3, n: Vec3, l1: f32, l2: f32, d: Vec3) -> (f32, f32) {
+    let da = d - a;
+    let det = -n.dot(da);
     let e = 2.0 * q.delta;
-    let (l1, l2, l3) = (ba.length(), ca.length(), da.length());
+    let l3 = da.length();
     let moved = e * (l1 * l2 + l1 * l3 + l2 * l3) + e * e * (l1 + l2 + l3) + e * e * e;
     let bound = 64.0 * U * (l1 + e) * (l2 + e) * (l3 + e) + 2.0 * moved + 1e-30;
     (det, bound)
@@ -64,8 +64,11 @@ fn meet(q: &RayQuery, p: Vec3, e: Vec3, t: [Vec3; 3]) -> Cast {
     if p.max(e).cmplt(lo).any() || p.min(e).cmpgt(hi).any() {
         return Cast::Miss;
     }
-    let op = orient_b(q, t[0], t[1], t[2], p);
-    let oq = orient_b(q, t[0], t[1], t[2], e);
+    let (ba, ca) = (t[1] - t[0], t[2] - t[0]);
+    let n = ba.cross(ca);
+    let (l1, l2) = (ba.length(), ca.length());
+    let op = side(q, t[0], n, l1, l2, p);
+    let oq = side(q, t[0], n, l1, l2, e);
     let (sp, sq) = (sure_sign(op), sure_sign(oq));
     if sp != 0 && sp == sq {
         return Cast::Miss;
