@@ -94,13 +94,16 @@ fn main() -> Result<(), meshclash::Error> {
         }
     }
     if which.contains("closest") {
-        let be = &backends[0].1;
-        let (c, ms) = timed(|| be.closest_points(&m, id, &points, f64::INFINITY).ok());
-        let found = c.iter().flatten().flatten().count();
-        println!(
-            "closest, cpu: {ms:.1} ms ({:.2} M points/s), {found} found",
-            rate(n, ms)
-        );
+        let mut cpu = None;
+        for (name, be) in &backends {
+            let (c, ms) = timed(|| be.closest_points(&m, id, &points, f64::INFINITY).ok());
+            let found = c.iter().flatten().flatten().count();
+            let same = cpu.get_or_insert_with(|| c.clone()) == &c;
+            println!(
+                "closest, {name}: {ms:.1} ms ({:.2} M points/s), {found} found, same answers: {same}",
+                rate(n, ms)
+            );
+        }
     }
     if which.contains("rays") {
         let mut cpu = None;

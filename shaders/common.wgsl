@@ -12,6 +12,14 @@ struct TriRecord {
     bary: vec4<f32>,                  // E0.E0, E0.E2, E2.E2, w = 1/det (0: zero area)
 }
 
+// A node of the hierarchy rays and nearest points walk (bvh.rs): binary, depth-first.
+struct BvhNode {
+    min: vec3<f32>,
+    index: u32,                       // inner: the second child; leaf: its first slot
+    max: vec3<f32>,
+    count: u32,                       // a leaf's triangles; 0 for an inner node
+}
+
 struct OctreeNode {
     min: vec3<f32>,
     first_child: u32,                 // 0xffffffff for a leaf

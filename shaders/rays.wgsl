@@ -8,13 +8,6 @@
 // holding a triangle in doubt is entered. Through an edge or a vertex is always in doubt: the
 // CPU's exact predicates decide those (watertight). CPU twin: gpu::twin::rays.
 
-struct BvhNode {
-    min: vec3<f32>,
-    index: u32,                       // inner: the second child; leaf: its first slot
-    max: vec3<f32>,
-    count: u32,                       // a leaf's triangles; 0 for an inner node
-}
-
 struct RayQuery {
     rays: u32,
     delta: f32,
@@ -187,7 +180,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         let node = bvh[n];
         if (node.count > 0u) {
-            for (var s = node.index; s < node.index + node.count; s++) {
+            var s = node.index;
+            for (; s < node.index + node.count; s++) {
                 var span = vec2<f32>(0.0);
                 let c = meet(p, q, corners[3u * s].xyz, corners[3u * s + 1u].xyz, corners[3u * s + 2u].xyz, &span);
                 if (c == MISS) {
@@ -206,6 +200,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 } else {
                     rival = min(rival, span.x);
                 }
+            }
+            // A software adapter may end a long loop early (lavapipe: 65535 iterations a SIMD
+            // group): a walk or a leaf cut short is unsure, never an answer.
+            if (s < node.index + node.count) {
+                sure = false;
             }
             continue;
         }
@@ -233,6 +232,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             stack[top] = vec2<u32>(a, bitcast<u32>(ea));
             top += 1u;
         }
+    }
+    if (top > 0u) {
+        sure = false;
     }
     if (best == NO_HIT) {
         sure = sure && rival == INF;

@@ -146,17 +146,27 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             n = node.first_child;
             continue;
         }
-        for (var k = node.tri_start; k < node.tri_start + node.tri_count && sure; k++) {
+        var k = node.tri_start;
+        for (; k < node.tri_start + node.tri_count && sure; k++) {
             let t = tris[k];
             sure = add_crossing(p, q, inv, t.v[0].xyz, t.v[1].xyz, t.v[2].xyz, &sum);
+        }
+        // A software adapter may end a long loop early (lavapipe: 65535 iterations a SIMD
+        // group, nested loops' added up): crossings skipped make the point unsure.
+        if (k < node.tri_start + node.tri_count) {
+            sure = false;
         }
         n = node.escape;
     }
     if (n != NO_CHILD) {
         sure = false;
     }
-    for (var k = 0u; k < wq.caps && sure; k++) {
+    var k = 0u;
+    for (; k < wq.caps && sure; k++) {
         sure = add_crossing(p, q, inv, caps[3u * k].xyz, caps[3u * k + 1u].xyz, caps[3u * k + 2u].xyz, &sum);
+    }
+    if (k < wq.caps) {
+        sure = false;
     }
     out[i].crossings += sum;
     if (!sure) {

@@ -262,8 +262,9 @@ impl Backend {
     }
 
     /// The nearest point of `m` (placed by `pose`) to each of `points`, within `max_distance`
-    /// (`f64::INFINITY`: no limit): [`query::closest_point`]. Answered on the CPU on either
-    /// backend (a GPU stage for it is not written yet), in parallel over the points.
+    /// (`f64::INFINITY`: no limit): [`query::closest_point`]. On the GPU, each point's few
+    /// candidate triangles (`gpu::closest`; the host decides among them in f64, the unsure
+    /// points on the CPU: the same answers); on the CPU in parallel over the points.
     pub fn closest_points(
         &self,
         m: &PreparedMesh,
@@ -271,11 +272,11 @@ impl Backend {
         points: &[DVec3],
         max_distance: f64,
     ) -> Result<Vec<Option<Closest>>> {
-        Ok(query::closest_points(
-            points,
-            &Posed::new(m, pose),
-            max_distance,
-        ))
+        let posed = Posed::new(m, pose);
+        self.answer(
+            |g| g.closest_points(&posed, &*g.resident(m)?, points, max_distance),
+            || query::closest_points(points, &posed, max_distance),
+        )
     }
 
     /// The hits of each ray `(origin, direction)` on `m` (placed by `pose`), up to
@@ -304,7 +305,8 @@ impl Backend {
     }
 
     /// Each sphere `(centre, radius)` against `m` (placed by `pose`): its gap and nearest point
-    /// ([`query::sphere_contact`]). On the CPU on either backend, in parallel.
+    /// ([`query::sphere_contact`]). On the GPU, the centres' nearest points and winding numbers
+    /// (the same answers); on the CPU in parallel.
     pub fn sphere_contacts(
         &self,
         m: &PreparedMesh,
@@ -313,11 +315,16 @@ impl Backend {
     ) -> Result<Vec<Option<SphereContact>>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
-        posed.slots_for(spheres.len());
-        Ok(spheres
-            .par_iter()
-            .map(|&(c, r)| query::sphere_contact(c, r, &posed))
-            .collect())
+        self.answer(
+            |g| g.sphere_contacts(&posed, &*g.resident(m)?, spheres),
+            || {
+                posed.slots_for(spheres.len());
+                spheres
+                    .par_iter()
+                    .map(|&(c, r)| query::sphere_contact(c, r, &posed))
+                    .collect()
+            },
+        )
     }
 
     /// Each sphere `(centre, radius, displacement)` moving against `m`: its first contact

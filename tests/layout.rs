@@ -297,3 +297,30 @@ fn ray_structs_and_constants_match_wgsl() {
     // The walk holds one pending node per level below the root and one more.
     assert!(stack <= meshclash::bvh::STACK);
 }
+
+/// The closest stage's structs and constants, declared in `closest.wgsl`.
+#[test]
+fn closest_structs_and_constants_match_wgsl() {
+    use meshclash::gpu::layout::{ClosestOut, ClosestQuery, CANDIDATES};
+    use meshclash::gpu::twin::closest::{CLOSEST_STACK, POINTS_PER_THREAD};
+    let src = format!("{}\n{}", shaders::COMMON, shaders::CLOSEST);
+    let (size, members) = wgsl_layout(&src, "ClosestQuery");
+    assert_eq!(size as usize, std::mem::size_of::<ClosestQuery>());
+    assert_eq!(
+        members.iter().map(|m| m.1).collect::<Vec<_>>(),
+        rust_offsets!(ClosestQuery, points, delta, err, _pad)
+            .iter()
+            .map(|m| m.1)
+            .collect::<Vec<_>>()
+    );
+    let (size, members) = wgsl_layout(&src, "ClosestOut");
+    assert_eq!(size as usize, std::mem::size_of::<ClosestOut>());
+    assert_eq!(members, rust_offsets!(ClosestOut, count, unsure, slots));
+    assert_eq!(wgsl_u32(&src, "CANDIDATES") as usize, CANDIDATES);
+    assert_eq!(
+        wgsl_u32(&src, "POINTS_PER_THREAD") as usize,
+        POINTS_PER_THREAD
+    );
+    assert_eq!(wgsl_u32(&src, "CLOSEST_STACK") as usize, CLOSEST_STACK);
+    assert!(CLOSEST_STACK <= meshclash::bvh::STACK);
+}

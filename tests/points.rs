@@ -287,3 +287,136 @@ fn bad_point_tables_are_refused_by_row() {
     assert_eq!(code, 2);
     assert!(err.contains("--max-distance"), "{err}");
 }
+
+/// The meshes and poses the GPU's nearest points run over: a box with integer corners (points
+/// on a grid tie between triangles), a torus far from the origin and turned, the teapot (open),
+/// a random soup.
+fn gpu_cases() -> Vec<(&'static str, PreparedMesh, Pose)> {
+    vec![
+        ("box", common::box_mesh([0.0; 3], [4.0; 3]), Pose::IDENTITY),
+        (
+            "torus far away",
+            PreparedMesh::new(generate::torus(1.0, 0.3, 40, 16)),
+            Pose::from_euler_degrees([30.0, -60.0, 10.0], DVec3::new(1e4, -2.0, 3.0)),
+        ),
+        (
+            "teapot",
+            PreparedMesh::new(Mesh::load(common::case_path("meshes/teapot.stl")).unwrap()),
+            Pose::translation(DVec3::new(-2.0, 0.5, 7.0)),
+        ),
+        (
+            "soup",
+            PreparedMesh::new(common::soup(3, 0.0)),
+            Pose::IDENTITY,
+        ),
+    ]
+}
+
+/// Points for a case: random ones in and around its box, a grid over it (ties), and its
+/// vertices (on the surface: every triangle around them ties at 0).
+fn gpu_points(posed: &Posed, seed: u64) -> Vec<DVec3> {
+    let mut rnd = common::lcg(seed);
+    let b = posed.node_box(0);
+    let mut points: Vec<DVec3> = (0..700)
+        .map(|_| b.min + (b.max - b.min) * (DVec3::new(rnd(), rnd(), rnd()) * 1.6 - 0.3))
+        .collect();
+    for i in 0..6 {
+        for j in 0..6 {
+            for k in 0..6 {
+                let g = DVec3::new(i as f64, j as f64, k as f64) / 5.0;
+                points.push(b.min + (b.max - b.min) * g);
+            }
+        }
+    }
+    let verts = posed.prep.mesh.vertices.len() as u32;
+    points.extend((0..60).map(|k| posed.vertex(k * 7 % verts)));
+    points
+}
+
+#[test]
+fn gpu_nearest_points_and_spheres_equal_the_cpus_to_the_bit() {
+    let test = "gpu_nearest_points_and_spheres_equal_the_cpus_to_the_bit";
+    let Some(ctx) = common::gpu_or_skip(test) else {
+        return;
+    };
+    let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    let (mut sure, mut unsure, mut ties) = (0, 0, 0);
+    for (name, m, pose) in gpu_cases() {
+        let posed = Posed::new(&m, pose);
+        let points = gpu_points(&posed, 5);
+        let gm = gpu.resident(&m).unwrap();
+        for limit in [f64::INFINITY, 0.05] {
+            let got = gpu.closest_points(&posed, &gm, &points, limit).unwrap();
+            assert_eq!(got, query::closest_points(&points, &posed, limit), "{name}");
+        }
+        let run = gpu.closest_run(&posed, &gm, &points).unwrap();
+        for o in &run.out {
+            match o.unsure {
+                0 => sure += 1,
+                _ => unsure += 1,
+            }
+            ties += (o.unsure == 0 && o.count > 1) as usize;
+        }
+        let spheres: Vec<(DVec3, f64)> = points
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| (p, 0.01 * (i % 7) as f64))
+            .collect();
+        let got = gpu.sphere_contacts(&posed, &gm, &spheres).unwrap();
+        for (s, g) in spheres.iter().zip(&got) {
+            assert_eq!(*g, query::sphere_contact(s.0, s.1, &posed), "{name}: {s:?}");
+        }
+    }
+    // The GPU answered most, often among several candidates; the CPU some.
+    assert!(
+        sure > 2000 && ties > 500 && unsure > 0 && unsure * 10 < sure,
+        "{sure} sure ({ties} among several), {unsure} unsure"
+    );
+    // Through the backend, as the CLI and Python ask.
+    let (name, m, pose) = gpu_cases().remove(1);
+    let points = gpu_points(&Posed::new(&m, pose), 6);
+    let b = meshclash::Backend::from_gpu(gpu);
+    let cpu = meshclash::Backend::cpu();
+    assert_eq!(
+        b.closest_points(&m, pose, &points, f64::INFINITY).unwrap(),
+        cpu.closest_points(&m, pose, &points, f64::INFINITY)
+            .unwrap(),
+        "{name}"
+    );
+    let spheres: Vec<(DVec3, f64)> = points.iter().map(|&p| (p, 0.1)).collect();
+    assert_eq!(
+        b.sphere_contacts(&m, pose, &spheres).unwrap(),
+        cpu.sphere_contacts(&m, pose, &spheres).unwrap(),
+        "{name}"
+    );
+}
+
+/// The stage against its twin, in the order the points were sent: where both are sure, the
+/// same candidates; the unsure sets may differ only where a fused multiply-add moved a value
+/// across its bound.
+#[test]
+fn the_closest_stage_equals_its_twin() {
+    let Some(ctx) = common::gpu_or_skip("the_closest_stage_equals_its_twin") else {
+        return;
+    };
+    let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    for (name, m, pose) in gpu_cases() {
+        let posed = Posed::new(&m, pose);
+        let points = gpu_points(&posed, 9);
+        let gm = gpu.resident(&m).unwrap();
+        let run = gpu.closest_run(&posed, &gm, &points).unwrap();
+        let q = run.query.expect("within f32");
+        let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
+        let mut twin = vec![meshclash::gpu::layout::ClosestOut::default(); points.len()];
+        meshclash::gpu::twin::closest::main(&q, &nodes, &corners, &run.points, &mut twin);
+        let mut flips = 0;
+        for (i, (g, t)) in run.out.iter().zip(&twin).enumerate() {
+            if g.unsure == 0 && t.unsure == 0 {
+                assert_eq!(g, t, "{name}, point {i}");
+            } else if g.unsure != t.unsure {
+                flips += 1;
+            }
+        }
+        assert!(flips <= 1 + points.len() / 1000, "{name}: {flips} flips");
+    }
+}

@@ -342,7 +342,7 @@ fn the_rays_stage_equals_its_twin() {
         for hits in [Hits::First, Hits::Any] {
             let run = gpu.ray_run(&posed, &gm, &rays, 2.5, hits).unwrap();
             let q = run.query.expect("within f32");
-            let (nodes, corners) = meshclash::gpu::rays_bvh_arrays(&posed, &gm);
+            let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
             let mut twin = vec![meshclash::gpu::layout::RayOut::default(); rays.len()];
             meshclash::gpu::twin::rays::main(&q, &nodes, &corners, &run.rays, &mut twin);
             let mut flips = 0;

@@ -82,6 +82,7 @@ pub(super) struct Stages {
     pub nearest: Nearest,
     pub winding: super::stages::winding::WindingStage,
     pub rays: super::stages::rays::RaysStage,
+    pub closest: super::stages::closest::ClosestStage,
 }
 
 /// The work buffers every round reuses, sized for the backend's capacity.
@@ -266,6 +267,7 @@ impl GpuBackend {
             nearest: Nearest::new(&ctx, leaf_walkers(&ctx), steps.nearest)?,
             winding: super::stages::winding::WindingStage::new(&ctx)?,
             rays: super::stages::rays::RaysStage::new(&ctx)?,
+            closest: super::stages::closest::ClosestStage::new(&ctx)?,
         };
         Ok(GpuBackend {
             id: next_id(),

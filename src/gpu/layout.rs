@@ -172,3 +172,31 @@ pub struct RayOut {
     pub slot: u32,
     pub unsure: u32,
 }
+
+/// Candidates `closest.wgsl` keeps per point (`CANDIDATES` there).
+pub const CANDIDATES: usize = 8;
+
+/// What `closest.wgsl` needs for one dispatch. WGSL twin: `struct ClosestQuery` there.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct ClosestQuery {
+    pub points: u32,
+    /// How far points and corners may lie from where the CPU's geometry puts them, in the
+    /// record frame: the boxes' growth.
+    pub delta: f32,
+    /// The widening of every triangle's distance bounds: `delta`'s effect and the f32
+    /// evaluation's.
+    pub err: f32,
+    pub _pad: u32,
+}
+
+/// One point's answer from `closest.wgsl`: the slots of the triangles that may be its nearest
+/// (the first `count`), or `unsure` (more than [`CANDIDATES`], or a walk too deep: the CPU
+/// answers). WGSL twin: `struct ClosestOut`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+pub struct ClosestOut {
+    pub count: u32,
+    pub unsure: u32,
+    pub slots: [u32; CANDIDATES],
+}

@@ -138,7 +138,7 @@ pub struct GpuMesh {
     pub triangles: u32,
     pub parts: Vec<GpuPart>,
     /// The hierarchy rays walk, uploaded by the first batch of rays ([`super::rays`]).
-    pub(crate) bvh: std::sync::Mutex<Option<std::sync::Arc<super::rays::GpuBvh>>>,
+    pub(crate) bvh: std::sync::Mutex<Option<std::sync::Arc<super::hierarchy::GpuBvh>>>,
 }
 
 /// Most triangles whose records (and octree) fit one storage binding of this adapter.

@@ -5,7 +5,9 @@
 //! path's own types with the same values.
 
 mod backend;
+mod closest;
 mod context;
+mod hierarchy;
 pub mod layout;
 mod mesh;
 mod pass;
@@ -19,9 +21,11 @@ pub mod twin;
 mod winding;
 
 pub use backend::{GpuBackend, Narrow, WalkSteps};
+pub use closest::ClosestRun;
 pub use context::{GpuContext, GpuInfo};
+pub use hierarchy::bvh_arrays;
 pub use mesh::{GpuMesh, HostArrays, HostPart};
-pub use rays::{bvh_arrays as rays_bvh_arrays, RayRun};
+pub use rays::RayRun;
 pub use resident::Resident;
 pub use rounds::Found;
 pub use winding::WindingRun;
@@ -36,6 +40,7 @@ pub mod shaders {
     pub const NARROW: &str = include_str!("../../shaders/narrow.wgsl");
     pub const WINDING: &str = include_str!("../../shaders/winding.wgsl");
     pub const RAYS: &str = include_str!("../../shaders/rays.wgsl");
+    pub const CLOSEST: &str = include_str!("../../shaders/closest.wgsl");
     /// Every stage file, for validation without a GPU (`tests/layout.rs`).
     pub const ALL: &[(&str, &str)] = &[
         ("common.wgsl", COMMON),
@@ -46,5 +51,6 @@ pub mod shaders {
         ("narrow.wgsl", NARROW),
         ("winding.wgsl", WINDING),
         ("rays.wgsl", RAYS),
+        ("closest.wgsl", CLOSEST),
     ];
 }

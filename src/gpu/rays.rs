@@ -5,23 +5,14 @@
 //! the answers equal the CPU's to the bit. Every hit through an edge or a vertex is unsure, so
 //! watertightness is the CPU's exact predicates'.
 
-use super::layout::{BvhNode, RayOut, RayQuery, NO_HIT, RAYS_ANY, RAYS_FIRST};
+use super::layout::{RayOut, RayQuery, NO_HIT, RAYS_ANY, RAYS_FIRST};
 use super::{GpuBackend, GpuMesh};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geom::ray::segment_aabb;
 use crate::geom::{Aabb, DVec3};
-use crate::octree::{down, up};
 use crate::query::{ray::hit, ray_hits, ray_segment_end, Hits, Posed, RayHit};
 use rayon::prelude::*;
-use std::sync::Arc;
 use wgpu::util::DeviceExt;
-
-/// The hierarchy on the GPU: its nodes and its triangles' corners in slot order, both in the
-/// record frame.
-pub struct GpuBvh {
-    nodes: wgpu::Buffer,
-    corners: wgpu::Buffer,
-}
 
 /// One batch of `rays.wgsl`: its query (`None`: beyond f32, nothing dispatched), each ray's
 /// segment end and `t` there ([`ray_segment_end`]), its ends in the record frame (two rows a
@@ -38,36 +29,6 @@ const BATCH: usize = 1 << 20;
 
 /// A hierarchy deeper than the shader's stack (`RAY_STACK`, less the root) goes to the CPU.
 const MAX_DEPTH: usize = super::twin::rays::RAY_STACK - 1;
-
-/// The hierarchy's nodes (boxes rounded outward) and its slots' corners (rounded as the
-/// triangle records' are) in the record frame of `gm`: what the GPU walks, and the twin.
-pub fn bvh_arrays(m: &Posed, gm: &GpuMesh) -> (Vec<BvhNode>, Vec<[f32; 4]>) {
-    let (prep, center) = (m.prep, gm.center);
-    let bvh = prep.bvh();
-    let nodes = bvh
-        .nodes
-        .par_iter()
-        .map(|n| {
-            let b = n.aabb();
-            BvhNode {
-                min: (b.min - center).to_array().map(down),
-                max: (b.max - center).to_array().map(up),
-                ..*n
-            }
-        })
-        .collect();
-    let corners = bvh
-        .tris
-        .par_iter()
-        .flat_map_iter(|&t| {
-            prep.mesh.triangle(t as usize).map(|v| {
-                let l = v - center;
-                [l.x as f32, l.y as f32, l.z as f32, 0.0]
-            })
-        })
-        .collect();
-    (nodes, corners)
-}
 
 impl GpuBackend {
     /// The hits of each ray on `m` ([`ray_hits`]): the first hit and the any-hit question on
@@ -152,43 +113,6 @@ impl GpuBackend {
         })
     }
 
-    /// The mesh's hierarchy on the GPU, uploaded on first use and kept with the mesh.
-    fn resident_bvh(&self, m: &Posed, gm: &GpuMesh) -> Result<Arc<GpuBvh>> {
-        let mut slot = gm.bvh.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(b) = slot.as_ref() {
-            return Ok(b.clone());
-        }
-        let (nodes, corners) = bvh_arrays(m, gm);
-        let limit = self
-            .ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.ctx.limits.max_buffer_size);
-        let buf = |label: &str, bytes: &[u8]| -> Result<wgpu::Buffer> {
-            if bytes.len() as u64 > limit {
-                return Err(Error::Gpu(format!(
-                    "{}: {label} need {} bytes, over this adapter's storage binding limit of {limit} bytes",
-                    m.prep.mesh.source.display(),
-                    bytes.len()
-                )));
-            }
-            Ok(self
-                .ctx
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(label),
-                    contents: bytes,
-                    usage: wgpu::BufferUsages::STORAGE,
-                }))
-        };
-        let b = Arc::new(GpuBvh {
-            nodes: buf("hierarchy nodes", bytemuck::cast_slice(&nodes))?,
-            corners: buf("hierarchy corners", bytemuck::cast_slice(&corners))?,
-        });
-        *slot = Some(b.clone());
-        Ok(b)
-    }
-
     /// One dispatch over `local` (two rows a ray), read back.
     fn rays_batch(
         &self,
@@ -210,7 +134,14 @@ impl GpuBackend {
         let n = q.rays as usize;
         let uniform = init("rays query", bytemuck::bytes_of(&q), U::UNIFORM);
         let rays = init("rays", bytemuck::cast_slice(local), U::STORAGE);
-        let zeros = vec![RayOut::default(); n];
+        // Unsure until the shader says otherwise.
+        let zeros = vec![
+            RayOut {
+                slot: NO_HIT,
+                unsure: 1
+            };
+            n
+        ];
         let out = init(
             "rays out",
             bytemuck::cast_slice(&zeros),

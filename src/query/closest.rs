@@ -58,7 +58,7 @@ pub fn closest_points(points: &[DVec3], m: &Posed, max_distance: f64) -> Vec<Opt
 
 /// Indices of `points` sorted by the Morton code of their position in their bounding box
 /// (21 bits an axis); points that are not finite go last, in their order.
-fn morton_order(points: &[DVec3]) -> Vec<usize> {
+pub(crate) fn morton_order(points: &[DVec3]) -> Vec<usize> {
     let finite = || points.iter().filter(|p| p.is_finite());
     let lo = finite().fold(DVec3::splat(f64::INFINITY), |a, &p| a.min(p));
     let hi = finite().fold(DVec3::splat(f64::NEG_INFINITY), |a, &p| a.max(p));
@@ -92,8 +92,7 @@ fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
     let pl = m.pose.unapply(p);
     let pad = m.cull_pad(&[p]);
     let reach = |n: usize| distance_squared_point_aabb(pl, &bvh.nodes[n].aabb().padded(pad));
-    // (distance², triangle, point): below the limit, ties to the smaller index.
-    let mut best: Option<(f64, u32, DVec3)> = None;
+    let mut best: Best = None;
     let mut stack = [(0.0, 0usize); STACK];
     stack[0] = (reach(0), 0);
     let mut top = 1;
@@ -106,12 +105,7 @@ fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
         let node = &bvh.nodes[n];
         if node.is_leaf() {
             for s in node.slots() {
-                let t = bvh.tris[s];
-                let q = closest_point_triangle(p, &m.slot_tri(s));
-                let e2 = q.distance_squared(p);
-                if e2 <= limit && best.is_none_or(|b| (e2, t) < (b.0, b.1)) {
-                    best = Some((e2, t, q));
-                }
+                consider(p, bvh.tris[s], &m.slot_tri(s), limit, &mut best);
             }
             continue;
         }
@@ -127,6 +121,25 @@ fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
         stack[top + 1] = near;
         top += 2;
     }
+    answer(p, m, best)
+}
+
+/// The nearest so far: (distance², triangle, point), within the limit, ties to the smaller
+/// index.
+type Best = Option<(f64, u32, DVec3)>;
+
+/// Triangle `t` (posed: `tri`) against the nearest so far: the one comparison every search
+/// makes, on either backend.
+#[inline]
+fn consider(p: DVec3, t: u32, tri: &Tri, limit: f64, best: &mut Best) {
+    let q = closest_point_triangle(p, tri);
+    let e2 = q.distance_squared(p);
+    if e2 <= limit && best.is_none_or(|b| (e2, t) < (b.0, b.1)) {
+        *best = Some((e2, t, q));
+    }
+}
+
+fn answer(p: DVec3, m: &Posed, best: Best) -> Option<Closest> {
     best.map(|(_, t, q)| {
         let (u, v) = barycentric(q, &m.tri(t));
         Closest {
@@ -137,6 +150,22 @@ fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
             v,
         }
     })
+}
+
+/// [`closest_point`] decided among `tris` alone: the answer wherever they include every
+/// triangle that can be the nearest (the GPU's candidates do).
+pub(crate) fn closest_among(
+    p: DVec3,
+    m: &Posed,
+    max_distance: f64,
+    tris: impl IntoIterator<Item = u32>,
+) -> Option<Closest> {
+    let limit = max_distance * max_distance;
+    let mut best = None;
+    for t in tris {
+        consider(p, t, &m.tri(t), limit, &mut best);
+    }
+    answer(p, m, best)
 }
 
 /// Barycentric `(u, v)` of a point of triangle `t` (Ericson 3.4). On a (nearly) zero-area

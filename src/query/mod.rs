@@ -12,7 +12,7 @@
 
 pub(crate) mod check;
 mod clearance;
-mod closest;
+pub(crate) mod closest;
 pub(crate) mod containment;
 pub(crate) mod distance;
 mod far;
@@ -22,7 +22,7 @@ mod motion;
 pub(crate) mod ray;
 pub(crate) mod self_intersect;
 mod solid;
-mod spheres;
+pub(crate) mod spheres;
 mod winding;
 
 pub use check::{check, CheckOptions, CheckReport};

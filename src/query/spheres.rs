@@ -5,7 +5,7 @@
 //! step can pass through a wall however thin (Mirtich's conservative advancement, as FCL does
 //! for meshes).
 
-use super::{closest_point, point_inside, Posed};
+use super::{closest_point, point_inside, Closest, Posed};
 use crate::geom::closest::{closest_point_triangle, distance_squared_point_aabb};
 use crate::geom::DVec3;
 
@@ -26,18 +26,23 @@ pub struct SphereContact {
 /// finite).
 pub fn sphere_contact(c: DVec3, r: f64, m: &Posed) -> Option<SphereContact> {
     let near = closest_point(c, m, f64::INFINITY)?;
-    let inside = point_inside(c, m).inside;
+    Some(contact_from(&near, point_inside(c, m).inside, r))
+}
+
+/// A sphere's contact given its centre's nearest point and whether the centre is inside: the
+/// one computation of it, whichever backend found those.
+pub(crate) fn contact_from(near: &Closest, inside: bool, r: f64) -> SphereContact {
     let gap = if inside {
         -near.distance - r
     } else {
         near.distance - r
     };
-    Some(SphereContact {
+    SphereContact {
         touches: gap <= 0.0,
         gap,
         triangle: near.triangle,
         point: near.point,
-    })
+    }
 }
 
 /// Every triangle within `r` of `c` (the sphere's surface or inside meets it), by index.

@@ -5,6 +5,7 @@
 //! `tests/layout.rs` holds them against the shaders through naga, so a binding is numbered,
 //! typed and sized in one place.
 
+pub mod closest;
 pub mod cull_leaves;
 pub mod cull_pairs;
 pub mod narrow;
@@ -59,7 +60,7 @@ pub struct Stage {
     pub twin: &'static str,
 }
 
-/// Every stage: those a round runs, in the order it runs them, then the winding numbers' and the rays'.
+/// Every stage: those a round runs, in the order it runs them, then the winding numbers', the rays' and the nearest points'.
 pub const STAGES: &[Stage] = &[
     cull_leaves::STAGE,
     cull_pairs::STAGE,
@@ -67,6 +68,7 @@ pub const STAGES: &[Stage] = &[
     nearest::STAGE,
     winding::STAGE,
     rays::STAGE,
+    closest::STAGE,
 ];
 
 /// The bind-group layout of `bindings`, each with its minimum size.

@@ -6,6 +6,7 @@
 //! its last bit; the tests allow exactly that and nothing more: a pair may be certain on one
 //! side and unsure on the other, never certain both ways.
 
+pub mod closest;
 pub mod common;
 pub mod cull_leaves;
 pub mod cull_pairs;

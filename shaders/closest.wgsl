@@ -1,0 +1,250 @@
+// Closest stage: for each point, every triangle that may be the mesh's nearest to it (at most
+// CANDIDATES), or unsure. A thread per point walks the mesh's hierarchy (bvh.rs; the nearer
+// child first, a node passed over once its box is farther than the best upper bound) and takes
+// each triangle's nearest point in f32 (Ericson's regions). That point gives an upper bound on
+// the triangle's distance, and the direction to it a lower one: no point of the triangle lies
+// nearer along that direction than its farthest corner, a bound that is the distance itself
+// where the nearest point is right, and still a bound where rounding picked a wrong one. Both
+// are widened by `err`, which covers every point moved by up to delta and the f32 evaluation.
+// The candidates are the triangles whose lower bound is within the least upper bound: the host
+// decides among them in f64, as the CPU does. CPU twin: gpu::twin::closest.
+
+struct ClosestQuery {
+    points: u32,
+    delta: f32,
+    err: f32,
+    pad: u32,
+}
+
+struct ClosestOut {
+    count: u32,
+    unsure: u32,
+    slots: array<u32, 8>,
+}
+
+@group(0) @binding(0) var<uniform> cq: ClosestQuery;
+@group(0) @binding(1) var<storage, read> bvh: array<BvhNode>;
+@group(0) @binding(2) var<storage, read> corners: array<vec4<f32>>;   // three per slot
+@group(0) @binding(3) var<storage, read> points: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> closest_out: array<ClosestOut>;
+
+const CANDIDATES: u32 = 8u;
+const CLOSEST_STACK: u32 = 64u;
+const POINTS_PER_THREAD: u32 = 8u;
+const NO_SLOT: u32 = 0xffffffffu;
+
+// Ericson's nearest point of triangle abc to p, in f32; where rounding misses every region
+// (a sliver), the nearest of its edges' clamped projections.
+fn nearest_on(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec3<f32> {
+    let ab = b - a;
+    let ac = c - a;
+    let ap = p - a;
+    let d1 = dot(ab, ap);
+    let d2 = dot(ac, ap);
+    if (d1 <= 0.0 && d2 <= 0.0) {
+        return a;
+    }
+    let bp = p - b;
+    let d3 = dot(ab, bp);
+    let d4 = dot(ac, bp);
+    if (d3 >= 0.0 && d4 <= d3) {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 && d1 - d3 > 0.0) {
+        return a + d1 / (d1 - d3) * ab;
+    }
+    let cp = p - c;
+    let d5 = dot(ab, cp);
+    let d6 = dot(ac, cp);
+    if (d6 >= 0.0 && d5 <= d6) {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 && d2 - d6 > 0.0) {
+        return a + d2 / (d2 - d6) * ac;
+    }
+    let va = d3 * d6 - d5 * d4;
+    if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 && (d4 - d3) + (d5 - d6) > 0.0) {
+        return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b);
+    }
+    let denom = va + vb + vc;
+    if (denom > 0.0) {
+        let v = vb / denom;
+        let w = vc / denom;
+        if (v >= 0.0 && w >= 0.0 && v + w <= 1.0) {
+            return a + ab * v + ac * w;
+        }
+    }
+    let e0 = on_segment(p, a, b);
+    let e1 = on_segment(p, b, c);
+    let e2 = on_segment(p, c, a);
+    var best = e0;
+    if (dot(e1 - p, e1 - p) < dot(best - p, best - p)) {
+        best = e1;
+    }
+    if (dot(e2 - p, e2 - p) < dot(best - p, best - p)) {
+        best = e2;
+    }
+    return best;
+}
+
+fn on_segment(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
+    let ab = b - a;
+    let l = dot(ab, ab);
+    let s = select(0.0, clamp(dot(p - a, ab) / l, 0.0, 1.0), l > 0.0);
+    return a + ab * s;
+}
+
+// The triangle's distance from p within (lower, upper) bounds.
+fn tri_bounds(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec2<f32> {
+    let q = nearest_on(p, a, b, c);
+    let d = length(p - q);
+    var lower = 0.0;
+    if (d > 0.0) {
+        let u = (p - q) / d;
+        lower = dot(u, p) - max(max(dot(u, a), dot(u, b)), dot(u, c));
+    }
+    return vec2<f32>(lower - cq.err, d + cq.err);
+}
+
+// A lower bound on the distance from p to anything in the node's box grown by delta.
+fn box_lower(p: vec3<f32>, node: BvhNode) -> f32 {
+    let d = vec3<f32>(cq.delta);
+    let gap = max(max(node.min - d - p, p - node.max - d), vec3<f32>(0.0));
+    return length(gap);
+}
+
+// One search's state, per invocation: the least upper bound so far and the slot giving it, and
+// the candidates kept (their slots and lower bounds).
+var<private> upper: f32;
+var<private> nearest: u32;
+var<private> slots: array<u32, CANDIDATES>;
+var<private> lows: array<f32, CANDIDATES>;
+var<private> count: u32;
+
+// Keep triangle slot s as a candidate for p, given the least upper bound so far (lowered by
+// its own); false where more than CANDIDATES would have to be kept.
+fn consider(p: vec3<f32>, s: u32) -> bool {
+    let bounds = tri_bounds(p, corners[3u * s].xyz, corners[3u * s + 1u].xyz, corners[3u * s + 2u].xyz);
+    if (bounds.y < upper) {
+        upper = bounds.y;
+        nearest = s;
+    }
+    // Not `<=`: a bound that is not a number keeps the triangle.
+    if (bounds.x > upper) {
+        return true;
+    }
+    if (count == CANDIDATES) {
+        // Drop those the bound has passed since they were kept.
+        var kept = 0u;
+        var k = 0u;
+        for (; k < CANDIDATES; k++) {
+            if (!(lows[k] > upper)) {
+                slots[kept] = slots[k];
+                lows[kept] = lows[k];
+                kept++;
+            }
+        }
+        if (k < CANDIDATES) {
+            return false; // cut short: candidates lost
+        }
+        count = kept;
+    }
+    if (count == CANDIDATES) {
+        return false;
+    }
+    slots[count] = s;
+    lows[count] = bounds.x;
+    count += 1u;
+    return true;
+}
+
+// Point i's candidates into closest_out[i], starting from slot `hint` (NO_SLOT: none): the
+// triangle nearest the point before it, a tight bound from the start, as the CPU's batches
+// have it. Returns the slot nearest this point, the next one's hint.
+fn search(i: u32, hint: u32) -> u32 {
+    let p = points[i].xyz;
+    upper = INF;
+    nearest = hint;
+    count = 0u;
+    var sure = true;
+    if (hint != NO_SLOT) {
+        sure = consider(p, hint);
+    }
+    var stack: array<vec2<u32>, CLOSEST_STACK>;
+    stack[0] = vec2<u32>(0u, bitcast<u32>(box_lower(p, bvh[0])));
+    var top = 1u;
+    while (top > 0u && sure) {
+        top -= 1u;
+        let n = stack[top].x;
+        if (bitcast<f32>(stack[top].y) > upper) {
+            continue;
+        }
+        let node = bvh[n];
+        if (node.count > 0u) {
+            var s = node.index;
+            for (; s < node.index + node.count && sure; s++) {
+                if (s != hint) {
+                    sure = consider(p, s);
+                }
+            }
+            // A software adapter may end a long loop early (lavapipe: 65535 iterations a SIMD
+            // group, nested loops' added up): a walk or a leaf cut short is unsure, never an
+            // answer. A point never reached keeps the host's "unsure".
+            if (s < node.index + node.count) {
+                sure = false;
+            }
+            continue;
+        }
+        if (top + 2u > CLOSEST_STACK) {
+            sure = false;
+            break;
+        }
+        let a = n + 1u;
+        let b = node.index;
+        let la = box_lower(p, bvh[a]);
+        let lb = box_lower(p, bvh[b]);
+        // The nearer on top, so it is taken first.
+        if (la <= lb) {
+            stack[top] = vec2<u32>(b, bitcast<u32>(lb));
+            stack[top + 1u] = vec2<u32>(a, bitcast<u32>(la));
+        } else {
+            stack[top] = vec2<u32>(a, bitcast<u32>(la));
+            stack[top + 1u] = vec2<u32>(b, bitcast<u32>(lb));
+        }
+        top += 2u;
+    }
+    if (top > 0u) {
+        sure = false;
+    }
+    var out: ClosestOut;
+    out.count = 0u;
+    out.unsure = select(1u, 0u, sure);
+    var k = 0u;
+    for (; k < count; k++) {
+        if (!(lows[k] > upper)) {
+            out.slots[out.count] = slots[k];
+            out.count++;
+        }
+    }
+    if (k < count) {
+        out.unsure = 1u;
+    }
+    closest_out[i] = out;
+    return nearest;
+}
+
+// A thread takes POINTS_PER_THREAD consecutive points (the host sends them in Morton order),
+// each search starting from the one before's nearest triangle.
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let first = thread_index(gid, nwg) * POINTS_PER_THREAD;
+    var hint = NO_SLOT;
+    for (var k = 0u; k < POINTS_PER_THREAD; k++) {
+        if (first + k >= cq.points) {
+            break;
+        }
+        hint = search(first + k, hint);
+    }
+}

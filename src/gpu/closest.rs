@@ -1,0 +1,229 @@
+//! Nearest points of a resident mesh. `closest.wgsl` walks the mesh's hierarchy (uploaded once,
+//! [`super::hierarchy`]) and keeps, per point, every triangle whose distance may be the least;
+//! the host decides among those few in f64 by the CPU's own comparison
+//! ([`crate::query::closest::closest_among`]) and answers the unsure points on the CPU: the
+//! answers equal the CPU's to the bit.
+
+use super::layout::{ClosestOut, ClosestQuery};
+use super::twin::closest::POINTS_PER_THREAD;
+use super::{GpuBackend, GpuMesh};
+use crate::error::Result;
+use crate::geom::DVec3;
+use crate::query::closest::{closest_among, morton_order};
+use crate::query::spheres::contact_from;
+use crate::query::{closest_points, point_inside, Closest, Posed, SphereContact};
+use rayon::prelude::*;
+use wgpu::util::DeviceExt;
+
+/// One batch of `closest.wgsl`: its query (`None`: beyond f32, nothing dispatched), the order
+/// the points were sent in (Morton order), the points in the record frame in that order, and
+/// the answers in that order.
+pub struct ClosestRun {
+    pub query: Option<ClosestQuery>,
+    pub order: Vec<usize>,
+    pub points: Vec<[f32; 4]>,
+    pub out: Vec<ClosestOut>,
+}
+
+/// Points per dispatch: 16 MiB of them, within every adapter's storage binding.
+const BATCH: usize = 1 << 20;
+
+/// A hierarchy deeper than the shader's stack (less the root) goes to the CPU.
+const MAX_DEPTH: usize = super::twin::closest::CLOSEST_STACK - 1;
+
+impl GpuBackend {
+    /// The nearest point of `m` to each of `points` within `max_distance`
+    /// ([`crate::query::closest_point`]).
+    pub fn closest_points(
+        &self,
+        m: &Posed,
+        gm: &GpuMesh,
+        points: &[DVec3],
+        max_distance: f64,
+    ) -> Result<Vec<Option<Closest>>> {
+        if m.prep.bvh().depth() > MAX_DEPTH {
+            return Ok(closest_points(points, m, max_distance));
+        }
+        m.verts_for(points.len().saturating_mul(4));
+        let tris = &m.prep.bvh().tris;
+        let mut all = Vec::with_capacity(points.len());
+        for chunk in points.chunks(BATCH) {
+            let run = self.closest_run(m, gm, chunk)?;
+            let mut answers: Vec<Option<&ClosestOut>> = vec![None; chunk.len()];
+            for (o, &i) in run.out.iter().zip(&run.order) {
+                answers[i] = (o.unsure == 0).then_some(o);
+            }
+            // The unsure points as one batch on the CPU (its searches bound each other).
+            let unsure: Vec<DVec3> = chunk
+                .iter()
+                .zip(&answers)
+                .filter(|(_, a)| a.is_none())
+                .map(|(&p, _)| p)
+                .collect();
+            let mut on_cpu = closest_points(&unsure, m, max_distance).into_iter();
+            let sure: Vec<Option<Option<Closest>>> = chunk
+                .par_iter()
+                .zip(&answers)
+                .map(|(&p, a)| {
+                    a.map(|o| {
+                        let slots = o.slots[..o.count as usize].iter();
+                        closest_among(p, m, max_distance, slots.map(|&s| tris[s as usize]))
+                    })
+                })
+                .collect();
+            all.extend(
+                sure.into_iter()
+                    .map(|s| s.unwrap_or_else(|| on_cpu.next().flatten())),
+            );
+        }
+        Ok(all)
+    }
+
+    /// The stage's inputs and outputs for `points` (at most a batch): what
+    /// [`GpuBackend::closest_points`] reads, and what the stage tests hold to the twin.
+    pub fn closest_run(&self, m: &Posed, gm: &GpuMesh, points: &[DVec3]) -> Result<ClosestRun> {
+        // In Morton order: neighbouring threads walk the same nodes, which a GPU's lanes (and a
+        // software adapter's SIMD) run together, and each point's search starts from the
+        // triangle nearest the point before it.
+        let order = morton_order(points);
+        let local: Vec<[f32; 4]> = order
+            .par_iter()
+            .map(|&i| {
+                let l = m.pose.unapply(points[i]) - gm.center;
+                [l.x as f32, l.y as f32, l.z as f32, 0.0]
+            })
+            .collect();
+        let (query, out) = match query(m, gm, points, &local) {
+            Some(q) => (Some(q), self.closest_batch(m, gm, q, &local)?),
+            None => {
+                let unsure = ClosestOut {
+                    unsure: 1,
+                    ..Default::default()
+                };
+                (None, vec![unsure; points.len()])
+            }
+        };
+        Ok(ClosestRun {
+            query,
+            order,
+            points: local,
+            out,
+        })
+    }
+
+    /// One dispatch over `local`, read back.
+    fn closest_batch(
+        &self,
+        m: &Posed,
+        gm: &GpuMesh,
+        q: ClosestQuery,
+        local: &[[f32; 4]],
+    ) -> Result<Vec<ClosestOut>> {
+        let bvh = self.resident_bvh(m, gm)?;
+        let d = &self.ctx.device;
+        let init = |label, bytes: &[u8], usage| {
+            d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage,
+            })
+        };
+        use wgpu::BufferUsages as U;
+        let n = q.points as usize;
+        let uniform = init("closest query", bytemuck::bytes_of(&q), U::UNIFORM);
+        let points = init("closest points", bytemuck::cast_slice(local), U::STORAGE);
+        // Unsure until the shader says otherwise: a point a cut-short loop never reached.
+        let zeros = vec![
+            ClosestOut {
+                unsure: 1,
+                ..Default::default()
+            };
+            n
+        ];
+        let out = init(
+            "closest out",
+            bytemuck::cast_slice(&zeros),
+            U::STORAGE | U::COPY_SRC,
+        );
+        let mut enc = d.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            let buffers = [&uniform, &bvh.nodes, &bvh.corners, &points, &out];
+            let threads = q.points.div_ceil(POINTS_PER_THREAD as u32);
+            self.stages
+                .closest
+                .encode(&self.ctx, &mut pass, buffers, threads);
+        }
+        self.ctx.read_via(enc, &out, n, None)
+    }
+}
+
+/// The dispatch's query, or `None` where f32 cannot hold the points. `delta` covers every
+/// rounding between the CPU's geometry and this frame's, as the winding stage's does; a
+/// triangle's distance is 1-Lipschitz in each point, so moving them by `delta` moves it by
+/// at most twice that, and the f32 evaluation adds a few units of the frame's scale.
+fn query(m: &Posed, gm: &GpuMesh, points: &[DVec3], local: &[[f32; 4]]) -> Option<ClosestQuery> {
+    let far = local
+        .iter()
+        .flat_map(|p| p[..3].iter())
+        .fold(0.0f64, |a, &x| a.max((x as f64).abs()));
+    let scale = far + gm.radius;
+    let world = points
+        .iter()
+        .fold(m.frame_magnitude(), |a, p| a.max(p.abs().max_element()));
+    if !(scale < 1e30 && world.is_finite()) {
+        return None;
+    }
+    let delta = scale * 2f64.powi(-19)
+        + 64.0 * f64::EPSILON * world
+        + m.pose.unapply_error(scale + gm.center.abs().max_element());
+    let err = (2.0 * delta + 16.0 * 2f64.powi(-24) * scale) * (1.0 + 1e-6);
+    Some(ClosestQuery {
+        points: points.len() as u32,
+        delta: delta as f32,
+        err: err as f32,
+        _pad: 0,
+    })
+}
+
+impl GpuBackend {
+    /// Each sphere `(centre, radius)` against `m` ([`crate::query::sphere_contact`]): the
+    /// centres' nearest points by [`GpuBackend::closest_points`], whether they are inside by
+    /// the winding stage (by parity on the CPU for a closed mesh that is not consistently
+    /// oriented, as [`crate::query::point_inside`] decides), put together as the CPU does.
+    pub fn sphere_contacts(
+        &self,
+        m: &Posed,
+        gm: &GpuMesh,
+        spheres: &[(DVec3, f64)],
+    ) -> Result<Vec<Option<SphereContact>>> {
+        let centres: Vec<DVec3> = spheres.iter().map(|s| s.0).collect();
+        let near = self.closest_points(m, gm, &centres, f64::INFINITY)?;
+        // A centre with no nearest point (not finite) has no contact, nor a winding number.
+        let found: Vec<DVec3> = centres
+            .iter()
+            .zip(&near)
+            .filter(|(_, n)| n.is_some())
+            .map(|(&c, _)| c)
+            .collect();
+        let info = &m.prep.info;
+        let inside: Vec<bool> = if info.closed && !info.oriented {
+            found
+                .par_iter()
+                .map(|&c| point_inside(c, m).inside)
+                .collect()
+        } else {
+            let w = self.winding_numbers(m, gm, &found)?;
+            w.iter().map(|w| w.inside()).collect()
+        };
+        let mut inside = inside.into_iter();
+        Ok(near
+            .iter()
+            .zip(spheres)
+            .map(|(n, &(_, r))| {
+                n.as_ref()
+                    .map(|n| contact_from(n, inside.next().unwrap_or(false), r))
+            })
+            .collect())
+    }
+}

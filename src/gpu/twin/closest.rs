@@ -1,0 +1,211 @@
+//! `closest.wgsl`, one point after another: the same f32 nearest points and bounds, the same
+//! walk, the same candidates.
+
+use super::{v3, INF};
+use crate::gpu::layout::{BvhNode, ClosestOut, ClosestQuery, CANDIDATES};
+use glam::Vec3;
+
+/// `closest.wgsl::CLOSEST_STACK`.
+pub const CLOSEST_STACK: usize = 64;
+/// `closest.wgsl::POINTS_PER_THREAD`.
+pub const POINTS_PER_THREAD: usize = 8;
+/// `closest.wgsl::NO_SLOT`.
+const NO_SLOT: u32 = u32::MAX;
+
+/// `closest.wgsl::nearest_on`.
+fn nearest_on(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> Vec3 {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a;
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 && d1 - d3 > 0.0 {
+        return a + d1 / (d1 - d3) * ab;
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 && d2 - d6 > 0.0 {
+        return a + d2 / (d2 - d6) * ac;
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 && (d4 - d3) + (d5 - d6) > 0.0 {
+        return b + (d4 - d3) / ((d4 - d3) + (d5 - d6)) * (c - b);
+    }
+    let denom = va + vb + vc;
+    if denom > 0.0 {
+        let (v, w) = (vb / denom, vc / denom);
+        if v >= 0.0 && w >= 0.0 && v + w <= 1.0 {
+            return a + ab * v + ac * w;
+        }
+    }
+    let (e0, e1, e2) = (
+        on_segment(p, a, b),
+        on_segment(p, b, c),
+        on_segment(p, c, a),
+    );
+    let mut best = e0;
+    if (e1 - p).dot(e1 - p) < (best - p).dot(best - p) {
+        best = e1;
+    }
+    if (e2 - p).dot(e2 - p) < (best - p).dot(best - p) {
+        best = e2;
+    }
+    best
+}
+
+/// `closest.wgsl::on_segment`.
+fn on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
+    let ab = b - a;
+    let l = ab.dot(ab);
+    let s = if l > 0.0 {
+        ((p - a).dot(ab) / l).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    a + ab * s
+}
+
+/// `closest.wgsl::tri_bounds`: (lower, upper).
+fn tri_bounds(q: &ClosestQuery, p: Vec3, t: [Vec3; 3]) -> (f32, f32) {
+    let near = nearest_on(p, t[0], t[1], t[2]);
+    let d = (p - near).length();
+    let mut lower = 0.0;
+    if d > 0.0 {
+        let u = (p - near) / d;
+        lower = u.dot(p) - u.dot(t[0]).max(u.dot(t[1])).max(u.dot(t[2]));
+    }
+    (lower - q.err, d + q.err)
+}
+
+/// `closest.wgsl::box_lower`.
+fn box_lower(q: &ClosestQuery, p: Vec3, node: &BvhNode) -> f32 {
+    let d = Vec3::splat(q.delta);
+    let gap = (Vec3::from(node.min) - d - p)
+        .max(p - Vec3::from(node.max) - d)
+        .max(Vec3::ZERO);
+    gap.length()
+}
+
+/// `closest.wgsl::main` over every point: [`POINTS_PER_THREAD`] a thread, each search
+/// hinted by the one before.
+pub fn main(
+    q: &ClosestQuery,
+    bvh: &[BvhNode],
+    corners: &[[f32; 4]],
+    points: &[[f32; 4]],
+    out: &mut [ClosestOut],
+) {
+    let n = q.points as usize;
+    for first in (0..n).step_by(POINTS_PER_THREAD) {
+        let mut hint = NO_SLOT;
+        for i in first..(first + POINTS_PER_THREAD).min(n) {
+            let (o, nearest) = search(q, bvh, corners, v3(points[i]), hint);
+            out[i] = o;
+            hint = nearest;
+        }
+    }
+}
+
+/// The candidates kept so far, with the least upper bound and the slot giving it.
+struct Kept {
+    upper: f32,
+    nearest: u32,
+    kept: Vec<(u32, f32)>,
+}
+
+impl Kept {
+    /// `closest.wgsl::consider`.
+    fn consider(&mut self, q: &ClosestQuery, corners: &[[f32; 4]], p: Vec3, s: u32) -> bool {
+        let k = 3 * s as usize;
+        let t = [v3(corners[k]), v3(corners[k + 1]), v3(corners[k + 2])];
+        let (lower, up) = tri_bounds(q, p, t);
+        if up < self.upper {
+            (self.upper, self.nearest) = (up, s);
+        }
+        if lower > self.upper {
+            return true;
+        }
+        if self.kept.len() == CANDIDATES {
+            let upper = self.upper;
+            self.kept.retain(|c| !(c.1 > upper));
+        }
+        if self.kept.len() == CANDIDATES {
+            return false;
+        }
+        self.kept.push((s, lower));
+        true
+    }
+}
+
+/// `closest.wgsl::search`: the point's answer and its nearest slot.
+fn search(
+    q: &ClosestQuery,
+    bvh: &[BvhNode],
+    corners: &[[f32; 4]],
+    p: Vec3,
+    hint: u32,
+) -> (ClosestOut, u32) {
+    let mut k = Kept {
+        upper: INF,
+        nearest: hint,
+        kept: Vec::with_capacity(CANDIDATES),
+    };
+    let mut sure = hint == NO_SLOT || k.consider(q, corners, p, hint);
+    let mut stack: Vec<(u32, f32)> = vec![(0, box_lower(q, p, &bvh[0]))];
+    while sure {
+        let Some((n, low)) = stack.pop() else { break };
+        if low > k.upper {
+            continue;
+        }
+        let node = &bvh[n as usize];
+        if node.count > 0 {
+            for s in node.index..node.index + node.count {
+                if s != hint {
+                    sure = k.consider(q, corners, p, s);
+                    if !sure {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        if stack.len() + 2 > CLOSEST_STACK {
+            sure = false;
+            break;
+        }
+        let (a, b) = (n + 1, node.index);
+        let (la, lb) = (
+            box_lower(q, p, &bvh[a as usize]),
+            box_lower(q, p, &bvh[b as usize]),
+        );
+        if la <= lb {
+            stack.push((b, lb));
+            stack.push((a, la));
+        } else {
+            stack.push((a, la));
+            stack.push((b, lb));
+        }
+    }
+    let mut out = ClosestOut {
+        count: 0,
+        unsure: u32::from(!sure),
+        slots: [0; CANDIDATES],
+    };
+    for &(s, lower) in &k.kept {
+        if !(lower > k.upper) {
+            out.slots[out.count as usize] = s;
+            out.count += 1;
+        }
+    }
+    (out, k.nearest)
+}
