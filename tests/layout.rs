@@ -293,9 +293,8 @@ fn ray_structs_and_constants_match_wgsl() {
     assert_eq!(wgsl_u32(&src, "NO_HIT"), NO_HIT);
     assert_eq!(wgsl_u32(&src, "RAYS_ANY"), RAYS_ANY);
     let stack = wgsl_u32(&src, "RAY_STACK") as usize;
+    // A deeper hierarchy than the stack holds goes to the CPU (`gpu::rays::MAX_DEPTH`).
     assert_eq!(stack, meshclash::gpu::twin::rays::RAY_STACK);
-    // The walk holds one pending node per level below the root and one more.
-    assert!(stack <= meshclash::bvh::STACK);
 }
 
 /// The closest stage's structs and constants, declared in `closest.wgsl`.
@@ -322,5 +321,4 @@ fn closest_structs_and_constants_match_wgsl() {
         POINTS_PER_THREAD
     );
     assert_eq!(wgsl_u32(&src, "CLOSEST_STACK") as usize, CLOSEST_STACK);
-    assert!(CLOSEST_STACK <= meshclash::bvh::STACK);
 }

@@ -420,3 +420,42 @@ fn the_closest_stage_equals_its_twin() {
         assert!(flips <= 1 + points.len() / 1000, "{name}: {flips} flips");
     }
 }
+
+/// On a large mesh a software adapter cuts long loops short (lavapipe: 65535 iterations a SIMD
+/// group): those points must come back unsure and be answered by the CPU, never be answered
+/// wrong. igea (268 686 triangles), 20 000 points in its box; and rays from them.
+#[test]
+fn gpu_answers_on_a_large_mesh_equal_the_cpus() {
+    let test = "gpu_answers_on_a_large_mesh_equal_the_cpus";
+    let Some(ctx) = common::gpu_or_skip(test) else {
+        return;
+    };
+    let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    let m = PreparedMesh::new(Mesh::load(common::case_path("meshes/igea.stl")).unwrap());
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let gm = gpu.resident(&m).unwrap();
+    let b = posed.node_box(0);
+    let mut rnd = common::lcg(11);
+    let points: Vec<DVec3> = (0..20_000)
+        .map(|_| b.min + (b.max - b.min) * DVec3::new(rnd(), rnd(), rnd()))
+        .collect();
+    let got = gpu
+        .closest_points(&posed, &gm, &points, f64::INFINITY)
+        .unwrap();
+    assert_eq!(got, query::closest_points(&points, &posed, f64::INFINITY));
+    let rays: Vec<(DVec3, DVec3)> = points
+        .iter()
+        .map(|&o| (o, DVec3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5)))
+        .collect();
+    let hits = query::Hits::First;
+    let got = gpu
+        .ray_hits(&posed, &gm, &rays, f64::INFINITY, hits)
+        .unwrap();
+    for (i, &(o, d)) in rays.iter().enumerate() {
+        assert_eq!(
+            got[i],
+            query::ray_hits(o, d, &posed, f64::INFINITY, hits),
+            "ray {i}"
+        );
+    }
+}

@@ -1,5 +1,7 @@
 //! `meshclash spheres`: spheres standing (rows of 4) or moving (rows of 7) against one placed
-//! mesh, on the CPU in parallel over the spheres.
+//! mesh. Standing spheres use the GPU where there is one (their centres' nearest points and
+//! winding numbers); `--contacts` and moving spheres are answered on the CPU, in parallel over
+//! the spheres.
 
 use crate::points::{summary, Job};
 use crate::progress;
@@ -24,10 +26,13 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
     let backend = choose_backend(job.kind)?;
     let posed = Posed::new(&m, job.pose);
     let t = Instant::now();
+    // The backend that answered: the GPU for standing spheres only.
+    let mut answered_by = "cpu";
     let (n, cols, fields) = if rows.width == 4 && contacts {
         touched(&rows, &posed)
     } else if rows.width == 4 {
         let spheres: Vec<_> = (0..rows.len()).map(|i| sphere(rows.row(i))).collect();
+        answered_by = backend.name();
         standing(progress::during("spheres", || {
             backend.sphere_contacts(&m, job.pose, &spheres)
         })?)
@@ -56,8 +61,7 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
     if let Some(out) = &job.out {
         table::write(out, n, &cols)?;
     }
-    // Answered on the CPU on either backend (no GPU stage for spheres yet).
-    summary(&job, fields, "cpu", &timings);
+    summary(&job, fields, answered_by, &timings);
     Ok(())
 }
 

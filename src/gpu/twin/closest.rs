@@ -75,6 +75,11 @@ fn on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
     a + ab * s
 }
 
+/// The shader's `!(lower > upper)`: a bound that is not a number keeps its triangle.
+fn within(lower: f32, upper: f32) -> bool {
+    lower.partial_cmp(&upper) != Some(std::cmp::Ordering::Greater)
+}
+
 /// `closest.wgsl::tri_bounds`: (lower, upper).
 fn tri_bounds(q: &ClosestQuery, p: Vec3, t: [Vec3; 3]) -> (f32, f32) {
     let near = nearest_on(p, t[0], t[1], t[2]);
@@ -137,7 +142,7 @@ impl Kept {
         }
         if self.kept.len() == CANDIDATES {
             let upper = self.upper;
-            self.kept.retain(|c| !(c.1 > upper));
+            self.kept.retain(|c| within(c.1, upper));
         }
         if self.kept.len() == CANDIDATES {
             return false;
@@ -202,7 +207,7 @@ fn search(
         slots: [0; CANDIDATES],
     };
     for &(s, lower) in &k.kept {
-        if !(lower > k.upper) {
+        if within(lower, k.upper) {
             out.slots[out.count as usize] = s;
             out.count += 1;
         }
