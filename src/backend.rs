@@ -328,8 +328,9 @@ impl Backend {
     }
 
     /// Each sphere `(centre, radius, displacement)` moving against `m`: its first contact
-    /// within `tol` of touching, or clear, or undecided ([`query::sphere_sweep`]). On the CPU on
-    /// either backend.
+    /// within `tol` of touching, or clear, or undecided ([`query::sphere_sweep`]). On the GPU,
+    /// the spheres step together, their nearest points found there (the CPU's steps, the same
+    /// answers); on the CPU in parallel.
     pub fn sphere_sweeps(
         &self,
         m: &PreparedMesh,
@@ -339,11 +340,16 @@ impl Backend {
     ) -> Result<Vec<SphereSweep>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
-        posed.slots_for(spheres.len());
-        Ok(spheres
-            .par_iter()
-            .map(|&(c, r, v)| query::sphere_sweep(c, r, v, &posed, tol))
-            .collect())
+        self.answer(
+            |g| g.sphere_sweeps(&posed, &*g.resident(m)?, spheres, tol),
+            || {
+                posed.slots_for(spheres.len());
+                spheres
+                    .par_iter()
+                    .map(|&(c, r, v)| query::sphere_sweep(c, r, v, &posed, tol))
+                    .collect()
+            },
+        )
     }
 
     /// Every pair of triangles of `m` that meet other than along their shared edges and

@@ -182,3 +182,63 @@ fn a_sphere_sweep_that_cannot_finish_is_undecided_not_clear() {
         "{got:?}"
     );
 }
+
+/// Moving spheres on the GPU step together from the GPU's nearest points: the same answers as
+/// the CPU's, sphere by sphere. 600 spheres (so that hundreds step together for many rounds) on
+/// the thin plate, a torus far from the origin and turned, and the teapot: from around each
+/// part across it, some starting inside or touching, some grazing (many steps: they finish on
+/// the CPU), some missing.
+#[test]
+fn gpu_sphere_sweeps_equal_the_cpus() {
+    let test = "gpu_sphere_sweeps_equal_the_cpus";
+    let Some(ctx) = common::gpu_or_skip(test) else {
+        return;
+    };
+    let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    let cases = [
+        (
+            boxed([-1.0, -1.0, -0.005], [1.0, 1.0, 0.005]),
+            Pose::IDENTITY,
+        ),
+        (
+            PreparedMesh::new(meshclash::mesh::generate::torus(1.0, 0.3, 40, 16)),
+            Pose::from_euler_degrees([30.0, -60.0, 10.0], DVec3::new(1e4, -2.0, 3.0)),
+        ),
+        (
+            PreparedMesh::new(
+                meshclash::mesh::Mesh::load(common::case_path("meshes/teapot.stl")).unwrap(),
+            ),
+            Pose::IDENTITY,
+        ),
+    ];
+    let mut rnd = common::lcg(21);
+    let (mut contacts, mut clear, mut undecided) = (0, 0, 0);
+    for (m, pose) in &cases {
+        let posed = Posed::new(m, *pose);
+        let b = posed.node_box(0);
+        let size = b.diagonal();
+        let spheres: Vec<(DVec3, f64, DVec3)> = (0..600)
+            .map(|_| {
+                let from = b.min + (b.max - b.min) * (DVec3::new(rnd(), rnd(), rnd()) * 2.0 - 0.5);
+                let to = b.min + (b.max - b.min) * (DVec3::new(rnd(), rnd(), rnd()) * 2.0 - 0.5);
+                (from, size * 0.02 * rnd(), to - from)
+            })
+            .collect();
+        let tol = 1e-9 * size;
+        let gm = gpu.resident(m).unwrap();
+        let got = gpu.sphere_sweeps(&posed, &gm, &spheres, tol).unwrap();
+        for (s, g) in spheres.iter().zip(&got) {
+            let want = query::sphere_sweep(s.0, s.1, s.2, &posed, tol);
+            assert_eq!(*g, want, "{s:?}");
+            match g {
+                query::SphereSweep::Contact(_) => contacts += 1,
+                query::SphereSweep::Clear => clear += 1,
+                query::SphereSweep::Undecided { .. } => undecided += 1,
+            }
+        }
+    }
+    assert!(
+        contacts > 300 && clear > 100,
+        "{contacts} contacts, {clear} clear, {undecided} undecided"
+    );
+}

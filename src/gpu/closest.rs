@@ -10,8 +10,10 @@ use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::DVec3;
 use crate::query::closest::{closest_among, morton_order};
-use crate::query::spheres::contact_from;
-use crate::query::{closest_points, point_inside, Closest, Posed, SphereContact};
+use crate::query::spheres::{contact_from, Sweep};
+use crate::query::{
+    closest_point, closest_points, point_inside, Closest, Posed, SphereContact, SphereSweep,
+};
 use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
@@ -225,5 +227,72 @@ impl GpuBackend {
                     .map(|n| contact_from(n, inside.next().unwrap_or(false), r))
             })
             .collect())
+    }
+}
+
+/// Lockstep rounds of moving spheres on the GPU; after them, or once fewer than
+/// [`SWEEP_BATCH_MIN`] are still moving, the rest finish on the CPU.
+const SWEEP_ROUNDS: usize = 256;
+const SWEEP_BATCH_MIN: usize = 256;
+
+impl GpuBackend {
+    /// Each sphere `(centre, radius, displacement)` moving against `m`
+    /// ([`crate::query::sphere_sweep`]): every sphere still moving takes its next step at once,
+    /// from nearest points found by [`GpuBackend::closest_points`] (the CPU's to the bit), so
+    /// each takes the CPU's steps. The few that need many steps (paths grazing the surface)
+    /// finish on the CPU from where they got to.
+    pub fn sphere_sweeps(
+        &self,
+        m: &Posed,
+        gm: &GpuMesh,
+        spheres: &[(DVec3, f64, DVec3)],
+        tol: f64,
+    ) -> Result<Vec<SphereSweep>> {
+        let standing: Vec<(DVec3, f64)> = spheres.iter().map(|s| (s.0, s.1)).collect();
+        let starts = self.sphere_contacts(m, gm, &standing)?;
+        let mut out = vec![SphereSweep::Undecided { from: 0.0 }; spheres.len()];
+        let mut moving: Vec<(usize, Sweep)> = Vec::new();
+        for (i, start) in starts.iter().enumerate() {
+            match start.as_ref().map(Sweep::start) {
+                Some(Ok(sweep)) => moving.push((i, sweep)),
+                Some(Err(done)) => out[i] = done,
+                None => {} // a centre that is not finite: undecided from 0
+            }
+        }
+        for _ in 0..SWEEP_ROUNDS {
+            if moving.len() < SWEEP_BATCH_MIN {
+                break;
+            }
+            let centres: Vec<DVec3> = moving
+                .iter()
+                .map(|(i, sw)| sw.centre(spheres[*i].0, spheres[*i].2))
+                .collect();
+            let near = self.closest_points(m, gm, &centres, f64::INFINITY)?;
+            let mut still = Vec::with_capacity(moving.len());
+            for ((i, mut sw), near) in moving.into_iter().zip(near) {
+                let (_, r, v) = spheres[i];
+                match sw.step(near.as_ref(), r, v, tol) {
+                    Some(done) => out[i] = done,
+                    None => still.push((i, sw)),
+                }
+            }
+            moving = still;
+        }
+        let rest: Vec<(usize, SphereSweep)> = moving
+            .into_par_iter()
+            .map(|(i, mut sw)| {
+                let (c, r, v) = spheres[i];
+                loop {
+                    let near = closest_point(sw.centre(c, v), m, f64::INFINITY);
+                    if let Some(done) = sw.step(near.as_ref(), r, v, tol) {
+                        return (i, done);
+                    }
+                }
+            })
+            .collect();
+        for (i, done) in rest {
+            out[i] = done;
+        }
+        Ok(out)
     }
 }

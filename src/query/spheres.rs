@@ -114,38 +114,82 @@ pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> SphereSw
     let Some(start) = sphere_contact(c, r, m) else {
         return SphereSweep::Undecided { from: 0.0 };
     };
-    if start.touches {
-        return SphereSweep::Contact(SweepContact {
-            toi: 0.0,
-            triangle: start.triangle,
-            point: start.point,
-        });
+    let mut sweep = match Sweep::start(&start) {
+        Ok(sweep) => sweep,
+        Err(done) => return done,
+    };
+    loop {
+        let near = closest_point(sweep.centre(c, v), m, f64::INFINITY);
+        if let Some(done) = sweep.step(near.as_ref(), r, v, tol) {
+            return done;
+        }
     }
-    let speed = v.length();
-    let mut s = 0.0;
-    for _ in 0..MAX_STEPS {
-        let p = c + v * s;
-        let Some(near) = closest_point(p, m, f64::INFINITY) else {
-            return SphereSweep::Undecided { from: s };
+}
+
+/// A sphere's advancement along its move, one step at a time: the CPU's loop and the GPU's
+/// batches (a step for every moving sphere at once) take the same steps from the same nearest
+/// points, so they give the same answers.
+#[derive(Clone, Copy, Debug)]
+pub struct Sweep {
+    /// Fraction of the move made.
+    pub s: f64,
+    /// Steps taken.
+    pub steps: usize,
+}
+
+impl Sweep {
+    /// From where the sphere stands at the start: a sphere touching there is done, at 0.
+    pub fn start(start: &SphereContact) -> Result<Sweep, SphereSweep> {
+        if start.touches {
+            return Err(SphereSweep::Contact(SweepContact {
+                toi: 0.0,
+                triangle: start.triangle,
+                point: start.point,
+            }));
+        }
+        Ok(Sweep { s: 0.0, steps: 0 })
+    }
+
+    /// Where the centre is now.
+    pub fn centre(&self, c: DVec3, v: DVec3) -> DVec3 {
+        c + v * self.s
+    }
+
+    /// One step from the surface point nearest the centre now (`None`: no answer there): the
+    /// sphere's answer, or `None` to go on.
+    pub fn step(
+        &mut self,
+        near: Option<&Closest>,
+        r: f64,
+        v: DVec3,
+        tol: f64,
+    ) -> Option<SphereSweep> {
+        let s = self.s;
+        if self.steps == MAX_STEPS {
+            return Some(SphereSweep::Undecided { from: s });
+        }
+        self.steps += 1;
+        let Some(near) = near else {
+            return Some(SphereSweep::Undecided { from: s });
         };
         let gap = near.distance - r;
         if gap <= tol {
-            return SphereSweep::Contact(SweepContact {
+            return Some(SphereSweep::Contact(SweepContact {
                 toi: s,
                 triangle: near.triangle,
                 point: near.point,
-            });
+            }));
         }
         // No point of the surface is nearer than `gap` to the sphere: moving less than that
         // along the path cannot reach it.
-        let next = s + gap / speed;
+        let next = s + gap / v.length();
         if next > 1.0 {
-            return SphereSweep::Clear;
+            return Some(SphereSweep::Clear);
         }
         if next.is_nan() || next <= s {
-            return SphereSweep::Undecided { from: s };
+            return Some(SphereSweep::Undecided { from: s });
         }
-        s = next;
+        self.s = next;
+        None
     }
-    SphereSweep::Undecided { from: s }
 }

@@ -1,7 +1,6 @@
 //! `meshclash spheres`: spheres standing (rows of 4) or moving (rows of 7) against one placed
-//! mesh. Standing spheres use the GPU where there is one (their centres' nearest points and
-//! winding numbers); `--contacts` and moving spheres are answered on the CPU, in parallel over
-//! the spheres.
+//! mesh, on the GPU where there is one (nearest points and winding numbers; moving spheres
+//! step together) but for `--contacts`, which is answered on the CPU in parallel.
 
 use crate::points::{summary, Job};
 use crate::progress;
@@ -26,7 +25,7 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
     let backend = choose_backend(job.kind)?;
     let posed = Posed::new(&m, job.pose);
     let t = Instant::now();
-    // The backend that answered: the GPU for standing spheres only.
+    // The backend that answered: the CPU for `--contacts`.
     let mut answered_by = "cpu";
     let (n, cols, fields) = if rows.width == 4 && contacts {
         touched(&rows, &posed)
@@ -43,6 +42,7 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
                 "--tolerance must be > 0, got {tol}"
             )));
         }
+        answered_by = backend.name();
         let spheres: Vec<_> = (0..rows.len())
             .map(|i| {
                 let (c, r) = sphere(rows.row(i));
