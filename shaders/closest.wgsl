@@ -16,19 +16,12 @@ struct ClosestQuery {
     pad: u32,
 }
 
-struct ClosestOut {
-    count: u32,
-    unsure: u32,
-    slots: array<u32, 8>,
-}
-
 @group(0) @binding(0) var<uniform> cq: ClosestQuery;
 @group(0) @binding(1) var<storage, read> bvh: array<BvhNode>;
 @group(0) @binding(2) var<storage, read> corners: array<vec4<f32>>;   // three per slot
 @group(0) @binding(3) var<storage, read> points: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> closest_out: array<ClosestOut>;
+@group(0) @binding(4) var<storage, read_write> closest_out: array<SlotsOut>;
 
-const CANDIDATES: u32 = 8u;
 const CLOSEST_STACK: u32 = 64u;
 const POINTS_PER_THREAD: u32 = 8u;
 const NO_SLOT: u32 = 0xffffffffu;
@@ -218,7 +211,7 @@ fn search(i: u32, hint: u32) -> u32 {
     if (top > 0u) {
         sure = false;
     }
-    var out: ClosestOut;
+    var out: SlotsOut;
     out.count = 0u;
     out.unsure = select(1u, 0u, sure);
     var k = 0u;

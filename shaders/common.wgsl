@@ -20,6 +20,16 @@ struct BvhNode {
     count: u32,                       // a leaf's triangles; 0 for an inner node
 }
 
+// Up to CANDIDATES slots of the hierarchy a query keeps (closest: the triangles that may be
+// nearest; rays, all hits: every triangle hit), or unsure.
+struct SlotsOut {
+    count: u32,
+    unsure: u32,
+    slots: array<u32, CANDIDATES>,
+}
+
+const CANDIDATES: u32 = 8u;
+
 struct OctreeNode {
     min: vec3<f32>,
     first_child: u32,                 // 0xffffffff for a leaf

@@ -25,12 +25,15 @@ struct RayOut {
 @group(0) @binding(2) var<storage, read> corners: array<vec4<f32>>;   // three per slot
 @group(0) @binding(3) var<storage, read> rays: array<vec4<f32>>;      // start, end per ray
 @group(0) @binding(4) var<storage, read_write> ray_out: array<RayOut>;
+// RAYS_ALL writes here instead: every triangle the ray meets, all through their insides.
+@group(0) @binding(5) var<storage, read_write> ray_all: array<SlotsOut>;
 
 // Pending nodes of a walk: one per level and one more (bvh.rs keeps trees within it; the host
 // sends deeper ones to the CPU).
 const RAY_STACK: u32 = 64u;
 const NO_HIT: u32 = 0xffffffffu;
 const RAYS_ANY: u32 = 1u;
+const RAYS_ALL: u32 = 2u;
 const MISS: u32 = 0u;
 const SURE_HIT: u32 = 1u;
 const IN_DOUBT: u32 = 2u;
@@ -159,6 +162,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let inv = 1.0 / dir;
     var best = NO_HIT;
     var best_span = vec2<f32>(INF, INF);
+    var all: SlotsOut;
+    var all_count = 0u;
     // The nearest any other hit, or a leaf with a triangle in doubt, may lie.
     var rival = INF;
     var sure = true;
@@ -190,6 +195,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 if (rq.mode == RAYS_ANY) {
                     sure = false; // a hit, or maybe: the CPU names it
                     break;
+                }
+                if (rq.mode == RAYS_ALL) {
+                    if (c == IN_DOUBT || all_count == CANDIDATES) {
+                        sure = false;
+                        break;
+                    }
+                    all.slots[all_count] = s;
+                    all_count++;
+                    continue;
                 }
                 if (c == IN_DOUBT) {
                     rival = min(rival, e);
@@ -235,6 +249,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     if (top > 0u) {
         sure = false;
+    }
+    if (rq.mode == RAYS_ALL) {
+        all.count = all_count;
+        all.unsure = select(1u, 0u, sure);
+        ray_all[i] = all;
+        return;
     }
     if (best == NO_HIT) {
         sure = sure && rival == INF;

@@ -273,7 +273,7 @@ fn every_stage_has_its_shader_module_and_twin_under_one_name() {
 /// The rays stage's structs and constants, declared in `rays.wgsl` (the only stage reading them).
 #[test]
 fn ray_structs_and_constants_match_wgsl() {
-    use meshclash::gpu::layout::{BvhNode, RayOut, RayQuery, NO_HIT, RAYS_ANY};
+    use meshclash::gpu::layout::{BvhNode, RayOut, RayQuery, NO_HIT, RAYS_ALL, RAYS_ANY};
     let src = format!("{}\n{}", shaders::COMMON, shaders::RAYS);
     let (size, members) = wgsl_layout(&src, "BvhNode");
     assert_eq!(size as usize, std::mem::size_of::<BvhNode>());
@@ -292,6 +292,7 @@ fn ray_structs_and_constants_match_wgsl() {
     assert_eq!(members, rust_offsets!(RayOut, slot, unsure));
     assert_eq!(wgsl_u32(&src, "NO_HIT"), NO_HIT);
     assert_eq!(wgsl_u32(&src, "RAYS_ANY"), RAYS_ANY);
+    assert_eq!(wgsl_u32(&src, "RAYS_ALL"), RAYS_ALL);
     let stack = wgsl_u32(&src, "RAY_STACK") as usize;
     // A deeper hierarchy than the stack holds goes to the CPU (`gpu::rays::MAX_DEPTH`).
     assert_eq!(stack, meshclash::gpu::twin::rays::RAY_STACK);
@@ -300,7 +301,7 @@ fn ray_structs_and_constants_match_wgsl() {
 /// The closest stage's structs and constants, declared in `closest.wgsl`.
 #[test]
 fn closest_structs_and_constants_match_wgsl() {
-    use meshclash::gpu::layout::{ClosestOut, ClosestQuery, CANDIDATES};
+    use meshclash::gpu::layout::{ClosestQuery, SlotsOut, CANDIDATES};
     use meshclash::gpu::twin::closest::{CLOSEST_STACK, POINTS_PER_THREAD};
     let src = format!("{}\n{}", shaders::COMMON, shaders::CLOSEST);
     let (size, members) = wgsl_layout(&src, "ClosestQuery");
@@ -312,10 +313,10 @@ fn closest_structs_and_constants_match_wgsl() {
             .map(|m| m.1)
             .collect::<Vec<_>>()
     );
-    let (size, members) = wgsl_layout(&src, "ClosestOut");
-    assert_eq!(size as usize, std::mem::size_of::<ClosestOut>());
-    assert_eq!(members, rust_offsets!(ClosestOut, count, unsure, slots));
-    assert_eq!(wgsl_u32(&src, "CANDIDATES") as usize, CANDIDATES);
+    let (size, members) = wgsl_layout(shaders::COMMON, "SlotsOut");
+    assert_eq!(size as usize, std::mem::size_of::<SlotsOut>());
+    assert_eq!(members, rust_offsets!(SlotsOut, count, unsure, slots));
+    assert_eq!(wgsl_u32(shaders::COMMON, "CANDIDATES") as usize, CANDIDATES);
     assert_eq!(
         wgsl_u32(&src, "POINTS_PER_THREAD") as usize,
         POINTS_PER_THREAD

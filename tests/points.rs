@@ -407,7 +407,7 @@ fn the_closest_stage_equals_its_twin() {
         let run = gpu.closest_run(&posed, &gm, &points).unwrap();
         let q = run.query.expect("within f32");
         let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
-        let mut twin = vec![meshclash::gpu::layout::ClosestOut::default(); points.len()];
+        let mut twin = vec![meshclash::gpu::layout::SlotsOut::default(); points.len()];
         meshclash::gpu::twin::closest::main(&q, &nodes, &corners, &run.points, &mut twin);
         let mut flips = 0;
         for (i, (g, t)) in run.out.iter().zip(&twin).enumerate() {

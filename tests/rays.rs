@@ -278,7 +278,7 @@ fn gpu_rays_equal_the_cpus_to_the_bit() {
         return;
     };
     let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
-    let (mut sure_hits, mut sure_misses, mut unsure) = (0, 0, 0);
+    let (mut sure_hits, mut sure_misses, mut unsure, mut all_sure) = (0, 0, 0, 0);
     for (name, m, pose, targets) in gpu_cases() {
         let posed = Posed::new(&m, pose);
         let rays = gpu_rays(&posed, &targets, 7);
@@ -302,6 +302,14 @@ fn gpu_rays_equal_the_cpus_to_the_bit() {
                 _ => unsure += 1,
             }
         }
+        let every = gpu
+            .ray_run(&posed, &gm, &rays, f64::INFINITY, Hits::All)
+            .unwrap();
+        all_sure += every
+            .all
+            .iter()
+            .filter(|o| o.unsure == 0 && o.count > 1)
+            .count();
         // Every ray exactly through a vertex or an edge is the CPU's to decide.
         let first_target = rays.len() - targets.len();
         assert!(
@@ -309,6 +317,8 @@ fn gpu_rays_equal_the_cpus_to_the_bit() {
             "{name}"
         );
     }
+    // All hits: the GPU certified rays through several triangles.
+    assert!(all_sure > 300, "{all_sure}");
     // Both paths ran, and the GPU answered most.
     assert!(
         sure_hits > 600 && sure_misses > 1000 && unsure >= 74 && unsure * 5 < sure_hits,
@@ -339,17 +349,42 @@ fn the_rays_stage_equals_its_twin() {
         let posed = Posed::new(&m, pose);
         let rays = gpu_rays(&posed, &targets, 9);
         let gm = gpu.resident(&m).unwrap();
-        for hits in [Hits::First, Hits::Any] {
+        for hits in [Hits::First, Hits::Any, Hits::All] {
             let run = gpu.ray_run(&posed, &gm, &rays, 2.5, hits).unwrap();
             let q = run.query.expect("within f32");
             let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
             let mut twin = vec![meshclash::gpu::layout::RayOut::default(); rays.len()];
-            meshclash::gpu::twin::rays::main(&q, &nodes, &corners, &run.rays, &mut twin);
+            let mut twin_all = vec![meshclash::gpu::layout::SlotsOut::default(); rays.len()];
+            meshclash::gpu::twin::rays::main(
+                &q,
+                &nodes,
+                &corners,
+                &run.rays,
+                &mut twin,
+                &mut twin_all,
+            );
+            // (unsure, what a sure answer says) of each ray, GPU and twin.
+            let (gpu_side, twin_side): (Vec<(u32, Vec<u32>)>, Vec<(u32, Vec<u32>)>) =
+                if hits == Hits::All {
+                    let f = |o: &meshclash::gpu::layout::SlotsOut| {
+                        (o.unsure, o.slots[..o.count as usize].to_vec())
+                    };
+                    (
+                        run.all.iter().map(f).collect(),
+                        twin_all.iter().map(f).collect(),
+                    )
+                } else {
+                    let f = |o: &meshclash::gpu::layout::RayOut| (o.unsure, vec![o.slot]);
+                    (
+                        run.out.iter().map(f).collect(),
+                        twin.iter().map(f).collect(),
+                    )
+                };
             let mut flips = 0;
-            for (i, (g, t)) in run.out.iter().zip(&twin).enumerate() {
-                if g.unsure == 0 && t.unsure == 0 {
-                    assert_eq!(g.slot, t.slot, "{name}, {hits:?}, ray {i}");
-                } else if g.unsure != t.unsure {
+            for (i, (g, t)) in gpu_side.iter().zip(&twin_side).enumerate() {
+                if g.0 == 0 && t.0 == 0 {
+                    assert_eq!(g.1, t.1, "{name}, {hits:?}, ray {i}");
+                } else if g.0 != t.0 {
                     flips += 1;
                 }
             }

@@ -4,7 +4,7 @@
 //! ([`crate::query::closest::closest_among`]) and answers the unsure points on the CPU: the
 //! answers equal the CPU's to the bit.
 
-use super::layout::{ClosestOut, ClosestQuery};
+use super::layout::{ClosestQuery, SlotsOut};
 use super::twin::closest::POINTS_PER_THREAD;
 use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
@@ -24,7 +24,7 @@ pub struct ClosestRun {
     pub query: Option<ClosestQuery>,
     pub order: Vec<usize>,
     pub points: Vec<[f32; 4]>,
-    pub out: Vec<ClosestOut>,
+    pub out: Vec<SlotsOut>,
 }
 
 /// Points per dispatch: 16 MiB of them, within every adapter's storage binding.
@@ -51,7 +51,7 @@ impl GpuBackend {
         let mut all = Vec::with_capacity(points.len());
         for chunk in points.chunks(BATCH) {
             let run = self.closest_run(m, gm, chunk)?;
-            let mut answers: Vec<Option<&ClosestOut>> = vec![None; chunk.len()];
+            let mut answers: Vec<Option<&SlotsOut>> = vec![None; chunk.len()];
             for (o, &i) in run.out.iter().zip(&run.order) {
                 answers[i] = (o.unsure == 0).then_some(o);
             }
@@ -98,7 +98,7 @@ impl GpuBackend {
         let (query, out) = match query(m, gm, points, &local) {
             Some(q) => (Some(q), self.closest_batch(m, gm, q, &local)?),
             None => {
-                let unsure = ClosestOut {
+                let unsure = SlotsOut {
                     unsure: 1,
                     ..Default::default()
                 };
@@ -120,7 +120,7 @@ impl GpuBackend {
         gm: &GpuMesh,
         q: ClosestQuery,
         local: &[[f32; 4]],
-    ) -> Result<Vec<ClosestOut>> {
+    ) -> Result<Vec<SlotsOut>> {
         let bvh = self.resident_bvh(m, gm)?;
         let d = &self.ctx.device;
         let init = |label, bytes: &[u8], usage| {
@@ -136,7 +136,7 @@ impl GpuBackend {
         let points = init("closest points", bytemuck::cast_slice(local), U::STORAGE);
         // Unsure until the shader says otherwise: a point a cut-short loop never reached.
         let zeros = vec![
-            ClosestOut {
+            SlotsOut {
                 unsure: 1,
                 ..Default::default()
             };

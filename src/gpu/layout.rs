@@ -160,6 +160,9 @@ pub const RAYS_FIRST: u32 = 0;
 /// Misses only, certified: a ray that may hit is handed to the CPU, whose answer names the
 /// first triangle its own walk finds.
 pub const RAYS_ANY: u32 = 1;
+/// Every hit, certified: the triangles a ray meets, all through their insides (at most
+/// [`CANDIDATES`]); a ray meeting an edge, a vertex or more is handed to the CPU.
+pub const RAYS_ALL: u32 = 2;
 /// `RayOut::slot` of a ray that certainly meets nothing.
 pub const NO_HIT: u32 = u32::MAX;
 
@@ -173,7 +176,7 @@ pub struct RayOut {
     pub unsure: u32,
 }
 
-/// Candidates `closest.wgsl` keeps per point (`CANDIDATES` there).
+/// Slots a [`SlotsOut`] holds (`CANDIDATES` in `common.wgsl`).
 pub const CANDIDATES: usize = 8;
 
 /// What `closest.wgsl` needs for one dispatch. WGSL twin: `struct ClosestQuery` there.
@@ -190,12 +193,13 @@ pub struct ClosestQuery {
     pub _pad: u32,
 }
 
-/// One point's answer from `closest.wgsl`: the slots of the triangles that may be its nearest
-/// (the first `count`), or `unsure` (more than [`CANDIDATES`], or a walk too deep: the CPU
-/// answers). WGSL twin: `struct ClosestOut`.
+/// Slots of the hierarchy, the first `count`, or `unsure` (more than [`CANDIDATES`], a sign in
+/// doubt, a walk too deep or cut short: the CPU answers). `closest.wgsl`: the triangles that
+/// may be a point's nearest; `rays.wgsl` asked for all hits: every triangle a ray meets.
+/// WGSL twin: `struct SlotsOut` in `common.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-pub struct ClosestOut {
+pub struct SlotsOut {
     pub count: u32,
     pub unsure: u32,
     pub slots: [u32; CANDIDATES],

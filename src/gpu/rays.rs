@@ -5,7 +5,7 @@
 //! the answers equal the CPU's to the bit. Every hit through an edge or a vertex is unsure, so
 //! watertightness is the CPU's exact predicates'.
 
-use super::layout::{RayOut, RayQuery, NO_HIT, RAYS_ANY, RAYS_FIRST};
+use super::layout::{RayOut, RayQuery, SlotsOut, NO_HIT, RAYS_ALL, RAYS_ANY, RAYS_FIRST};
 use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::ray::segment_aabb;
@@ -16,12 +16,14 @@ use wgpu::util::DeviceExt;
 
 /// One batch of `rays.wgsl`: its query (`None`: beyond f32, nothing dispatched), each ray's
 /// segment end and `t` there ([`ray_segment_end`]), its ends in the record frame (two rows a
-/// ray), and the answers.
+/// ray), and the answers: `out` for the first hit and any hit, `all` for all hits (the other
+/// empty).
 pub struct RayRun {
     pub query: Option<RayQuery>,
     pub ends: Vec<Option<(DVec3, f64)>>,
     pub rays: Vec<[f32; 4]>,
     pub out: Vec<RayOut>,
+    pub all: Vec<SlotsOut>,
 }
 
 /// Rays per dispatch: 32 MiB of ends, within every adapter's storage binding.
@@ -31,9 +33,10 @@ const BATCH: usize = 1 << 20;
 const MAX_DEPTH: usize = super::twin::rays::RAY_STACK - 1;
 
 impl GpuBackend {
-    /// The hits of each ray on `m` ([`ray_hits`]): the first hit and the any-hit question on
-    /// the GPU (for `Any`, the certain misses; a ray that may hit is answered by the CPU, whose
-    /// walk names the hit), every hit (`All`) on the CPU.
+    /// The hits of each ray on `m` ([`ray_hits`]). For the first hit and for all hits, the
+    /// triangles the GPU certifies, their values computed here by the CPU's function; for any
+    /// hit, the certain misses (a ray that may hit is answered by the CPU, whose walk names the
+    /// hit). The rest on the CPU.
     pub fn ray_hits(
         &self,
         m: &Posed,
@@ -43,26 +46,47 @@ impl GpuBackend {
         hits: Hits,
     ) -> Result<Vec<Vec<RayHit>>> {
         let on_cpu = |&(o, d): &(DVec3, DVec3)| ray_hits(o, d, m, max_t, hits);
-        if hits == Hits::All || m.prep.bvh().depth() > MAX_DEPTH {
+        if m.prep.bvh().depth() > MAX_DEPTH {
             return Ok(rays.par_iter().map(on_cpu).collect());
         }
         m.slots_for(rays.len());
+        let tris = &m.prep.bvh().tris;
+        // The hits through the triangles in `slots`, by `t` then index, as the CPU sorts them.
+        let hits_at = |&(o, d): &(DVec3, DVec3), (q, t_end): (DVec3, f64), slots: &[u32]| {
+            let mut found: Vec<RayHit> = slots
+                .iter()
+                .map(|&s| {
+                    let t = tris[s as usize];
+                    hit(o, d, q, t_end, t, &m.tri(t))
+                })
+                .collect();
+            found.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+            found
+        };
         let mut all = Vec::with_capacity(rays.len());
         for chunk in rays.chunks(BATCH) {
             let run = self.ray_run(m, gm, chunk, max_t, hits)?;
-            let tris = &m.prep.bvh().tris;
-            all.par_extend(chunk.par_iter().zip(run.out).zip(run.ends).map(
-                |((ray, r), end)| match (r, end) {
-                    (RayOut { unsure: 0, slot }, Some((q, t_end))) => {
-                        if slot == NO_HIT {
-                            return Vec::new();
-                        }
-                        let t = tris[slot as usize];
-                        vec![hit(ray.0, ray.1, q, t_end, t, &m.tri(t))]
-                    }
-                    _ => on_cpu(ray),
-                },
-            ));
+            let ends = &run.ends;
+            if hits == Hits::All {
+                all.par_extend(chunk.par_iter().zip(&run.all).zip(ends).map(
+                    |((ray, r), end)| match (r.unsure, end) {
+                        (0, Some(end)) => hits_at(ray, *end, &r.slots[..r.count as usize]),
+                        _ => on_cpu(ray),
+                    },
+                ));
+                continue;
+            }
+            all.par_extend(
+                chunk
+                    .par_iter()
+                    .zip(&run.out)
+                    .zip(ends)
+                    .map(|((ray, r), end)| match (r.unsure, r.slot, end) {
+                        (0, NO_HIT, Some(_)) => Vec::new(),
+                        (0, slot, Some(end)) => hits_at(ray, *end, &[slot]),
+                        _ => on_cpu(ray),
+                    }),
+            );
         }
         Ok(all)
     }
@@ -91,18 +115,31 @@ impl GpuBackend {
                 };
                 rays.len()
             ];
+            let all = vec![
+                SlotsOut {
+                    unsure: 1,
+                    ..Default::default()
+                };
+                rays.len()
+            ];
             return Ok(RayRun {
                 query: None,
                 ends,
                 rays: Vec::new(),
                 out,
+                all,
             });
         };
         let local = clipped_ends(m, gm, rays, &ends, query.delta as f64);
-        let mut out = self.rays_batch(m, gm, query, &local)?;
-        for (o, end) in out.iter_mut().zip(&ends) {
+        let (mut out, mut all) = self.rays_batch(m, gm, query, &local)?;
+        for (i, end) in ends.iter().enumerate() {
             if end.is_none() {
-                o.unsure = 1;
+                if let Some(o) = out.get_mut(i) {
+                    o.unsure = 1;
+                }
+                if let Some(o) = all.get_mut(i) {
+                    o.unsure = 1;
+                }
             }
         }
         Ok(RayRun {
@@ -110,17 +147,19 @@ impl GpuBackend {
             ends,
             rays: local,
             out,
+            all,
         })
     }
 
-    /// One dispatch over `local` (two rows a ray), read back.
+    /// One dispatch over `local` (two rows a ray), read back: the first or any hits, or (the
+    /// query's mode [`RAYS_ALL`]) all hits; the other output is one unused row.
     fn rays_batch(
         &self,
         m: &Posed,
         gm: &GpuMesh,
         q: RayQuery,
         local: &[[f32; 4]],
-    ) -> Result<Vec<RayOut>> {
+    ) -> Result<(Vec<RayOut>, Vec<SlotsOut>)> {
         let bvh = self.resident_bvh(m, gm)?;
         let d = &self.ctx.device;
         let init = |label, bytes: &[u8], usage| {
@@ -131,31 +170,44 @@ impl GpuBackend {
             })
         };
         use wgpu::BufferUsages as U;
-        let n = q.rays as usize;
+        let every = q.mode == RAYS_ALL;
+        let (n_first, n_all) = match every {
+            true => (1, q.rays as usize),
+            false => (q.rays as usize, 1),
+        };
         let uniform = init("rays query", bytemuck::bytes_of(&q), U::UNIFORM);
         let rays = init("rays", bytemuck::cast_slice(local), U::STORAGE);
         // Unsure until the shader says otherwise.
-        let zeros = vec![
-            RayOut {
-                slot: NO_HIT,
-                unsure: 1
-            };
-            n
-        ];
-        let out = init(
+        let unsure = RayOut {
+            slot: NO_HIT,
+            unsure: 1,
+        };
+        let first = init(
             "rays out",
-            bytemuck::cast_slice(&zeros),
+            bytemuck::cast_slice(&vec![unsure; n_first]),
+            U::STORAGE | U::COPY_SRC,
+        );
+        let unsure = SlotsOut {
+            unsure: 1,
+            ..Default::default()
+        };
+        let all = init(
+            "rays all out",
+            bytemuck::cast_slice(&vec![unsure; n_all]),
             U::STORAGE | U::COPY_SRC,
         );
         let mut enc = d.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            let buffers = [&uniform, &bvh.nodes, &bvh.corners, &rays, &out];
+            let buffers = [&uniform, &bvh.nodes, &bvh.corners, &rays, &first, &all];
             self.stages
                 .rays
                 .encode(&self.ctx, &mut pass, buffers, q.rays);
         }
-        self.ctx.read_via(enc, &out, n, None)
+        Ok(match every {
+            true => (Vec::new(), self.ctx.read_via(enc, &all, n_all, None)?),
+            false => (self.ctx.read_via(enc, &first, n_first, None)?, Vec::new()),
+        })
     }
 }
 
@@ -231,10 +283,10 @@ fn query(
     Some(RayQuery {
         rays: rays.len() as u32,
         delta: delta as f32,
-        mode: if hits == Hits::Any {
-            RAYS_ANY
-        } else {
-            RAYS_FIRST
+        mode: match hits {
+            Hits::First => RAYS_FIRST,
+            Hits::Any => RAYS_ANY,
+            Hits::All => RAYS_ALL,
         },
         _pad: 0,
     })

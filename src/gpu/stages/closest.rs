@@ -4,7 +4,7 @@
 use super::{bind, binding, dispatch, layout, Access::*, Binding, Entry, Stage};
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
-use crate::gpu::layout::{BvhNode, ClosestOut, ClosestQuery};
+use crate::gpu::layout::{BvhNode, ClosestQuery, SlotsOut};
 use crate::gpu::shaders;
 
 pub const BINDINGS: &[Binding] = &[
@@ -12,7 +12,7 @@ pub const BINDINGS: &[Binding] = &[
     binding::<BvhNode>(1, "bvh", Read),
     binding::<[f32; 4]>(2, "corners", Read),
     binding::<[f32; 4]>(3, "points", Read),
-    binding::<ClosestOut>(4, "closest_out", ReadWrite),
+    binding::<SlotsOut>(4, "closest_out", ReadWrite),
 ];
 
 pub const STAGE: Stage = Stage {

@@ -4,7 +4,7 @@
 use super::{bind, binding, dispatch, layout, Access::*, Binding, Entry, Stage};
 use crate::error::Result;
 use crate::gpu::context::GpuContext;
-use crate::gpu::layout::{BvhNode, RayOut, RayQuery};
+use crate::gpu::layout::{BvhNode, RayOut, RayQuery, SlotsOut};
 use crate::gpu::shaders;
 
 pub const BINDINGS: &[Binding] = &[
@@ -13,6 +13,7 @@ pub const BINDINGS: &[Binding] = &[
     binding::<[f32; 4]>(2, "corners", Read),
     binding::<[f32; 4]>(3, "rays", Read),
     binding::<RayOut>(4, "ray_out", ReadWrite),
+    binding::<SlotsOut>(5, "ray_all", ReadWrite),
 ];
 
 pub const STAGE: Stage = Stage {
@@ -45,7 +46,7 @@ impl RaysStage {
         &self,
         ctx: &GpuContext,
         pass: &mut wgpu::ComputePass,
-        buffers: [&wgpu::Buffer; 5],
+        buffers: [&wgpu::Buffer; 6],
         rays: u32,
     ) {
         let group = bind(ctx, &self.layout, BINDINGS, &buffers);

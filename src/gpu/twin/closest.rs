@@ -2,7 +2,7 @@
 //! walk, the same candidates.
 
 use super::{v3, INF};
-use crate::gpu::layout::{BvhNode, ClosestOut, ClosestQuery, CANDIDATES};
+use crate::gpu::layout::{BvhNode, ClosestQuery, SlotsOut, CANDIDATES};
 use glam::Vec3;
 
 /// `closest.wgsl::CLOSEST_STACK`.
@@ -108,7 +108,7 @@ pub fn main(
     bvh: &[BvhNode],
     corners: &[[f32; 4]],
     points: &[[f32; 4]],
-    out: &mut [ClosestOut],
+    out: &mut [SlotsOut],
 ) {
     let n = q.points as usize;
     for first in (0..n).step_by(POINTS_PER_THREAD) {
@@ -159,7 +159,7 @@ fn search(
     corners: &[[f32; 4]],
     p: Vec3,
     hint: u32,
-) -> (ClosestOut, u32) {
+) -> (SlotsOut, u32) {
     let mut k = Kept {
         upper: INF,
         nearest: hint,
@@ -201,7 +201,7 @@ fn search(
             stack.push((b, lb));
         }
     }
-    let mut out = ClosestOut {
+    let mut out = SlotsOut {
         count: 0,
         unsure: u32::from(!sure),
         slots: [0; CANDIDATES],

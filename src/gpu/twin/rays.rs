@@ -2,7 +2,9 @@
 //! the same doubts.
 
 use super::{v3, INF, U};
-use crate::gpu::layout::{BvhNode, RayOut, RayQuery, NO_HIT, RAYS_ANY};
+use crate::gpu::layout::{
+    BvhNode, RayOut, RayQuery, SlotsOut, CANDIDATES, NO_HIT, RAYS_ALL, RAYS_ANY,
+};
 use glam::Vec3;
 
 /// `rays.wgsl::RAY_STACK`.
@@ -111,24 +113,37 @@ fn enter(q: &RayQuery, p: Vec3, dir: Vec3, inv: Vec3, node: &BvhNode) -> f32 {
     }
 }
 
-/// `rays.wgsl::main` over every ray.
+/// `rays.wgsl::main` over every ray: `out` for the first hit and any hit, `all` for all hits.
 pub fn main(
     q: &RayQuery,
     bvh: &[BvhNode],
     corners: &[[f32; 4]],
     rays: &[[f32; 4]],
     out: &mut [RayOut],
+    all: &mut [SlotsOut],
 ) {
-    for (i, o) in out.iter_mut().enumerate().take(q.rays as usize) {
-        *o = ray(q, bvh, corners, v3(rays[2 * i]), v3(rays[2 * i + 1]));
+    for i in 0..q.rays as usize {
+        let (first, every) = ray(q, bvh, corners, v3(rays[2 * i]), v3(rays[2 * i + 1]));
+        if q.mode == RAYS_ALL {
+            all[i] = every;
+        } else {
+            out[i] = first;
+        }
     }
 }
 
-/// One thread of `main`.
-fn ray(q: &RayQuery, bvh: &[BvhNode], corners: &[[f32; 4]], p: Vec3, e: Vec3) -> RayOut {
+/// One thread of `main`: its answer as the first hit (or any hit), and as all hits.
+fn ray(
+    q: &RayQuery,
+    bvh: &[BvhNode],
+    corners: &[[f32; 4]],
+    p: Vec3,
+    e: Vec3,
+) -> (RayOut, SlotsOut) {
     let dir = e - p;
     let inv = Vec3::ONE / dir;
     let (mut best, mut best_span, mut rival, mut sure) = (NO_HIT, [INF, INF], INF, true);
+    let mut all = SlotsOut::default();
     let mut stack: Vec<(u32, f32)> = Vec::with_capacity(RAY_STACK);
     let e_root = enter(q, p, dir, inv, &bvh[0]);
     if e_root <= 1.0 {
@@ -149,6 +164,19 @@ fn ray(q: &RayQuery, bvh: &[BvhNode], corners: &[[f32; 4]], p: Vec3, e: Vec3) ->
                     _ if q.mode == RAYS_ANY => {
                         sure = false;
                         break;
+                    }
+                    Cast::InDoubt if q.mode == RAYS_ALL => {
+                        sure = false;
+                        break;
+                    }
+                    _ if q.mode == RAYS_ALL => {
+                        if all.count as usize == CANDIDATES {
+                            sure = false;
+                            break;
+                        }
+                        all.slots[all.count as usize] = s;
+                        all.count += 1;
+                        continue;
                     }
                     Cast::InDoubt => {
                         rival = rival.min(en);
@@ -186,14 +214,16 @@ fn ray(q: &RayQuery, bvh: &[BvhNode], corners: &[[f32; 4]], p: Vec3, e: Vec3) ->
             stack.push((a, ea));
         }
     }
+    all.unsure = u32::from(!sure);
     sure = sure
         && if best == NO_HIT {
             rival == INF
         } else {
             best_span[1] < rival
         };
-    RayOut {
+    let first = RayOut {
         slot: best,
         unsure: u32::from(!sure),
-    }
+    };
+    (first, all)
 }
