@@ -337,6 +337,9 @@ fn gpu_rays_equal_the_cpus_to_the_bit() {
     assert_eq!(via, cpu, "{name}");
 }
 
+/// A ray's answer from the stage: unsure (non-zero), and the slots a sure answer names.
+type Said = (u32, Vec<u32>);
+
 /// The stage against its twin: where both are sure, the same triangle (or none); the unsure
 /// sets may differ only where a fused multiply-add moved a value across its bound.
 #[test]
@@ -364,22 +367,21 @@ fn the_rays_stage_equals_its_twin() {
                 &mut twin_all,
             );
             // (unsure, what a sure answer says) of each ray, GPU and twin.
-            let (gpu_side, twin_side): (Vec<(u32, Vec<u32>)>, Vec<(u32, Vec<u32>)>) =
-                if hits == Hits::All {
-                    let f = |o: &meshclash::gpu::layout::SlotsOut| {
-                        (o.unsure, o.slots[..o.count as usize].to_vec())
-                    };
-                    (
-                        run.all.iter().map(f).collect(),
-                        twin_all.iter().map(f).collect(),
-                    )
-                } else {
-                    let f = |o: &meshclash::gpu::layout::RayOut| (o.unsure, vec![o.slot]);
-                    (
-                        run.out.iter().map(f).collect(),
-                        twin.iter().map(f).collect(),
-                    )
+            let (gpu_side, twin_side): (Vec<Said>, Vec<Said>) = if hits == Hits::All {
+                let f = |o: &meshclash::gpu::layout::SlotsOut| {
+                    (o.unsure, o.slots[..o.count as usize].to_vec())
                 };
+                (
+                    run.all.iter().map(f).collect(),
+                    twin_all.iter().map(f).collect(),
+                )
+            } else {
+                let f = |o: &meshclash::gpu::layout::RayOut| (o.unsure, vec![o.slot]);
+                (
+                    run.out.iter().map(f).collect(),
+                    twin.iter().map(f).collect(),
+                )
+            };
             let mut flips = 0;
             for (i, (g, t)) in gpu_side.iter().zip(&twin_side).enumerate() {
                 if g.0 == 0 && t.0 == 0 {
