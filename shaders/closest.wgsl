@@ -89,7 +89,10 @@ fn on_segment(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
     return a + ab * s;
 }
 
-// The triangle's distance from p within (lower, upper) bounds.
+// The triangle's distance from p within (lower, upper) bounds. A sliver (sin² of its widest
+// angle below 1e-8) gives no upper bound: the CPU's own nearest point on it, in f64, can be
+// off by eps / sin² of its size, more than `err` allows for, so it must not push the CPU's
+// answer out of the candidates; it is still a candidate by its lower bound.
 fn tri_bounds(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec2<f32> {
     let q = nearest_on(p, a, b, c);
     let d = length(p - q);
@@ -98,7 +101,13 @@ fn tri_bounds(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec2<f3
         let u = (p - q) / d;
         lower = dot(u, p) - max(max(dot(u, a), dot(u, b)), dot(u, c));
     }
-    return vec2<f32>(lower - cq.err, d + cq.err);
+    let n = cross(b - a, c - a);
+    let longest = max(max(dot(b - a, b - a), dot(c - a, c - a)), dot(c - b, c - b));
+    var upper = d + cq.err;
+    if (!(dot(n, n) >= 1e-8 * longest * longest)) {
+        upper = INF;
+    }
+    return vec2<f32>(lower - cq.err, upper);
 }
 
 // A lower bound on the distance from p to anything in the node's box grown by delta.

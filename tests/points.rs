@@ -459,3 +459,48 @@ fn gpu_answers_on_a_large_mesh_equal_the_cpus() {
         );
     }
 }
+
+/// A review's counterexample: next to a sliver (U: sin² of its widest angle about 1e-9), the
+/// CPU's f64 nearest point on it is off by 2e-5 (the face region's barycentrics lose eps /
+/// sin²), so the CPU answers the small triangle T beside it. The GPU's bounds hold the exact
+/// geometry and once kept only U; a sliver now gives no upper bound, so T stays a candidate
+/// and the GPU answers as the CPU does.
+#[test]
+fn gpu_nearest_points_next_to_a_sliver_equal_the_cpus() {
+    let Some(ctx) = common::gpu_or_skip("gpu_nearest_points_next_to_a_sliver_equal_the_cpus")
+    else {
+        return;
+    };
+    let u = [
+        [
+            -0.008845828473567963,
+            0.15964125096797943,
+            0.11337409168481827,
+        ],
+        [-0.9704003930091858, 0.0873170793056488, 0.37829291820526123],
+        [
+            -0.8403318524360657,
+            0.09709925204515457,
+            0.34245768189430237,
+        ],
+    ];
+    let t = [
+        [-0.5073504447937012, 0.131918266415596, 0.24859531223773956],
+        [-0.5106256008148193, 0.11555811017751694, 0.2439456433057785],
+        [-0.5040752291679382, 0.11896238476037979, 0.2596142292022705],
+    ];
+    let f = |t: [[f64; 3]; 3]| t.map(|v| v.map(|x| x as f32));
+    let m = PreparedMesh::new(Mesh::from_soup("sliver", vec![f(u), f(t)]).unwrap());
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let p = DVec3::new(-0.5073443069753852, 0.12214570354812371, 0.2507159288326462);
+    let mut rnd = common::lcg(3);
+    let points: Vec<DVec3> = std::iter::once(p)
+        .chain((0..200).map(|_| p + DVec3::new(rnd(), rnd(), rnd()) * 1e-4 - 0.5e-4))
+        .collect();
+    let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    let gm = gpu.resident(&m).unwrap();
+    let got = gpu
+        .closest_points(&posed, &gm, &points, f64::INFINITY)
+        .unwrap();
+    assert_eq!(got, query::closest_points(&points, &posed, f64::INFINITY));
+}

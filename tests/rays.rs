@@ -394,3 +394,49 @@ fn the_rays_stage_equals_its_twin() {
         }
     }
 }
+
+/// A review's counterexample: a ray from 1e9 away (on a part 0.1 across) meets a facing
+/// triangle A, then 0.03 further a thin triangle B tilted 1e-6 from it. The f64 `t` of the
+/// graze is off by more than the gap and puts B first; the first hit is the nearest crossing,
+/// compared exactly, and the GPU's certified answer is the same.
+#[test]
+fn a_grazed_triangle_behind_another_is_not_the_first_hit() {
+    let a = [
+        [0.0071260016, 0.04849896, 0.012165801],
+        [0.025894027, -0.020636138, -0.036497544],
+        [-0.047358662, -0.018769931, 0.0096606845],
+    ];
+    let b = [
+        [-0.0052545536, 0.0033588, -0.0057130703],
+        [-0.04296341, 0.03617931, -0.06688378],
+        [-0.005261301, 0.0036213337, -0.0055680512],
+    ];
+    let m = PreparedMesh::new(Mesh::from_soup("graze", vec![a, b]).unwrap());
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let o = DVec3::new(477328200.8782071, -415449246.36529315, 774312412.6127836);
+    let d = DVec3::new(
+        -0.47732820088298655,
+        0.41544924636832403,
+        -0.774312412617674,
+    );
+    let all = query::ray_hits(o, d, &posed, f64::INFINITY, Hits::All);
+    assert_eq!(all.len(), 2, "{all:?}");
+    let first = query::ray_hits(o, d, &posed, f64::INFINITY, Hits::First);
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].triangle, 0, "A is crossed first: {first:?}");
+    // The rounded t says otherwise: that is what the exact comparison is for.
+    let by_t = all.iter().min_by(|x, y| x.t.total_cmp(&y.t)).unwrap();
+    assert_eq!(
+        by_t.triangle, 1,
+        "the graze's t is rounded below A's: {all:?}"
+    );
+    if let Some(ctx) = common::gpu_or_skip("a_grazed_triangle_behind_another_is_not_the_first_hit")
+    {
+        let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+        let gm = gpu.resident(&m).unwrap();
+        let got = gpu
+            .ray_hits(&posed, &gm, &[(o, d)], f64::INFINITY, Hits::First)
+            .unwrap();
+        assert_eq!(got[0], first);
+    }
+}

@@ -10,6 +10,7 @@
 
 pub mod classify;
 pub mod closest;
+pub mod crossing;
 pub mod dynamic;
 pub mod overlap;
 pub mod predicates;

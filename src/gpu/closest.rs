@@ -163,7 +163,8 @@ impl GpuBackend {
 /// The dispatch's query, or `None` where f32 cannot hold the points. `delta` covers every
 /// rounding between the CPU's geometry and this frame's, as the winding stage's does; a
 /// triangle's distance is 1-Lipschitz in each point, so moving them by `delta` moves it by
-/// at most twice that, and the f32 evaluation adds a few units of the frame's scale.
+/// at most twice that (`delta` bounds a corner's displacement and a point's together), and
+/// the f32 evaluation adds a few units of the frame's scale.
 fn query(m: &Posed, gm: &GpuMesh, points: &[DVec3], local: &[[f32; 4]]) -> Option<ClosestQuery> {
     let far = local
         .iter()
@@ -179,7 +180,9 @@ fn query(m: &Posed, gm: &GpuMesh, points: &[DVec3], local: &[[f32; 4]]) -> Optio
     let delta = scale * 2f64.powi(-19)
         + 64.0 * f64::EPSILON * world
         + m.pose.unapply_error(scale + gm.center.abs().max_element());
-    let err = (2.0 * delta + 16.0 * 2f64.powi(-24) * scale) * (1.0 + 1e-6);
+    // WGSL's sqrt (by inverseSqrt) and division may each be off by a few ulp: 32 units of
+    // the frame's scale for the evaluation.
+    let err = (2.0 * delta + 32.0 * 2f64.powi(-24) * scale) * (1.0 + 1e-6);
     Some(ClosestQuery {
         points: points.len() as u32,
         delta: delta as f32,

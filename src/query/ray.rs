@@ -8,9 +8,11 @@
 
 use super::Posed;
 use crate::bvh::STACK;
+use crate::geom::crossing::{crossing_bounds, crossing_order};
 use crate::geom::predicates::orient3d;
 use crate::geom::ray::SegmentSlabs;
 use crate::geom::{DVec3, Tri};
+use std::cmp::Ordering;
 
 /// Which hits a ray asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,11 +56,11 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
         return Vec::new();
     };
     let mut found: Vec<(Feature, u32)> = Vec::new();
-    // Nearest leaves first: for the first hit, a node entered past the nearest hit so far
-    // holds nothing nearer (nor a hit at the same point: the triangles that share it are in
-    // leaves entered at or before it), so the walk passes it over; for any hit, the first ends
-    // the walk.
-    let mut nearest = f64::INFINITY; // as a fraction of oq
+    // Nearest leaves first. For the first hit, a rigorous bound on where the nearest hit so
+    // far lies (a fraction of oq): a node entered past it holds nothing nearer. Triangles that
+    // share that hit's edge or vertex are in leaves entered at or before it. For any hit, the
+    // first ends the walk.
+    let mut bound = f64::INFINITY;
     let bvh = m.prep.bvh();
     walk_segment(o, q, m, |slots| {
         if hits == Hits::Any && !found.is_empty() {
@@ -77,15 +79,21 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
             found.push((f, t));
             match hits {
                 Hits::Any => return f64::NEG_INFINITY,
-                Hits::First => nearest = nearest.min(hit(o, d, q, t_end, t, &tri).t / t_end),
+                Hits::First => bound = bound.min(crossing_bounds(o, q, &tri).1),
                 Hits::All => {}
             }
         }
-        nearest + 1e-9
+        bound
     });
     // One hit per feature, the smallest triangle standing for it.
     found.sort_unstable();
     found.dedup_by_key(|x| x.0);
+    if hits == Hits::First {
+        return nearest(o, q, m, &found)
+            .map(|t| hit(o, d, q, t_end, t, &m.tri(t)))
+            .into_iter()
+            .collect();
+    }
     let mut out: Vec<RayHit> = found
         .iter()
         .map(|&(_, t)| hit(o, d, q, t_end, t, &m.tri(t)))
@@ -95,6 +103,34 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
         out.truncate(1);
     }
     out
+}
+
+/// The triangle (standing for its feature) whose crossing of segment `oq` is nearest `o`,
+/// exactly; ties to the smaller index. Crossings are told apart by their bounds where those
+/// do not overlap ([`crossing_bounds`]), and compared exactly where they do.
+fn nearest(o: DVec3, q: DVec3, m: &Posed, found: &[(Feature, u32)]) -> Option<u32> {
+    let places: Vec<(u32, Tri, (f64, f64))> = found
+        .iter()
+        .map(|&(_, t)| {
+            let tri = m.tri(t);
+            (t, tri, crossing_bounds(o, q, &tri))
+        })
+        .collect();
+    let reach = places.iter().map(|x| x.2 .1).fold(f64::INFINITY, f64::min);
+    // Only crossings that may lie at or before the nearest's far bound can be the nearest (a
+    // bound that is not a number keeps its crossing).
+    let mut contenders: Vec<&(u32, Tri, (f64, f64))> = places
+        .iter()
+        .filter(|x| x.2 .0.partial_cmp(&reach) != Some(Ordering::Greater))
+        .collect();
+    contenders.sort_by_key(|x| x.0);
+    contenders
+        .into_iter()
+        .reduce(|best, x| match crossing_order(o, q, &x.1, &best.1) {
+            Ordering::Less => x,
+            _ => best, // ties keep the smaller index, met first
+        })
+        .map(|x| x.0)
 }
 
 /// The leaves of the hierarchy whose boxes segment `pq` meets, nearest entry first at every

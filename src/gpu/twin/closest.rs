@@ -80,7 +80,7 @@ fn within(lower: f32, upper: f32) -> bool {
     lower.partial_cmp(&upper) != Some(std::cmp::Ordering::Greater)
 }
 
-/// `closest.wgsl::tri_bounds`: (lower, upper).
+/// `closest.wgsl::tri_bounds`: (lower, upper), no upper bound for a sliver.
 fn tri_bounds(q: &ClosestQuery, p: Vec3, t: [Vec3; 3]) -> (f32, f32) {
     let near = nearest_on(p, t[0], t[1], t[2]);
     let d = (p - near).length();
@@ -89,7 +89,11 @@ fn tri_bounds(q: &ClosestQuery, p: Vec3, t: [Vec3; 3]) -> (f32, f32) {
         let u = (p - near) / d;
         lower = u.dot(p) - u.dot(t[0]).max(u.dot(t[1])).max(u.dot(t[2]));
     }
-    (lower - q.err, d + q.err)
+    let (ab, ac, bc) = (t[1] - t[0], t[2] - t[0], t[2] - t[1]);
+    let n = ab.cross(ac);
+    let longest = ab.dot(ab).max(ac.dot(ac)).max(bc.dot(bc));
+    let well_shaped = n.dot(n) >= 1e-8 * longest * longest;
+    (lower - q.err, if well_shaped { d + q.err } else { INF })
 }
 
 /// `closest.wgsl::box_lower`.

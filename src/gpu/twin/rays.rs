@@ -89,7 +89,7 @@ fn meet(q: &RayQuery, p: Vec3, e: Vec3, t: [Vec3; 3]) -> Cast {
     let (a, b) = (op.0.abs(), oq.0.abs());
     let lo_t = (a - op.1) / (a + b + op.1 + oq.1);
     let hi_t = (a + op.1) / (a + b - op.1 - oq.1);
-    Cast::SureHit([lo_t * (1.0 - 8.0 * U), hi_t * (1.0 + 8.0 * U)])
+    Cast::SureHit([lo_t * (1.0 - 16.0 * U), hi_t * (1.0 + 16.0 * U)])
 }
 
 /// `rays.wgsl::enter`.
