@@ -90,9 +90,9 @@ fn on_segment(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
 }
 
 // The triangle's distance from p within (lower, upper) bounds. A sliver (sin² of its widest
-// angle below 1e-8) gives no upper bound: the CPU's own nearest point on it, in f64, can be
-// off by eps / sin² of its size, more than `err` allows for, so it must not push the CPU's
-// answer out of the candidates; it is still a candidate by its lower bound.
+// angle below 1e-8) gives no upper bound: the CPU's own nearest point on it, in f64, lies on it
+// but can be off by eps / sin of its size (geom::closest, thin triangles), so it must not push
+// the CPU's answer out of the candidates; it is still a candidate by its lower bound.
 fn tri_bounds(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>, c: vec3<f32>) -> vec2<f32> {
     let q = nearest_on(p, a, b, c);
     let d = length(p - q);

@@ -506,3 +506,35 @@ fn nearest_points_next_to_a_sliver_are_on_the_sliver() {
         .unwrap();
     assert_eq!(got, query::closest_points(&points, &posed, f64::INFINITY));
 }
+
+/// A review's counterexample to the first thin-triangle fix: the foot on the plane of a sliver
+/// (sin² 1.5e-24) was 1e-5 off it and its distance 32 % low. The point is now a convex
+/// combination of the corners: the distance is the exact one (6.288164e-6, by the review's
+/// rationals) to within rounding, and never below it.
+#[test]
+fn the_nearest_point_of_a_sliver_is_on_it() {
+    let t = [
+        DVec3::new(
+            -0.05447985204257349,
+            -0.25212969994148104,
+            0.11685945711833941,
+        ),
+        DVec3::new(
+            -0.21959672088101073,
+            0.48787651408690447,
+            -0.5351583515528386,
+        ),
+        DVec3::new(
+            -0.17072755619508892,
+            0.26885900366022253,
+            -0.3421825163493154,
+        ),
+    ];
+    let p = DVec3::new(
+        -0.19810910543185073,
+        0.39159975424358473,
+        -0.45033246077077854,
+    );
+    let d = closest_point_triangle(p, &t).distance(p);
+    assert!((d - 6.288164e-6).abs() < 1e-12, "{d}");
+}

@@ -15,30 +15,47 @@ use std::cmp::Ordering;
 /// (tight for a graze); and it divides `pq` as the orientations of `p` and `q` against the
 /// plane do, each within Shewchuk's error bound (tight for a steep crossing).
 pub fn crossing_bounds(p: DVec3, q: DVec3, tri: &Tri) -> (f64, f64) {
-    let dir = q - p;
-    let l2 = dir.length_squared();
-    let proj = tri.map(|v| (v - p).dot(dir) / l2);
-    let reach = tri.iter().map(|&v| (v - p).length()).fold(0.0, f64::max);
-    // Each projection: a difference, a dot product and a division, within 8 units of its
-    // magnitudes' roundoff.
-    let slack = 8.0 * f64::EPSILON * reach / l2.sqrt() + f64::MIN_POSITIVE;
-    let mut lo = proj[0].min(proj[1]).min(proj[2]) - slack;
-    let mut hi = proj[0].max(proj[1]).max(proj[2]) + slack;
+    let (lo, hi) = projection_bounds(p, q, tri);
     let (op, ep) = orient3d_with_bound(tri[0], tri[1], tri[2], p);
     let (oq, eq) = orient3d_with_bound(tri[0], tri[1], tri[2], q);
     let (a, b) = (op.abs(), oq.abs());
-    if a + b > ep + eq {
-        // The crossing divides pq as |op| : |oq|; the quotients' own rounding, 4 units.
-        let round = 1.0 + 4.0 * f64::EPSILON;
-        lo = lo.max((a - ep).max(0.0) / (a + b + ep + eq) / round);
-        hi = hi.min((a + ep) / (a + b - ep - eq) * round);
+    if !(a + b > ep + eq && (a + b + ep + eq).is_finite()) {
+        return (lo, hi);
     }
-    (lo, hi)
+    // The crossing divides pq as |op| : |oq|; the quotients' own rounding, 4 units.
+    let round = 1.0 + 4.0 * f64::EPSILON;
+    let lo_o = (a - ep).max(0.0) / (a + b + ep + eq) / round;
+    let hi_o = (a + ep) / (a + b - ep - eq) * round;
+    (lo.max(lo_o), hi.min(hi_o))
 }
 
-/// Shewchuk's `orient3d` in f64 and its error bound (his `o3derrboundA` times the permanent):
-/// the exact determinant lies within `bound` of the value. Not for inputs whose products
-/// overflow or underflow; callers fall back on exact comparison where bounds are not finite.
+/// The corners' projections on `pq`, as fractions of it, widened by their rounding: the
+/// crossing is a point of the triangle, so it lies between them. Along the unit direction, so
+/// nothing squares out of range; `(-inf, inf)` where a value is still not finite.
+fn projection_bounds(p: DVec3, q: DVec3, tri: &Tri) -> (f64, f64) {
+    let len = super::length(q - p);
+    let unit = (q - p) / len;
+    let proj = tri.map(|v| (v - p).dot(unit) / len);
+    let reach = tri
+        .iter()
+        .map(|&v| super::length(v - p))
+        .fold(0.0, f64::max);
+    // Each projection: a difference, a unit vector, a dot product and a division, within 16
+    // units of its magnitudes' roundoff; underflow within a few of the smallest normal.
+    let slack = 16.0 * f64::EPSILON * reach / len + 4.0 * f64::MIN_POSITIVE / len;
+    let lo = proj[0].min(proj[1]).min(proj[2]) - slack;
+    let hi = proj[0].max(proj[1]).max(proj[2]) + slack;
+    if proj.iter().all(|x| x.is_finite()) && slack.is_finite() && len > 0.0 {
+        (lo, hi)
+    } else {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    }
+}
+
+/// Shewchuk's `orient3d` in f64 and its error bound (his `o3derrboundA` times the permanent,
+/// plus what underflow can lose: Shewchuk's bound assumes none, and products of tiny
+/// differences go subnormal): the exact determinant lies within `bound` of the value. An
+/// overflow gives a bound that is not finite, which callers take as no bound.
 pub fn orient3d_with_bound(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> (f64, f64) {
     let (ad, bd, cd) = (a - d, b - d, c - d);
     let (bdxcdy, cdxbdy) = (bd.x * cd.y, cd.x * bd.y);
@@ -49,7 +66,10 @@ pub fn orient3d_with_bound(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> (f64, f64)
         + (cdxady.abs() + adxcdy.abs()) * bd.z.abs()
         + (adxbdy.abs() + bdxady.abs()) * cd.z.abs();
     let eps = f64::EPSILON / 2.0;
-    (det, (7.0 + 56.0 * eps) * eps * permanent)
+    (
+        det,
+        (7.0 + 56.0 * eps) * eps * permanent + 64.0 * f64::MIN_POSITIVE,
+    )
 }
 
 /// Which of the planes of `a` and `b` segment `pq` crosses first (both crossed, each triangle
@@ -95,7 +115,12 @@ impl Integers {
             .unwrap_or(0);
         let v = parts
             .iter()
-            .map(|p| p.map(|(m, e)| BigInt::from(m) << ((e - low) as usize)))
+            .map(|p| {
+                p.map(|(m, e)| match m {
+                    0 => BigInt::ZERO,
+                    _ => BigInt::from(m) << ((e - low) as usize),
+                })
+            })
             .collect();
         Integers { v }
     }
@@ -164,5 +189,76 @@ mod tests {
         // The bounds hold the exact places (0.1, 0.2) and are tight.
         let (lo, hi) = crossing_bounds(p, q, &wall(1.0));
         assert!(lo <= 0.1 && 0.1 <= hi && hi - lo < 1e-12, "{lo} {hi}");
+    }
+
+    /// A review's cases at the ends of f64's range: a segment 3e154 long (its length squared
+    /// overflowed and the bounds collapsed to 0, so a triangle 3e153 away won), and coordinates
+    /// near 1e-106 (the orientations' products went subnormal, below Shewchuk's bound).
+    #[test]
+    fn bounds_hold_at_the_ends_of_the_range() {
+        let (p, q) = (DVec3::ZERO, DVec3::new(3.13e154, 0.0, 0.0));
+        let wall = |x: f64, s: f64| -> Tri {
+            [
+                DVec3::new(x, -s, -s),
+                DVec3::new(x, 2.0 * s, -s),
+                DVec3::new(x, -s, 2.0 * s),
+            ]
+        };
+        for (x, s) in [(1.0, 1.0), (3e153, 3e153)] {
+            let (lo, hi) = crossing_bounds(p, q, &wall(x, s));
+            let exact = x / 3.13e154;
+            assert!(lo <= exact && exact <= hi, "{x}: {lo} {hi} {exact}");
+        }
+        let v = |x: [f64; 3]| DVec3::from_array(x);
+        let p = v([
+            3.9551643692268333e-106,
+            -2.110887525768341e-107,
+            1.3069851234871873e-106,
+        ]);
+        let q = v([
+            6.25697335817593e-106,
+            -3.84603877230111e-107,
+            1.132632420461532e-106,
+        ]);
+        let a = [
+            v([
+                5.038306581573302e-106,
+                -8.010728337463745e-106,
+                -1.4671765088990803e-106,
+            ]),
+            v([
+                3.8435071092202037e-106,
+                1.9092929239715424e-106,
+                -2.3901296496650085e-106,
+            ]),
+            v([
+                3.7642246198531853e-106,
+                -1.7835388886959656e-106,
+                1.2644988539381549e-105,
+            ]),
+        ];
+        let b = [
+            v([
+                3.974280783651674e-106,
+                -1.3080452628505039e-105,
+                -1.3080452628505039e-105,
+            ]),
+            v([
+                3.974280783651674e-106,
+                2.6160905257010078e-105,
+                -1.3080452628505039e-105,
+            ]),
+            v([
+                3.974280783651674e-106,
+                -1.3080452628505039e-105,
+                2.6160905257010078e-105,
+            ]),
+        ];
+        // A is crossed first (exactly 0.0083049442 against 0.0083049525): its bounds must let
+        // it be, and the exact comparison says so.
+        let (la, _) = crossing_bounds(p, q, &a);
+        let (_, hb) = crossing_bounds(p, q, &b);
+        assert!(la <= hb, "{la} {hb}");
+        assert_eq!(crossing_order(p, q, &a, &b), Ordering::Less);
     }
 }

@@ -126,9 +126,19 @@ fn nearest(o: DVec3, q: DVec3, m: &Posed, found: &[(Feature, u32)]) -> Option<u3
     contenders.sort_by_key(|x| x.0);
     contenders
         .into_iter()
-        .reduce(|best, x| match crossing_order(o, q, &x.1, &best.1) {
-            Ordering::Less => x,
-            _ => best, // ties keep the smaller index, met first
+        .reduce(|best, x| {
+            // Exactly only where the bounds do not already tell.
+            let order = if x.2 .1 < best.2 .0 {
+                Ordering::Less
+            } else if x.2 .0 > best.2 .1 {
+                Ordering::Greater
+            } else {
+                crossing_order(o, q, &x.1, &best.1)
+            };
+            match order {
+                Ordering::Less => x,
+                _ => best, // ties keep the smaller index, met first
+            }
         })
         .map(|x| x.0)
 }
