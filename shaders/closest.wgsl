@@ -203,8 +203,8 @@ fn search(i: u32, hint: u32) -> u32 {
             sure = false;
             break;
         }
-        let a = n + 1u;
-        let b = node.index;
+        let a = node.index;
+        let b = node.index + 1u;
         let la = box_lower(p, bvh[a]);
         let lb = box_lower(p, bvh[b]);
         // The nearer on top, so it is taken first.

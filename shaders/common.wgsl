@@ -15,7 +15,7 @@ struct TriRecord {
 // A node of the hierarchy rays and nearest points walk (bvh.rs): binary, depth-first.
 struct BvhNode {
     min: vec3<f32>,
-    index: u32,                       // inner: the second child; leaf: its first slot
+    index: u32,                       // inner: its first child (the second is next); leaf: its first slot
     max: vec3<f32>,
     count: u32,                       // a leaf's triangles; 0 for an inner node
 }

@@ -227,8 +227,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             sure = false;
             break;
         }
-        let a = n + 1u;
-        let b = node.index;
+        let a = node.index;
+        let b = node.index + 1u;
         let ea = enter(p, dir, inv, bvh[a]);
         let eb = enter(p, dir, inv, bvh[b]);
         // The nearer on top, so it is taken first.

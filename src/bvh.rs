@@ -6,7 +6,8 @@
 //! surface area heuristic over binned centroids (Wald, "On fast construction of SAH-based
 //! bounding volume hierarchies", 2007), with leaves of at most [`LEAF_MAX`] triangles.
 //!
-//! Flat, depth-first: a node's first child is the next node, its second is at `index`. A leaf's
+//! Flat, depth-first, the root first: an inner node's two children are side by side at `index`
+//! and `index + 1` (a walk reads both, in one cache line or two adjacent ones). A leaf's
 //! triangles are `tris[index .. index + count]` ("slots"). Boxes are in the mesh's own
 //! coordinates, in `f32`: the vertices are `f32`, so a box of them is exact.
 
@@ -27,12 +28,12 @@ const BINS: usize = 16;
 /// Subtrees of this many triangles and more are built on rayon's threads.
 const PARALLEL_BUILD: usize = 16_384;
 
-/// One node: its box, and either its second child (an inner node, `count == 0`) or its slots.
+/// One node: its box, and either its children (an inner node, `count == 0`) or its slots.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct BvhNode {
     pub min: [f32; 3],
-    /// Inner node: the second child's index (the first is the next node). Leaf: its first slot.
+    /// Inner node: its first child (the second is the next node). Leaf: its first slot.
     pub index: u32,
     pub max: [f32; 3],
     /// A leaf's triangles (1 to [`LEAF_MAX`]); 0 for an inner node.
@@ -111,7 +112,8 @@ impl Bvh {
             if node.is_leaf() {
                 1
             } else {
-                1 + below(nodes, n + 1).max(below(nodes, node.index as usize))
+                let c = node.index as usize;
+                1 + below(nodes, c).max(below(nodes, c + 1))
             }
         }
         if self.nodes.is_empty() {
@@ -122,55 +124,61 @@ impl Bvh {
     }
 }
 
-/// The nodes of the subtree over `items` (whose first slot is `first`), indices relative to its
-/// root.
+/// The nodes of the subtree over `items` (whose first slot is `first`), its root first,
+/// indices relative to it.
 fn subtree(items: &mut [Item], first: usize, level: usize) -> Vec<BvhNode> {
     let mut out = Vec::with_capacity(items.len());
-    grow(items, first, level, &mut out);
+    out.push(BvhNode::zeroed());
+    grow(items, first, level, &mut out, 0);
     out
 }
 
-/// Append the subtree over `items` to `out`, depth-first; large halves are built in parallel
-/// and their nodes moved in, their second-child indices shifted by where they land.
-fn grow(items: &mut [Item], first: usize, level: usize, out: &mut Vec<BvhNode>) {
+/// Fill `out[me]` with the node over `items` and append its subtree, depth-first, each node's
+/// two children side by side (one cache line between them: a walk reads both). Large halves
+/// are built in parallel and their nodes moved in, their indices shifted by where they land.
+fn grow(items: &mut [Item], first: usize, level: usize, out: &mut Vec<BvhNode>, me: usize) {
     let bounds = items.iter().fold(Aabb::EMPTY, |b, it| Aabb {
         min: b.min.min(it.lo),
         max: b.max.max(it.hi),
     });
-    let me = out.len();
-    out.push(node(&bounds, first as u32, items.len() as u32));
+    out[me] = node(&bounds, first as u32, items.len() as u32);
     let Some(mid) = split(items, &bounds, level) else {
         return;
     };
+    let children = out.len();
+    out.extend([BvhNode::zeroed(); 2]);
+    out[me].index = children as u32;
+    out[me].count = 0;
     let (left, right) = items.split_at_mut(mid);
-    let second = if left.len() + right.len() >= PARALLEL_BUILD {
+    if left.len() + right.len() >= PARALLEL_BUILD {
         let (l, r) = rayon::join(
             || subtree(left, first, level + 1),
             || subtree(right, first + mid, level + 1),
         );
-        append(out, l);
-        let second = out.len();
-        append(out, r);
-        second
+        place(out, l, children);
+        place(out, r, children + 1);
     } else {
-        grow(left, first, level + 1, out);
-        let second = out.len();
-        grow(right, first + mid, level + 1, out);
-        second
-    };
-    out[me].index = second as u32;
-    out[me].count = 0;
+        grow(left, first, level + 1, out, children);
+        grow(right, first + mid, level + 1, out, children + 1);
+    }
 }
 
-/// Move a subtree's nodes to the end of `out`, its inner nodes' second children shifted.
-fn append(out: &mut Vec<BvhNode>, nodes: Vec<BvhNode>) {
+/// Put a subtree built apart into `out`: its root at `at`, the rest appended, every inner
+/// node's index shifted to where its children land.
+fn place(out: &mut Vec<BvhNode>, nodes: Vec<BvhNode>, at: usize) {
+    // Node j > 0 of the subtree lands at base + j - 1.
     let base = out.len() as u32;
-    out.extend(nodes.into_iter().map(|mut n| {
+    let shift = |mut n: BvhNode| {
         if !n.is_leaf() {
-            n.index += base;
+            n.index = base + n.index - 1;
         }
         n
-    }));
+    };
+    let mut nodes = nodes.into_iter();
+    if let Some(root) = nodes.next() {
+        out[at] = shift(root);
+    }
+    out.extend(nodes.map(shift));
 }
 
 /// A node over `bounds`, as a leaf of `count` slots from `first` (made inner by the caller).
@@ -313,9 +321,10 @@ mod tests {
                     assert!(within(&tb, &b));
                 }
             } else {
-                assert!(n.index as usize > i + 1 && (n.index as usize) < bvh.nodes.len());
-                assert!(within(&bvh.nodes[i + 1].aabb(), &b));
-                assert!(within(&bvh.nodes[n.index as usize].aabb(), &b));
+                let c = n.index as usize;
+                assert!(c > i && c + 1 < bvh.nodes.len());
+                assert!(within(&bvh.nodes[c].aabb(), &b));
+                assert!(within(&bvh.nodes[c + 1].aabb(), &b));
             }
         }
         assert!(bvh.depth() <= STACK);

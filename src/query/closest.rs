@@ -109,7 +109,7 @@ fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
             }
             continue;
         }
-        let (a, b) = (n + 1, node.index as usize);
+        let (a, b) = (node.index as usize, node.index as usize + 1);
         let (da, db) = (reach(a), reach(b));
         // The nearer last, so it is taken first.
         let (near, far) = if da <= db {

@@ -176,7 +176,7 @@ fn walk_segment(
             bound = bound.min(visit(node.slots()));
             continue;
         }
-        let (a, b) = (n + 1, node.index as usize);
+        let (a, b) = (node.index as usize, node.index as usize + 1);
         match (entry(a), entry(b)) {
             (Some(ea), Some(eb)) => {
                 // The nearer last, so it is taken first.

@@ -192,7 +192,7 @@ fn search(
             sure = false;
             break;
         }
-        let (a, b) = (n + 1, node.index);
+        let (a, b) = (node.index, node.index + 1);
         let (la, lb) = (
             box_lower(q, p, &bvh[a as usize]),
             box_lower(q, p, &bvh[b as usize]),

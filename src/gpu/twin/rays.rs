@@ -197,7 +197,7 @@ fn ray(
             sure = false;
             break;
         }
-        let (a, b) = (n + 1, node.index);
+        let (a, b) = (node.index, node.index + 1);
         let (ea, eb) = (
             enter(q, p, dir, inv, &bvh[a as usize]),
             enter(q, p, dir, inv, &bvh[b as usize]),
