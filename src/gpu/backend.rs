@@ -80,9 +80,9 @@ pub(super) struct Stages {
     pub cull_pairs: CullPairs,
     pub narrow: narrow::NarrowStage,
     pub nearest: Nearest,
-    pub winding: super::stages::winding::WindingStage,
-    pub rays: super::stages::rays::RaysStage,
-    pub closest: super::stages::closest::ClosestStage,
+    pub winding: super::stages::OneEntry,
+    pub rays: super::stages::OneEntry,
+    pub closest: super::stages::OneEntry,
 }
 
 /// The work buffers every round reuses, sized for the backend's capacity.
@@ -265,9 +265,9 @@ impl GpuBackend {
             cull_pairs: CullPairs::new(&ctx)?,
             narrow: narrow::NarrowStage::new(&ctx)?,
             nearest: Nearest::new(&ctx, leaf_walkers(&ctx), steps.nearest)?,
-            winding: super::stages::winding::WindingStage::new(&ctx)?,
-            rays: super::stages::rays::RaysStage::new(&ctx)?,
-            closest: super::stages::closest::ClosestStage::new(&ctx)?,
+            winding: super::stages::OneEntry::new(&ctx, &super::stages::winding::STAGE)?,
+            rays: super::stages::OneEntry::new(&ctx, &super::stages::rays::STAGE)?,
+            closest: super::stages::OneEntry::new(&ctx, &super::stages::closest::STAGE)?,
         };
         Ok(GpuBackend {
             id: next_id(),

@@ -154,7 +154,7 @@ impl GpuBackend {
             let threads = q.points.div_ceil(POINTS_PER_THREAD as u32);
             self.stages
                 .closest
-                .encode(&self.ctx, &mut pass, buffers, threads);
+                .encode(&self.ctx, &mut pass, &buffers, threads);
         }
         self.ctx.read_via(enc, &out, n, None)
     }
@@ -166,20 +166,8 @@ impl GpuBackend {
 /// at most twice that (`delta` bounds a corner's displacement and a point's together), and
 /// the f32 evaluation adds a few units of the frame's scale.
 fn query(m: &Posed, gm: &GpuMesh, points: &[DVec3], local: &[[f32; 4]]) -> Option<ClosestQuery> {
-    let far = local
-        .iter()
-        .flat_map(|p| p[..3].iter())
-        .fold(0.0f64, |a, &x| a.max((x as f64).abs()));
-    let scale = far + gm.radius;
-    let world = points
-        .iter()
-        .fold(m.frame_magnitude(), |a, p| a.max(p.abs().max_element()));
-    if !(scale < 1e30 && world.is_finite()) {
-        return None;
-    }
-    let delta = scale * 2f64.powi(-19)
-        + 64.0 * f64::EPSILON * world
-        + m.pose.unapply_error(scale + gm.center.abs().max_element());
+    let (scale, world) = gm.batch_scale(m, points, local)?;
+    let delta = gm.delta(m, scale, world);
     // WGSL's sqrt (by inverseSqrt) and division may each be off by a few ulp: 32 units of
     // the frame's scale for the evaluation.
     let err = (2.0 * delta + 32.0 * 2f64.powi(-24) * scale) * (1.0 + 1e-6);

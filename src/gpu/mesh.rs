@@ -141,6 +141,40 @@ pub struct GpuMesh {
     pub(crate) bvh: std::sync::Mutex<Option<std::sync::Arc<super::hierarchy::GpuBvh>>>,
 }
 
+impl GpuMesh {
+    /// How far a point or a corner may lie, in this mesh's record frame, from where the CPU's
+    /// f64 geometry puts it, for coordinates up to `scale` in the frame and `world` in world
+    /// coordinates: rounding to f32 (2^-24 of the scale, with room: 2^-19), the CPU's posed
+    /// f64 coordinates (an ulp of the world's magnitude, with room), and `Rᵀ` taken for the
+    /// inverse of a rotation a little off orthonormal. The batch stages' one tolerance.
+    pub(crate) fn delta(&self, m: &crate::query::Posed, scale: f64, world: f64) -> f64 {
+        scale * 2f64.powi(-19)
+            + 64.0 * f64::EPSILON * world
+            + m.pose
+                .unapply_error(scale.max(world) + self.center.abs().max_element())
+    }
+
+    /// For a batch of points (`points` in the world, `local` in the record frame): the
+    /// frame's scale (the farthest point or vertex) and the world's magnitude, or `None` where
+    /// f32 cannot hold them.
+    pub(crate) fn batch_scale(
+        &self,
+        m: &crate::query::Posed,
+        points: &[DVec3],
+        local: &[[f32; 4]],
+    ) -> Option<(f64, f64)> {
+        let far = local
+            .iter()
+            .flat_map(|p| p[..3].iter())
+            .fold(0.0f64, |a, &x| a.max((x as f64).abs()));
+        let scale = far + self.radius;
+        let world = points
+            .iter()
+            .fold(m.frame_magnitude(), |a, p| a.max(p.abs().max_element()));
+        (scale < 1e30 && world.is_finite()).then_some((scale, world))
+    }
+}
+
 /// Most triangles whose records (and octree) fit one storage binding of this adapter.
 pub fn part_limit(ctx: &GpuContext) -> usize {
     let per_tri = std::mem::size_of::<TriRecord>() as u64;

@@ -202,7 +202,7 @@ impl GpuBackend {
             let buffers = [&uniform, &bvh.nodes, &bvh.corners, &rays, &first, &all];
             self.stages
                 .rays
-                .encode(&self.ctx, &mut pass, buffers, q.rays);
+                .encode(&self.ctx, &mut pass, &buffers, q.rays);
         }
         Ok(match every {
             true => (Vec::new(), self.ctx.read_via(enc, &all, n_all, None)?),
@@ -277,9 +277,7 @@ fn query(
     if !(scale < 1e12 && world < 1e300) {
         return None;
     }
-    let delta = scale * 2f64.powi(-19)
-        + 64.0 * f64::EPSILON * world
-        + m.pose.unapply_error(world + gm.center.abs().max_element());
+    let delta = gm.delta(m, scale, world);
     Some(RayQuery {
         rays: rays.len() as u32,
         delta: delta as f32,

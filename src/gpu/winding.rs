@@ -132,7 +132,7 @@ impl GpuBackend {
                 let buffers = [qb, &part.tris, &part.nodes, &pts, &capb, &out];
                 self.stages
                     .winding
-                    .encode(&self.ctx, &mut pass, buffers, points.len() as u32);
+                    .encode(&self.ctx, &mut pass, &buffers, points.len() as u32);
             }
         }
         self.ctx.read_via(enc, &out, points.len(), None)
@@ -167,20 +167,8 @@ fn cap_corners(m: &Posed, gm: &GpuMesh) -> Vec<[f32; 4]> {
 /// the frame's scale each, the caps' apexes likewise), and the CPU's posed f64 coordinates
 /// (an ulp of the world's magnitude), each with room.
 fn query(m: &Posed, gm: &GpuMesh, points: &[DVec3], local: &[[f32; 4]]) -> Option<WindingQuery> {
-    let far = local
-        .iter()
-        .flat_map(|p| p[..3].iter())
-        .fold(0.0f64, |a, &x| a.max((x as f64).abs()));
-    let scale = far + gm.radius;
-    let world = points
-        .iter()
-        .fold(m.frame_magnitude(), |a, p| a.max(p.abs().max_element()));
-    if !(scale < 1e30 && world.is_finite()) {
-        return None;
-    }
-    let delta = scale * 2f64.powi(-19)
-        + 64.0 * f64::EPSILON * world
-        + m.pose.unapply_error(scale + gm.center.abs().max_element());
+    let (scale, world) = gm.batch_scale(m, points, local)?;
+    let delta = gm.delta(m, scale, world);
     let dir = glam::Vec3::from(DIR).normalize();
     Some(WindingQuery {
         dir: [dir.x, dir.y, dir.z, (4.0 * scale + 1.0) as f32],

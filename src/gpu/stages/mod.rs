@@ -71,6 +71,41 @@ pub const STAGES: &[Stage] = &[
     closest::STAGE,
 ];
 
+/// A stage of one entry point, `main`, over one bind group: the batch stages (`winding`,
+/// `rays`, `closest`), which differ only in their table rows.
+pub struct OneEntry {
+    stage: &'static Stage,
+    layout: wgpu::BindGroupLayout,
+    main: wgpu::ComputePipeline,
+}
+
+impl OneEntry {
+    pub fn new(ctx: &GpuContext, stage: &'static Stage) -> crate::error::Result<OneEntry> {
+        let bindings = stage.entries[0].bindings;
+        let layout = layout(ctx, stage.name, bindings);
+        let module = ctx.shader_module(stage.name, stage.source)?;
+        Ok(OneEntry {
+            stage,
+            main: ctx.compute_pipeline(stage.name, &module, "main", &layout)?,
+            layout,
+        })
+    }
+
+    /// `main` on `threads` threads; `buffers` in the order of the stage's bindings.
+    pub fn encode(
+        &self,
+        ctx: &GpuContext,
+        pass: &mut wgpu::ComputePass,
+        buffers: &[&wgpu::Buffer],
+        threads: u32,
+    ) {
+        let group = bind(ctx, &self.layout, self.stage.entries[0].bindings, buffers);
+        pass.set_bind_group(0, &group, &[]);
+        pass.set_pipeline(&self.main);
+        dispatch(pass, threads);
+    }
+}
+
 /// The bind-group layout of `bindings`, each with its minimum size.
 pub(crate) fn layout(ctx: &GpuContext, label: &str, bindings: &[Binding]) -> wgpu::BindGroupLayout {
     let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings

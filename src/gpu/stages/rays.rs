@@ -1,9 +1,7 @@
 //! `shaders/rays.wgsl`: for each ray, the triangle it certainly meets first, or unsure. Twin:
 //! [`crate::gpu::twin::rays`].
 
-use super::{bind, binding, dispatch, layout, Access::*, Binding, Entry, Stage};
-use crate::error::Result;
-use crate::gpu::context::GpuContext;
+use super::{binding, Access::*, Binding, Entry, Stage};
 use crate::gpu::layout::{BvhNode, RayOut, RayQuery, SlotsOut};
 use crate::gpu::shaders;
 
@@ -25,33 +23,3 @@ pub const STAGE: Stage = Stage {
     }],
     twin: "gpu::twin::rays",
 };
-
-pub struct RaysStage {
-    layout: wgpu::BindGroupLayout,
-    main: wgpu::ComputePipeline,
-}
-
-impl RaysStage {
-    pub fn new(ctx: &GpuContext) -> Result<RaysStage> {
-        let layout = layout(ctx, STAGE.name, BINDINGS);
-        let module = ctx.shader_module(STAGE.name, STAGE.source)?;
-        Ok(RaysStage {
-            main: ctx.compute_pipeline(STAGE.name, &module, "main", &layout)?,
-            layout,
-        })
-    }
-
-    /// `main` over `rays` rays; `buffers` in [`BINDINGS`] order.
-    pub fn encode(
-        &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass,
-        buffers: [&wgpu::Buffer; 6],
-        rays: u32,
-    ) {
-        let group = bind(ctx, &self.layout, BINDINGS, &buffers);
-        pass.set_bind_group(0, &group, &[]);
-        pass.set_pipeline(&self.main);
-        dispatch(pass, rays);
-    }
-}

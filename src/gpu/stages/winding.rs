@@ -1,9 +1,7 @@
 //! `shaders/winding.wgsl`: for each point, the signed crossings of a ray with one part of a
 //! mesh and with its caps, or unsure. Twin: [`crate::gpu::twin::winding`].
 
-use super::{bind, binding, dispatch, layout, Access::*, Binding, Entry, Stage};
-use crate::error::Result;
-use crate::gpu::context::GpuContext;
+use super::{binding, Access::*, Binding, Entry, Stage};
 use crate::gpu::layout::{OctreeNode, TriRecord, WindingOut, WindingQuery};
 use crate::gpu::shaders;
 
@@ -25,33 +23,3 @@ pub const STAGE: Stage = Stage {
     }],
     twin: "gpu::twin::winding",
 };
-
-pub struct WindingStage {
-    layout: wgpu::BindGroupLayout,
-    main: wgpu::ComputePipeline,
-}
-
-impl WindingStage {
-    pub fn new(ctx: &GpuContext) -> Result<WindingStage> {
-        let layout = layout(ctx, STAGE.name, BINDINGS);
-        let module = ctx.shader_module(STAGE.name, STAGE.source)?;
-        Ok(WindingStage {
-            main: ctx.compute_pipeline(STAGE.name, &module, "main", &layout)?,
-            layout,
-        })
-    }
-
-    /// `main` over `points` points; `buffers` in [`BINDINGS`] order.
-    pub fn encode(
-        &self,
-        ctx: &GpuContext,
-        pass: &mut wgpu::ComputePass,
-        buffers: [&wgpu::Buffer; 6],
-        points: u32,
-    ) {
-        let group = bind(ctx, &self.layout, BINDINGS, &buffers);
-        pass.set_bind_group(0, &group, &[]);
-        pass.set_pipeline(&self.main);
-        dispatch(pass, points);
-    }
-}
