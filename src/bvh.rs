@@ -64,6 +64,8 @@ impl BvhNode {
 pub struct Bvh {
     pub nodes: Vec<BvhNode>,
     pub tris: Vec<u32>,
+    /// Levels, counted once when built (every GPU batch checks it against its stack).
+    depth: usize,
 }
 
 /// A triangle being placed: its box and index.
@@ -100,6 +102,7 @@ impl Bvh {
             .collect();
         let nodes = subtree(&mut items, 0, 0);
         Bvh {
+            depth: levels(&nodes),
             nodes,
             tris: items.iter().map(|it| it.tri).collect(),
         }
@@ -107,20 +110,25 @@ impl Bvh {
 
     /// The number of levels (the root's included).
     pub fn depth(&self) -> usize {
-        fn below(nodes: &[BvhNode], n: usize) -> usize {
-            let node = &nodes[n];
-            if node.is_leaf() {
-                1
-            } else {
-                let c = node.index as usize;
-                1 + below(nodes, c).max(below(nodes, c + 1))
-            }
-        }
-        if self.nodes.is_empty() {
-            0
+        self.depth
+    }
+}
+
+/// The levels of the tree `nodes` (0 when empty).
+fn levels(nodes: &[BvhNode]) -> usize {
+    fn below(nodes: &[BvhNode], n: usize) -> usize {
+        let node = &nodes[n];
+        if node.is_leaf() {
+            1
         } else {
-            below(&self.nodes, 0)
+            let c = node.index as usize;
+            1 + below(nodes, c).max(below(nodes, c + 1))
         }
+    }
+    if nodes.is_empty() {
+        0
+    } else {
+        below(nodes, 0)
     }
 }
 

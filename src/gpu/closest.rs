@@ -4,7 +4,7 @@
 //! ([`crate::query::closest::closest_among`]) and answers the unsure points on the CPU: the
 //! answers equal the CPU's to the bit.
 
-use super::layout::{ClosestQuery, SlotsOut};
+use super::layout::{row, ClosestQuery, SlotsOut};
 use super::twin::closest::POINTS_PER_THREAD;
 use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
@@ -90,20 +90,11 @@ impl GpuBackend {
         let order = morton_order(points);
         let local: Vec<[f32; 4]> = order
             .par_iter()
-            .map(|&i| {
-                let l = m.pose.unapply(points[i]) - gm.center;
-                [l.x as f32, l.y as f32, l.z as f32, 0.0]
-            })
+            .map(|&i| row(m.pose.unapply(points[i]) - gm.center))
             .collect();
         let (query, out) = match query(m, gm, points, &local) {
             Some(q) => (Some(q), self.closest_batch(m, gm, q, &local)?),
-            None => {
-                let unsure = SlotsOut {
-                    unsure: 1,
-                    ..Default::default()
-                };
-                (None, vec![unsure; points.len()])
-            }
+            None => (None, vec![SlotsOut::UNSURE; points.len()]),
         };
         Ok(ClosestRun {
             query,
@@ -135,13 +126,7 @@ impl GpuBackend {
         let uniform = init("closest query", bytemuck::bytes_of(&q), U::UNIFORM);
         let points = init("closest points", bytemuck::cast_slice(local), U::STORAGE);
         // Unsure until the shader says otherwise: a point a cut-short loop never reached.
-        let zeros = vec![
-            SlotsOut {
-                unsure: 1,
-                ..Default::default()
-            };
-            n
-        ];
+        let zeros = vec![SlotsOut::UNSURE; n];
         let out = init(
             "closest out",
             bytemuck::cast_slice(&zeros),

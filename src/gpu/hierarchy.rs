@@ -2,10 +2,10 @@
 //! triangles' corners in slot order, in the record frame, uploaded by the first batch that
 //! needs them and kept with the mesh.
 
-use super::layout::BvhNode;
+use super::layout::{row, BvhNode};
+use super::mesh::record_bounds;
 use super::{GpuBackend, GpuMesh};
 use crate::error::{Error, Result};
-use crate::octree::{down, up};
 use crate::query::Posed;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -27,23 +27,14 @@ pub fn bvh_arrays(m: &Posed, gm: &GpuMesh) -> (Vec<BvhNode>, Vec<[f32; 4]>) {
         .nodes
         .par_iter()
         .map(|n| {
-            let b = n.aabb();
-            BvhNode {
-                min: (b.min - center).to_array().map(down),
-                max: (b.max - center).to_array().map(up),
-                ..*n
-            }
+            let (min, max) = record_bounds(&n.aabb(), center);
+            BvhNode { min, max, ..*n }
         })
         .collect();
     let corners = bvh
         .tris
         .par_iter()
-        .flat_map_iter(|&t| {
-            prep.mesh.triangle(t as usize).map(|v| {
-                let l = v - center;
-                [l.x as f32, l.y as f32, l.z as f32, 0.0]
-            })
-        })
+        .flat_map_iter(|&t| prep.mesh.triangle(t as usize).map(|v| row(v - center)))
         .collect();
     (nodes, corners)
 }

@@ -101,6 +101,11 @@ pub struct DispatchArgs {
     pub z: u32,
 }
 
+/// A point of the record frame as the shaders read it: a `vec4<f32>` row, `w` unused.
+pub fn row(v: glam::DVec3) -> [f32; 4] {
+    [v.x as f32, v.y as f32, v.z as f32, 0.0]
+}
+
 /// A leaf pair of `cull_leaves.wgsl`'s list: A's triangle positions `[start, count]`, then B's
 /// leaf's `[tri_start, tri_count]`. WGSL: `vec4<u32>`.
 pub type LeafPair = [u32; 4];
@@ -176,6 +181,14 @@ pub struct RayOut {
     pub unsure: u32,
 }
 
+impl RayOut {
+    /// What a ray's answer is until the shader says otherwise (and where it could not run).
+    pub const UNSURE: RayOut = RayOut {
+        slot: NO_HIT,
+        unsure: 1,
+    };
+}
+
 /// Slots a [`SlotsOut`] holds (`CANDIDATES` in `common.wgsl`).
 pub const CANDIDATES: usize = 8;
 
@@ -203,4 +216,13 @@ pub struct SlotsOut {
     pub count: u32,
     pub unsure: u32,
     pub slots: [u32; CANDIDATES],
+}
+
+impl SlotsOut {
+    /// What an answer is until the shader says otherwise (and where it could not run).
+    pub const UNSURE: SlotsOut = SlotsOut {
+        count: 0,
+        unsure: 1,
+        slots: [0; CANDIDATES],
+    };
 }

@@ -99,12 +99,8 @@ fn part(m: &Mesh, ids: Vec<u32>, whole: Option<&Octree>, center: DVec3) -> HostP
         .nodes
         .par_iter()
         .map(|n| {
-            let b = n.aabb();
-            OctreeNode {
-                min: (b.min - center).to_array().map(down),
-                max: (b.max - center).to_array().map(up),
-                ..*n
-            }
+            let (min, max) = record_bounds(&n.aabb(), center);
+            OctreeNode { min, max, ..*n }
         })
         .collect();
     let vidx = ids.iter().flat_map(|&i| m.triangles[i as usize]).collect();
@@ -117,6 +113,15 @@ fn part(m: &Mesh, ids: Vec<u32>, whole: Option<&Octree>, center: DVec3) -> HostP
         vidx,
         bounds,
     }
+}
+
+/// A node's box in the record frame (`center` taken off), rounded outward to f32: what the
+/// shaders cull by, for both trees.
+pub(crate) fn record_bounds(b: &Aabb, center: DVec3) -> ([f32; 3], [f32; 3]) {
+    (
+        (b.min - center).to_array().map(down),
+        (b.max - center).to_array().map(up),
+    )
 }
 
 /// One part on the GPU.

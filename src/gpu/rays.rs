@@ -5,7 +5,7 @@
 //! the answers equal the CPU's to the bit. Every hit through an edge or a vertex is unsure, so
 //! watertightness is the CPU's exact predicates'.
 
-use super::layout::{RayOut, RayQuery, SlotsOut, NO_HIT, RAYS_ALL, RAYS_ANY, RAYS_FIRST};
+use super::layout::{row, RayOut, RayQuery, SlotsOut, NO_HIT, RAYS_ALL, RAYS_ANY, RAYS_FIRST};
 use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::ray::segment_aabb;
@@ -108,20 +108,8 @@ impl GpuBackend {
             .collect();
         let Some(query) = query(m, gm, rays, &ends, hits) else {
             // Beyond what f32 holds: every ray on the CPU.
-            let out = vec![
-                RayOut {
-                    slot: NO_HIT,
-                    unsure: 1
-                };
-                rays.len()
-            ];
-            let all = vec![
-                SlotsOut {
-                    unsure: 1,
-                    ..Default::default()
-                };
-                rays.len()
-            ];
+            let out = vec![RayOut::UNSURE; rays.len()];
+            let all = vec![SlotsOut::UNSURE; rays.len()];
             return Ok(RayRun {
                 query: None,
                 ends,
@@ -178,22 +166,14 @@ impl GpuBackend {
         let uniform = init("rays query", bytemuck::bytes_of(&q), U::UNIFORM);
         let rays = init("rays", bytemuck::cast_slice(local), U::STORAGE);
         // Unsure until the shader says otherwise.
-        let unsure = RayOut {
-            slot: NO_HIT,
-            unsure: 1,
-        };
         let first = init(
             "rays out",
-            bytemuck::cast_slice(&vec![unsure; n_first]),
+            bytemuck::cast_slice(&vec![RayOut::UNSURE; n_first]),
             U::STORAGE | U::COPY_SRC,
         );
-        let unsure = SlotsOut {
-            unsure: 1,
-            ..Default::default()
-        };
         let all = init(
             "rays all out",
-            bytemuck::cast_slice(&vec![unsure; n_all]),
+            bytemuck::cast_slice(&vec![SlotsOut::UNSURE; n_all]),
             U::STORAGE | U::COPY_SRC,
         );
         let mut enc = d.create_command_encoder(&Default::default());
@@ -226,7 +206,6 @@ fn clipped_ends(
     // of a face on it (a cube's), where the orientation deciding the hit is in doubt.
     let bx = record_box(m, gm);
     let bx = bx.padded(0.05 * bx.diagonal() + 4.0 * delta);
-    let f = |p: DVec3| [p.x as f32, p.y as f32, p.z as f32, 0.0];
     rays.par_iter()
         .zip(ends)
         .flat_map_iter(|(&(o, _), end)| {
@@ -238,8 +217,8 @@ fn clipped_ends(
                 m.pose.unapply(*q) - gm.center,
             );
             match segment_aabb(pl, ql, &bx) {
-                Some((s0, s1)) => [f(pl + (ql - pl) * s0), f(pl + (ql - pl) * s1)],
-                None => [f(pl), f(pl)],
+                Some((s0, s1)) => [row(pl + (ql - pl) * s0), row(pl + (ql - pl) * s1)],
+                None => [row(pl), row(pl)],
             }
         })
         .collect()

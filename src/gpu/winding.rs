@@ -4,7 +4,7 @@
 //! angles, in f64), and answers the unsure points on the CPU: the values equal the CPU's to
 //! the bit.
 
-use super::layout::{WindingOut, WindingQuery};
+use super::layout::{row, WindingOut, WindingQuery};
 use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::DVec3;
@@ -56,10 +56,7 @@ impl GpuBackend {
         let caps = cap_corners(m, gm);
         let local: Vec<[f32; 4]> = points
             .iter()
-            .map(|&p| {
-                let l = m.pose.unapply(p) - gm.center;
-                [l.x as f32, l.y as f32, l.z as f32, 0.0]
-            })
+            .map(|&p| row(m.pose.unapply(p) - gm.center))
             .collect();
         let query = query(m, gm, points, &local);
         let out = match query {
@@ -144,10 +141,7 @@ impl GpuBackend {
 /// rounded likewise.
 fn cap_corners(m: &Posed, gm: &GpuMesh) -> Vec<[f32; 4]> {
     let caps = m.prep.caps();
-    let f = |v: DVec3| {
-        let l = v - gm.center;
-        [l.x as f32, l.y as f32, l.z as f32, 0.0]
-    };
+    let f = |v: DVec3| row(v - gm.center);
     caps.triangles
         .iter()
         .flat_map(|&(l, u, v)| {
