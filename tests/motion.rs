@@ -58,6 +58,147 @@ fn every_pose_is_answered_as_brute_force_would() {
     assert!(apart > 5 && hit > 5, "{apart} apart, {hit} interfering");
 }
 
+/// The distance part of an answer, less what depends on the search (pairs measured, timings).
+fn measured(s: &query::SolidDistance) -> Option<(f64, u32, u32, DVec3, DVec3)> {
+    match s {
+        query::SolidDistance::Apart { report: r, .. } => {
+            Some((r.distance, r.triangle_a, r.triangle_b, r.point_a, r.point_b))
+        }
+        query::SolidDistance::Interfering(_) => None,
+    }
+}
+
+/// The smallest `(distance², a, b)` over every triangle pair, posed as the queries pose them:
+/// the pair both searches must name, ties included.
+fn brute_closest(pa: &Posed, pb: &Posed) -> (f64, u32, u32) {
+    let (na, nb) = (pa.prep.mesh.triangles.len(), pb.prep.mesh.triangles.len());
+    let mut best = (f64::INFINITY, 0, 0);
+    for i in 0..na as u32 {
+        for j in 0..nb as u32 {
+            let d = tritri::separated_distance(&pa.tri(i), &pb.tri(j)).distance;
+            if (d * d, i, j) < best {
+                best = (d * d, i, j);
+            }
+        }
+    }
+    best
+}
+
+/// Poses search over oriented boxes on one thread each; `check` searches the octrees on all
+/// threads. Different algorithms, one answer: on real meshes every pose's interference, distance,
+/// triangles and points are the same to the bit.
+#[test]
+fn poses_equal_the_octree_search_on_real_meshes() {
+    let load = |f: &str| {
+        PreparedMesh::new(
+            meshclash::mesh::Mesh::load(common::case_path(&format!("meshes/{f}"))).unwrap(),
+        )
+    };
+    let (a, b) = (load("fandisk.stl"), load("bunny_lowres.stl"));
+    let (ba, bb) = (a.octree.nodes[0].aabb(), b.octree.nodes[0].aabb());
+    let reach = ba.diagonal() * 0.3 + bb.diagonal() * 0.3;
+    let mut rnd = common::lcg(11);
+    let poses: Vec<Pose> = (0..40)
+        .map(|_| {
+            let t = DVec3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5) * 2.0 * reach;
+            let r = [rnd() * 360.0, rnd() * 360.0, rnd() * 360.0];
+            Pose::from_euler_degrees(r, ba.center() + t - bb.center())
+        })
+        .collect();
+    let answers = query::poses(&a, Pose::IDENTITY, &b, &poses, None);
+    let mut apart = 0;
+    for (pose, ans) in poses.iter().zip(&answers) {
+        let (pa, pb) = (Posed::new(&a, Pose::IDENTITY), Posed::new(&b, *pose));
+        let octree = query::solid_distance(&pa, &pb);
+        assert_eq!(measured(&ans.solid), measured(&octree), "pose {pose:?}");
+        if let (query::SolidDistance::Interfering(x), query::SolidDistance::Interfering(y)) =
+            (&ans.solid, &octree)
+        {
+            assert_eq!(x, y);
+        }
+        apart += measured(&octree).is_some() as usize;
+    }
+    assert!((10..40).contains(&apart), "{apart} of 40 apart");
+}
+
+/// Exact ties and hostile placements, against brute force over every pair: two boxes whose
+/// faces are parallel (many pairs at the same distance: the smallest indices must win), parts
+/// 1e6 from the origin, a rotation a little off rigid (accepted up to 1e-6), and grid soups
+/// (coplanar faces, shared edges, folded neighbours).
+#[test]
+fn poses_name_the_pair_brute_force_names_ties_included() {
+    let a = boxed([0.0, 0.0, 0.0], [1.0, 1.0, 1.0]);
+    let b = boxed([0.0, 0.0, 0.0], [0.5, 0.5, 0.5]);
+    let far = DVec3::new(1e6, -2e6, 3e6);
+    let skew = |e: f64| {
+        let m = [
+            1.0, e, 0.0, 2.0, -e, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0,
+        ];
+        Pose::from_matrix(&m).unwrap()
+    };
+    let mut cases: Vec<(Pose, Pose)> = vec![
+        (Pose::IDENTITY, at(1.25, 0.25, 0.25)),
+        (Pose::IDENTITY, at(1.5, 0.0, 0.0)),
+        (Pose::IDENTITY, at(0.25, 0.25, 1.125)),
+        (
+            Pose::IDENTITY,
+            Pose::from_euler_degrees([90.0, 0.0, 180.0], DVec3::new(2.0, 0.5, 0.0)),
+        ),
+        (
+            Pose::translation(far),
+            Pose::translation(far + DVec3::new(1.25, 0.25, 0.25)),
+        ),
+        (Pose::IDENTITY, skew(1e-7)),
+    ];
+    let mut rnd = common::lcg(5);
+    for _ in 0..12 {
+        let r = [rnd() * 360.0, rnd() * 360.0, rnd() * 360.0];
+        cases.push((
+            Pose::IDENTITY,
+            Pose::from_euler_degrees(r, DVec3::new(2.0 + rnd(), rnd(), rnd())),
+        ));
+    }
+    for (pose_a, pose_b) in cases {
+        let ans = &query::poses(&a, pose_a, &b, &[pose_b], None)[0];
+        let (pa, pb) = (Posed::new(&a, pose_a), Posed::new(&b, pose_b));
+        let (d2, i, j) = brute_closest(&pa, &pb);
+        let (d, ti, tj, ..) = measured(&ans.solid).expect("apart");
+        assert_eq!((d * d, ti, tj), (d2, i, j), "{pose_a:?} {pose_b:?}");
+    }
+    // Grid soups: not closed, so only surfaces meeting interferes; the rest are apart.
+    let mut apart = 0;
+    for seed in 0..6 {
+        let (sa, sb) = (
+            PreparedMesh::new(common::soup(seed, 0.0)),
+            PreparedMesh::new(common::soup(seed + 100, 0.0)),
+        );
+        let poses: Vec<Pose> = (0..4)
+            .map(|k| {
+                Pose::from_euler_degrees(
+                    [0.0, 0.0, 90.0 * k as f64],
+                    DVec3::new(4.5 + k as f64, 2.0, 0.5),
+                )
+            })
+            .collect();
+        for (pose, ans) in poses
+            .iter()
+            .zip(query::poses(&sa, Pose::IDENTITY, &sb, &poses, None))
+        {
+            let Some((d, ti, tj, ..)) = measured(&ans.solid) else {
+                continue;
+            };
+            let (pa, pb) = (Posed::new(&sa, Pose::IDENTITY), Posed::new(&sb, *pose));
+            assert_eq!(
+                (d * d, ti, tj),
+                brute_closest(&pa, &pb),
+                "soup {seed} {pose:?}"
+            );
+            apart += 1;
+        }
+    }
+    assert!(apart >= 6, "{apart} soup poses apart");
+}
+
 fn at(x: f64, y: f64, z: f64) -> Pose {
     Pose::translation(DVec3::new(x, y, z))
 }

@@ -216,14 +216,19 @@ impl Mesh {
             }
         }
         // Per vertex: its body (u32::MAX for a vertex no triangle uses).
-        let of_vertex = (0..nv as u32)
+        let of_vertex: Vec<u32> = (0..nv as u32)
             .map(|v| body_of_root[root(&mut parent, v) as usize])
             .collect();
+        let mut vertex_counts = vec![0usize; sizes.len()];
+        for &b in of_vertex.iter().filter(|&&b| b != NONE) {
+            vertex_counts[b as usize] += 1;
+        }
         Bodies {
             probes,
             closed,
             of_triangle,
             of_vertex,
+            vertex_counts,
         }
     }
 
@@ -292,6 +297,8 @@ pub struct Bodies {
     pub of_triangle: Vec<u32>,
     /// Per vertex: its body, `u32::MAX` for a vertex no triangle uses.
     pub of_vertex: Vec<u32>,
+    /// Per body: how many vertices it has.
+    pub vertex_counts: Vec<usize>,
 }
 
 /// What `meshclash info` reports.

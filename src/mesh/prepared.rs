@@ -4,6 +4,7 @@
 use super::{Bodies, Caps, Mesh, MeshInfo};
 use crate::bvh::Bvh;
 use crate::gpu::Resident;
+use crate::obb::Obb;
 use crate::octree::Octree;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -22,6 +23,8 @@ pub struct PreparedMesh {
     caps: OnceLock<Caps>,
     /// The hierarchy rays and nearest points walk, made on first use.
     bvh: OnceLock<Bvh>,
+    /// Oriented boxes around the hierarchy's nodes, for distances under many poses.
+    obbs: OnceLock<Vec<Obb>>,
     /// Its uploads to the GPU backends that have answered for it, kept for the next query.
     pub(crate) resident: Resident,
 }
@@ -43,6 +46,7 @@ impl PreparedMesh {
             bodies,
             caps: OnceLock::new(),
             bvh: OnceLock::new(),
+            obbs: OnceLock::new(),
             resident: Resident::default(),
         }
     }
@@ -51,6 +55,12 @@ impl PreparedMesh {
     /// queries never need it.
     pub fn bvh(&self) -> &Bvh {
         self.bvh.get_or_init(|| Bvh::build(&self.mesh))
+    }
+
+    /// Each hierarchy node's oriented box ([`crate::obb`]), made on first use.
+    pub fn node_obbs(&self) -> &[Obb] {
+        self.obbs
+            .get_or_init(|| crate::obb::node_boxes(self.bvh(), &self.mesh))
     }
 
     /// The caps that close its boundary ([`Caps`]): none for a closed, consistently oriented

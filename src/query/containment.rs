@@ -102,13 +102,18 @@ pub(crate) fn witnesses(
     if b.prep.info.closed {
         return (one_each(), Coverage::Probes);
     }
+    // Counted before listed: a part asked many times (poses) would list every vertex each time.
+    let count: usize = a.prep.bodies.vertex_counts[bodies.clone()].iter().sum();
+    if count > WITNESS_LIMIT {
+        return (one_each(), Coverage::Sampled);
+    }
+    if count == 0 {
+        return (Vec::new(), Coverage::Every);
+    }
     let body_of = &a.prep.bodies.of_vertex;
     let every: Vec<u32> = (0..body_of.len() as u32)
         .filter(|&v| bodies.contains(&(body_of[v as usize] as usize)))
         .collect();
-    if every.len() > WITNESS_LIMIT {
-        return (one_each(), Coverage::Sampled);
-    }
     a.verts_for(every.len() * 4);
     let all = every
         .into_iter()

@@ -25,7 +25,7 @@ pub struct DistanceReport {
 }
 
 /// The best pair a task found: `(distance², a, b)`, compared in that order.
-type Best = Option<(f64, u32, u32)>;
+pub(crate) type Best = Option<(f64, u32, u32)>;
 
 /// Non-negative `f64`s order like their bit patterns: an atomic minimum without locks.
 fn fetch_min(a: &AtomicU64, v: f64) {
@@ -364,7 +364,7 @@ fn leaf_pair(
 }
 
 /// The report for the smallest pair of the searches' `results`.
-fn report(
+pub(crate) fn report(
     a: &Posed,
     b: &Posed,
     results: &[(u64, Best)],

@@ -19,6 +19,7 @@ mod far;
 pub(crate) mod interferes;
 pub(crate) mod intersect;
 mod motion;
+mod oriented;
 pub(crate) mod ray;
 pub(crate) mod self_intersect;
 mod solid;
@@ -242,7 +243,7 @@ impl<'a> Posed<'a> {
 
 /// Nathan's bounding sphere of `t` (centroid, farthest vertex), its radius padded by a
 /// relative 1e-9 so that rounding can never cull a touching pair.
-fn padded_sphere(t: &Tri) -> Sphere {
+pub(crate) fn padded_sphere(t: &Tri) -> Sphere {
     let s = crate::geom::triangle_bounding_sphere(t);
     Sphere {
         center: s.center,

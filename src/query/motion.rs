@@ -6,6 +6,7 @@
 //! segment is bounded (translation plus rotation angle times B's reach from its origin), so a
 //! step of `d / speed` cannot pass through A, however thin.
 
+use super::solid::solid_distance_serial;
 use super::{clearance, solid_distance, Interference, Posed, SolidDistance};
 use crate::mesh::{Pose, PreparedMesh};
 use glam::{DMat3, DQuat};
@@ -35,7 +36,7 @@ pub fn poses(
         .map(|&pose_b| {
             let pb = Posed::new(b, pose_b);
             PoseAnswer {
-                solid: solid_distance(&pa, &pb),
+                solid: solid_distance_serial(&pa, &pb),
                 clearance_pairs: clearance_d.map(|d| clearance(&pa, &pb, d).pairs.len()),
             }
         })

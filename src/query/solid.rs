@@ -32,12 +32,27 @@ impl SolidDistance {
 /// answered in microseconds. For a mesh that is not closed there is no solid: its surface
 /// stands for it.
 pub fn solid_distance(a: &Posed, b: &Posed) -> SolidDistance {
+    solid_with(a, b, |a, b| distance(a, b, &IntersectReport::default()))
+}
+
+/// [`solid_distance`] on the calling thread, by the oriented boxes' search
+/// ([`super::oriented`]): the same answer, for callers that run many on threads of their own.
+pub(crate) fn solid_distance_serial(a: &Posed, b: &Posed) -> SolidDistance {
+    solid_with(a, b, super::oriented::distance)
+}
+
+/// The interference search, then `measure`'s distance when there is none.
+fn solid_with(
+    a: &Posed,
+    b: &Posed,
+    measure: impl Fn(&Posed, &Posed) -> DistanceReport,
+) -> SolidDistance {
     match interference_and_certainty(a, b) {
         (Some(i), _) => SolidDistance::Interfering(i),
-        // No pair intersects (the search was exhaustive), which is what `distance` needs to
-        // know from an empty report.
+        // No pair intersects (the search was exhaustive), which is what the distance needs to
+        // know: every pair is disjoint.
         (None, containment_certain) => SolidDistance::Apart {
-            report: distance(a, b, &IntersectReport::default()),
+            report: measure(a, b),
             containment_certain,
         },
     }
