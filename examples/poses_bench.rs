@@ -35,8 +35,8 @@ fn main() -> Result<(), meshclash::Error> {
     // The hierarchies and their oriented boxes are built once per mesh, on first use: timed
     // apart, as loading is.
     let t = Instant::now();
-    a.node_obbs();
-    b.node_obbs();
+    a.oriented();
+    b.oriented();
     println!("boxes built in {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
     let t = Instant::now();
     let answers = query::poses(&a, Pose::IDENTITY, &b, &poses, None);

@@ -86,9 +86,9 @@ impl Obb {
     }
 
     /// A lower bound on the distance between the two boxes (rounded; zero or negative when
-    /// the axes tried do not separate them): the largest gap between their projections on
-    /// each box's three axes and on the line between their centres (Gottschalk's separating
-    /// axis test, as a distance). Each box's axes are taken as orthonormal: a fitted box's are
+    /// the axes tried do not separate them): the best of the gap between their projections on
+    /// the line between their centres, and in each box's frame the distance from it to the
+    /// axis-aligned box around the other (Gottschalk's separating axis test, as a distance). Each box's axes are taken as orthonormal: a fitted box's are
     /// to rounding, a carried one's as far as its pose's rotation is, and the caller pads the
     /// bound for both.
     pub fn gap(&self, other: &Obb) -> f64 {
@@ -104,12 +104,22 @@ impl Obb {
         }
         let da = DVec3::new(d.dot(a[0]), d.dot(a[1]), d.dot(a[2])).abs();
         let db = DVec3::new(d.dot(b[0]), d.dot(b[1]), d.dot(b[2])).abs();
+        // In A's frame B lies within the box of half-extents rb around its centre, so the
+        // distance between A's box and that box bounds theirs below, its axes' gaps combined
+        // (not only their largest); the same in B's frame.
+        let (mut in_a, mut in_b) = (0.0, 0.0);
         let mut gap = f64::NEG_INFINITY;
         for i in 0..3 {
             let rb = hb.x * m[i][0] + hb.y * m[i][1] + hb.z * m[i][2];
-            gap = gap.max(da[i] - ha[i] - rb);
+            let ga = da[i] - ha[i] - rb;
             let ra = ha.x * m[0][i] + ha.y * m[1][i] + ha.z * m[2][i];
-            gap = gap.max(db[i] - hb[i] - ra);
+            let gb = db[i] - hb[i] - ra;
+            gap = gap.max(ga).max(gb);
+            in_a += ga.max(0.0) * ga.max(0.0);
+            in_b += gb.max(0.0) * gb.max(0.0);
+        }
+        if gap > 0.0 {
+            gap = gap.max(in_a.max(in_b).sqrt());
         }
         // Along the centres' line: |d|² less both radii along d, over |d|.
         let len = d.length();
@@ -119,14 +129,49 @@ impl Obb {
         gap
     }
 
+    /// A lower bound on the distance from the triangle `t` to the box (zero when they may
+    /// meet): in the box's frame, the distance from it to the triangle's own box. The box's
+    /// axes are taken as orthonormal, as in [`Obb::gap`].
+    pub fn gap_to_triangle(&self, t: &crate::geom::Tri) -> f64 {
+        let mut sum = 0.0;
+        for k in 0..3 {
+            let s = t.map(|p| (p - self.center).dot(self.axes[k]));
+            let (lo, hi) = (s[0].min(s[1]).min(s[2]), s[0].max(s[1]).max(s[2]));
+            let g = (lo - self.half[k]).max(-self.half[k] - hi).max(0.0);
+            sum += g * g;
+        }
+        sum.sqrt()
+    }
+
     /// The squared half-diagonal (which box of a pair to open first).
     pub fn size(&self) -> f64 {
         self.half.length_squared()
     }
 }
 
+/// What the distance walk reads of a mesh, in its own coordinates: each hierarchy node's
+/// oriented box, and the triangles in the hierarchy's slot order (a leaf's in one place, not
+/// through two indirections each).
+pub struct Oriented {
+    pub boxes: Vec<Obb>,
+    pub slot_tris: Vec<crate::geom::Tri>,
+}
+
+impl Oriented {
+    pub fn build(bvh: &Bvh, mesh: &Mesh) -> Oriented {
+        Oriented {
+            boxes: node_boxes(bvh, mesh),
+            slot_tris: bvh
+                .tris
+                .par_iter()
+                .map(|&t| mesh.triangles[t as usize].map(|v| mesh.vertex(v)))
+                .collect(),
+        }
+    }
+}
+
 /// Each node's oriented box, in the mesh's own coordinates, in the hierarchy's order.
-pub fn node_boxes(bvh: &Bvh, mesh: &Mesh) -> Vec<Obb> {
+fn node_boxes(bvh: &Bvh, mesh: &Mesh) -> Vec<Obb> {
     let ranges = slot_ranges(bvh);
     ranges
         .par_iter()

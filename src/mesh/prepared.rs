@@ -4,7 +4,7 @@
 use super::{Bodies, Caps, Mesh, MeshInfo};
 use crate::bvh::Bvh;
 use crate::gpu::Resident;
-use crate::obb::Obb;
+use crate::obb::Oriented;
 use crate::octree::Octree;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -24,7 +24,7 @@ pub struct PreparedMesh {
     /// The hierarchy rays and nearest points walk, made on first use.
     bvh: OnceLock<Bvh>,
     /// Oriented boxes around the hierarchy's nodes, for distances under many poses.
-    obbs: OnceLock<Vec<Obb>>,
+    oriented: OnceLock<Oriented>,
     /// Its uploads to the GPU backends that have answered for it, kept for the next query.
     pub(crate) resident: Resident,
 }
@@ -46,7 +46,7 @@ impl PreparedMesh {
             bodies,
             caps: OnceLock::new(),
             bvh: OnceLock::new(),
-            obbs: OnceLock::new(),
+            oriented: OnceLock::new(),
             resident: Resident::default(),
         }
     }
@@ -57,10 +57,11 @@ impl PreparedMesh {
         self.bvh.get_or_init(|| Bvh::build(&self.mesh))
     }
 
-    /// Each hierarchy node's oriented box ([`crate::obb`]), made on first use.
-    pub fn node_obbs(&self) -> &[Obb] {
-        self.obbs
-            .get_or_init(|| crate::obb::node_boxes(self.bvh(), &self.mesh))
+    /// Each hierarchy node's oriented box and the triangles in slot order ([`crate::obb`]),
+    /// made on first use.
+    pub fn oriented(&self) -> &Oriented {
+        self.oriented
+            .get_or_init(|| Oriented::build(self.bvh(), &self.mesh))
     }
 
     /// The caps that close its boundary ([`Caps`]): none for a closed, consistently oriented

@@ -9,11 +9,13 @@
 //! their rounding, so a pair at the best distance is always measured).
 
 use super::distance::{report, Best, DistanceReport};
-use super::{far, padded_sphere, Posed, Timings};
+use super::{far, Posed, Timings};
 use crate::bvh::{Bvh, LEAF_MAX};
-use crate::geom::{tritri, DVec3, Sphere, Tri};
+use crate::geom::{tritri, DVec3, Tri};
 use crate::mesh::Pose;
 use crate::obb::Obb;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::time::Instant;
 
 /// The minimum distance between the surfaces of `a` and `b`, which must not intersect (their
@@ -27,15 +29,13 @@ pub(crate) fn distance(a: &Posed, b: &Posed) -> DistanceReport {
     report(a, b, &[found], Timings::default(), t)
 }
 
-/// A node pair waiting: the lower bound on its distance, A's node, B's node and B's box
-/// carried into A's coordinates (carried once, when its parent pair was opened).
-type Pending = (f64, u32, u32, Obb);
-
 struct Walk<'a> {
     a: &'a Posed<'a>,
     b: &'a Posed<'a>,
     trees: (&'a Bvh, &'a Bvh),
     boxes: (&'a [Obb], &'a [Obb]),
+    /// Each mesh's triangles in slot order, in its own coordinates.
+    slots: (&'a [Tri], &'a [Tri]),
     /// B's coordinates into A's.
     rel: Pose,
     /// What the box bounds lose to rounding: the relative pose's and the boxes' own, both
@@ -53,7 +53,8 @@ impl<'a> Walk<'a> {
             a,
             b,
             trees: (a.prep.bvh(), b.prep.bvh()),
-            boxes: (a.prep.node_obbs(), b.prep.node_obbs()),
+            boxes: (&a.prep.oriented().boxes, &b.prep.oriented().boxes),
+            slots: (&a.prep.oriented().slot_tris, &b.prep.oriented().slot_tris),
             rel: a.pose.relative(&b.pose),
             pad: 1e-12 * magnitude
                 + 3.0 * (a.pose.unapply_error(magnitude) + b.pose.unapply_error(magnitude))
@@ -61,13 +62,10 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// The pair of A's node `x` and B's carried box: pending, with its bound.
-    fn pending(&self, x: u32, y: u32, by: Obb) -> Pending {
-        (self.boxes.0[x as usize].gap(&by) - self.pad, x, y, by)
-    }
-
-    /// Depth first, the nearer child pair first: the triangle pairs measured, and the smallest
-    /// `(distance², a, b)`.
+    /// Best first: the pending pair with the smallest bound next, so that no pair is opened
+    /// whose bound exceeds the answer (depth first, nearer child first, opened twice as many
+    /// pairs: it prunes by the bounds it has found so far). The triangle pairs measured, and
+    /// the smallest `(distance², a, b)`.
     fn run(&self) -> (u64, Best) {
         let (ta, tb) = self.trees;
         let mut best: Best = None;
@@ -75,50 +73,86 @@ impl<'a> Walk<'a> {
         if ta.nodes.is_empty() || tb.nodes.is_empty() {
             return (0, None);
         }
-        let mut stack = vec![self.pending(0, 0, self.boxes.1[0].carried(&self.rel))];
-        while let Some((lb, x, y, by)) = stack.pop() {
-            if beyond(lb, best) {
-                continue;
+        // B's boxes carried into A's coordinates, each once (when its parent was split);
+        // pending pairs name theirs by place.
+        let mut carried = Vec::with_capacity(1024);
+        carried.push(self.boxes.1[0].carried(&self.rel));
+        let mut heap = BinaryHeap::with_capacity(1024);
+        heap.push(self.pending(0, 0, 0, &carried));
+        while let Some(Pending { bound, x, y, by }) = heap.pop() {
+            if beyond(bound, best) {
+                break; // every pair left has a bound at least this
             }
             let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
+            let bbox = &carried[by as usize];
             if nx.is_leaf() && ny.is_leaf() {
-                tested += self.leaf_pair(x, y, &mut best);
+                tested += self.leaf_pair(x, y, bbox, &mut best);
                 continue;
             }
-            let open_a =
-                !nx.is_leaf() && (ny.is_leaf() || self.boxes.0[x as usize].size() >= by.size());
-            let [p, q] = if open_a {
-                [0, 1].map(|k| self.pending(nx.index + k, y, by))
-            } else {
-                [0, 1].map(|k| {
+            // The larger box is split (A's when B's is a leaf, B's when A's is).
+            let split_a =
+                !nx.is_leaf() && (ny.is_leaf() || self.boxes.0[x as usize].size() >= bbox.size());
+            for k in 0..2 {
+                let next = if split_a {
+                    self.pending(nx.index + k, y, by, &carried)
+                } else {
                     let c = ny.index + k;
-                    self.pending(x, c, self.boxes.1[c as usize].carried(&self.rel))
-                })
-            };
-            // The nearer last, so that it is taken first; one already beyond the best not at all.
-            let (near, far) = if q.0 < p.0 { (q, p) } else { (p, q) };
-            stack.extend([far, near].into_iter().filter(|c| !beyond(c.0, best)));
+                    carried.push(self.boxes.1[c as usize].carried(&self.rel));
+                    self.pending(x, c, carried.len() as u32 - 1, &carried)
+                };
+                if !beyond(next.bound, best) {
+                    heap.push(next);
+                }
+            }
         }
         (tested, best)
     }
 
-    /// Every triangle pair of leaves `x` and `y` that no bound settles, measured on the posed
-    /// triangles, lowering `best`: how many were measured.
-    fn leaf_pair(&self, x: u32, y: u32, best: &mut Best) -> u64 {
+    /// A's node `x` against B's node `y`, whose box is `carried[by]`: pending, with its bound.
+    fn pending(&self, x: u32, y: u32, by: u32, carried: &[Obb]) -> Pending {
+        let bound = self.boxes.0[x as usize].gap(&carried[by as usize]) - self.pad;
+        Pending { bound, x, y, by }
+    }
+
+    /// Every triangle pair of leaves `x` and `y` (B's box `by` carried into A's coordinates)
+    /// that no bound settles, measured on the posed triangles, lowering `best`: how many were
+    /// measured. The bounds take A's triangles in its own coordinates and B's carried there
+    /// (padded as the boxes are): each triangle against the other leaf's box first, then each
+    /// pair that both pass.
+    fn leaf_pair(&self, x: u32, y: u32, by: &Obb, best: &mut Best) -> u64 {
         let (ta, tb) = self.trees;
-        let ((la, na), (lb, nb)) = (leaf(self.a, ta, x), leaf(self.b, tb, y));
+        let near = |t: &Tri, other: &Obb| !beyond(other.gap_to_triangle(t) - self.pad, *best);
+        let mut la = [(0, [DVec3::ZERO; 3]); LEAF_MAX];
+        let mut na = 0;
+        for s in ta.nodes[x as usize].slots() {
+            let t = self.slots.0[s];
+            if near(&t, by) {
+                la[na] = (ta.tris[s], t);
+                na += 1;
+            }
+        }
+        if na == 0 {
+            return 0;
+        }
+        let bx = &self.boxes.0[x as usize];
+        let mut lb = [(0, [DVec3::ZERO; 3]); LEAF_MAX];
+        let mut nb = 0;
+        for s in tb.nodes[y as usize].slots() {
+            let t = self.slots.1[s].map(|p| self.rel.apply(p));
+            if near(&t, bx) {
+                lb[nb] = (tb.tris[s], t);
+                nb += 1;
+            }
+        }
         let mut tested = 0;
-        for &(i, t1, s1) in &la[..na] {
-            for &(j, t2, s2) in &lb[..nb] {
-                // The spheres first (a subtraction), then the three-axis bound.
-                let axis = s2.center - s1.center;
-                if beyond(axis.length() - s1.radius - s2.radius, *best)
-                    || beyond(tritri::separation_bound(&t1, &t2, axis), *best)
-                {
+        for &(i, t1) in &la[..na] {
+            for &(j, t2) in &lb[..nb] {
+                let axis = centroid(&t2) - centroid(&t1);
+                if beyond(tritri::separation_bound(&t1, &t2, axis) - self.pad, *best) {
                     continue;
                 }
                 tested += 1;
-                let d = tritri::separated_distance(&t1, &t2).distance;
+                let d = tritri::separated_distance(&self.a.tri(i), &self.b.tri(j)).distance;
                 let d2 = d * d;
                 if best.is_none_or(|l| (d2, i, j) < l) {
                     *best = Some((d2, i, j));
@@ -129,21 +163,41 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// A node pair waiting: a lower bound on its distance, A's node, B's node and the place of
+/// B's carried box. Taken smallest bound first (among equal bounds, any order: the answer is
+/// the smallest pair whichever is opened first).
+struct Pending {
+    bound: f64,
+    x: u32,
+    y: u32,
+    by: u32,
+}
+
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.bound.total_cmp(&self.bound)
+    }
+}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Pending {}
+
 /// Whether a lower bound `lb` on a distance rules it out against the best `(distance², ..)`.
 fn beyond(lb: f64, best: Best) -> bool {
     lb > 0.0 && best.is_some_and(|(d2, _, _)| lb * lb > d2)
 }
 
-/// A leaf's triangles, posed, with their padded spheres ([`super::padded_sphere`]), and how
-/// many there are.
-type Leaf = ([(u32, Tri, Sphere); LEAF_MAX], usize);
-
-fn leaf(p: &Posed, t: &Bvh, n: u32) -> Leaf {
-    let slots = t.nodes[n as usize].slots();
-    let mut out = [(0, [DVec3::ZERO; 3], Sphere::default()); LEAF_MAX];
-    for (o, s) in out.iter_mut().zip(slots.clone()) {
-        let tri = p.tri(t.tris[s]);
-        *o = (t.tris[s], tri, padded_sphere(&tri));
-    }
-    (out, slots.len())
+fn centroid(t: &Tri) -> DVec3 {
+    (t[0] + t[1] + t[2]) / 3.0
 }
