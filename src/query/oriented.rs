@@ -78,8 +78,10 @@ impl<'a> Walk<'a> {
         let mut carried = Vec::with_capacity(1024);
         carried.push(self.boxes.1[0].carried(&self.rel));
         let mut heap = BinaryHeap::with_capacity(1024);
-        heap.push(self.pending(0, 0, 0, &carried));
-        while let Some(Pending { bound, x, y, by }) = heap.pop() {
+        // The pair to open next: the nearer child just made, when no pending pair is nearer
+        // (it would come straight back off the heap), else the heap's nearest.
+        let mut next = Some(self.pending(0, 0, 0, &carried));
+        while let Some(Pending { bound, x, y, by, .. }) = next.take().or_else(|| heap.pop()) {
             if beyond(bound, best) {
                 break; // every pair left has a bound at least this
             }
@@ -92,17 +94,23 @@ impl<'a> Walk<'a> {
             // The larger box is split (A's when B's is a leaf, B's when A's is).
             let split_a =
                 !nx.is_leaf() && (ny.is_leaf() || self.boxes.0[x as usize].size() >= bbox.size());
-            for k in 0..2 {
-                let next = if split_a {
+            let [p, q] = [0, 1].map(|k| {
+                if split_a {
                     self.pending(nx.index + k, y, by, &carried)
                 } else {
                     let c = ny.index + k;
                     carried.push(self.boxes.1[c as usize].carried(&self.rel));
                     self.pending(x, c, carried.len() as u32 - 1, &carried)
-                };
-                if !beyond(next.bound, best) {
-                    heap.push(next);
                 }
+            });
+            let (near, far) = if q.key < p.key { (q, p) } else { (p, q) };
+            if !beyond(far.bound, best) {
+                heap.push(far);
+            }
+            if heap.peek().is_some_and(|h| h.key < near.key) {
+                heap.push(near);
+            } else {
+                next = Some(near);
             }
         }
         (tested, best)
@@ -111,7 +119,10 @@ impl<'a> Walk<'a> {
     /// A's node `x` against B's node `y`, whose box is `carried[by]`: pending, with its bound.
     fn pending(&self, x: u32, y: u32, by: u32, carried: &[Obb]) -> Pending {
         let bound = self.boxes.0[x as usize].gap(&carried[by as usize]) - self.pad;
-        Pending { bound, x, y, by }
+        // Non-negative f64s order as their bits; boxes that may touch (bound ≤ 0) all come
+        // first, in any order.
+        let key = bound.max(0.0).to_bits();
+        Pending { bound, key, x, y, by }
     }
 
     /// Every triangle pair of leaves `x` and `y` (B's box `by` carried into A's coordinates)
@@ -163,11 +174,12 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// A node pair waiting: a lower bound on its distance, A's node, B's node and the place of
-/// B's carried box. Taken smallest bound first (among equal bounds, any order: the answer is
-/// the smallest pair whichever is opened first).
+/// A node pair waiting: a lower bound on its distance (and the order it is taken in, smallest
+/// first), A's node, B's node and the place of B's carried box. Among equal keys any order
+/// will do: the answer is the smallest pair whichever is opened first.
 struct Pending {
     bound: f64,
+    key: u64,
     x: u32,
     y: u32,
     by: u32,
@@ -175,7 +187,7 @@ struct Pending {
 
 impl Ord for Pending {
     fn cmp(&self, other: &Self) -> Ordering {
-        other.bound.total_cmp(&self.bound)
+        other.key.cmp(&self.key)
     }
 }
 
@@ -187,7 +199,7 @@ impl PartialOrd for Pending {
 
 impl PartialEq for Pending {
     fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+        self.key == other.key
     }
 }
 
