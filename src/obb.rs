@@ -129,6 +129,19 @@ impl Obb {
         gap
     }
 
+    /// The squared distance from `p` to the box grown by `pad` on every side: in the box's
+    /// frame, how far `p` lies outside it along each axis (the axes taken as orthonormal, as
+    /// in [`Obb::gap`]).
+    pub fn distance_squared_to(&self, p: DVec3, pad: f64) -> f64 {
+        let q = p - self.center;
+        let mut sum = 0.0;
+        for k in 0..3 {
+            let out = (q.dot(self.axes[k]).abs() - self.half[k] - pad).max(0.0);
+            sum += out * out;
+        }
+        sum
+    }
+
     /// A lower bound on the distance from the triangle `t` to the box (zero when they may
     /// meet): in the box's frame, the distance from it to the triangle's own box. The box's
     /// axes are taken as orthonormal, as in [`Obb::gap`].

@@ -27,11 +27,24 @@ fn batched_nearest_points_are_brute_forces_in_any_order() {
     // answer must still be brute force's (distance and smallest tied triangle), whatever the
     // order the points come in, ties included (points on a grid over an integer box: centres
     // of faces and edges are equidistant from several triangles), and with a limit.
-    let cube = common::box_mesh([0.0; 3], [4.0; 3]);
-    let torus = PreparedMesh::new(generate::torus(1.0, 0.3, 20, 10));
+    // The batch walks the oriented boxes it builds; a single query on a mesh that has none
+    // walks the axis-aligned ones: the same answers. Placed at the origin, and turned and
+    // moved 1e6 away.
+    let make = || {
+        [
+            common::box_mesh([0.0; 3], [4.0; 3]),
+            PreparedMesh::new(generate::torus(1.0, 0.3, 20, 10)),
+        ]
+    };
+    let (meshes, aligned) = (make(), make());
+    let far = Pose::from_euler_degrees([30.0, -50.0, 70.0], DVec3::new(1e6, -2e6, 5e5));
     let mut rnd = common::lcg(7);
-    for m in [&cube, &torus] {
-        let posed = Posed::new(m, Pose::IDENTITY);
+    for ((m, plain), pose) in meshes
+        .iter()
+        .zip(&aligned)
+        .flat_map(|pair| [(pair, Pose::IDENTITY), (pair, far)])
+    {
+        let posed = Posed::new(m, pose);
         let b = posed.node_box(0);
         let mut points: Vec<DVec3> = (0..9)
             .flat_map(|i| {
@@ -43,8 +56,10 @@ fn batched_nearest_points_are_brute_forces_in_any_order() {
             .collect();
         points.extend((0..300).map(|_| b.min + (b.max - b.min) * DVec3::new(rnd(), rnd(), rnd())));
         points.reverse();
+        let unboxed = Posed::new(plain, pose);
         for limit in [f64::INFINITY, 0.25] {
             let batch = query::closest_points(&points, &posed, limit);
+            assert!(m.oriented_if_made().is_some() && plain.oriented_if_made().is_none());
             assert_eq!(batch.len(), points.len());
             for (p, c) in points.iter().zip(&batch) {
                 let (d2, t) = brute(*p, &posed);
@@ -57,6 +72,7 @@ fn batched_nearest_points_are_brute_forces_in_any_order() {
                     }
                     None => assert!(d2 > limit * limit, "{p}: {d2}"),
                 }
+                assert_eq!(*c, query::closest_point(*p, &unboxed, limit), "{p}");
             }
         }
     }

@@ -64,6 +64,11 @@ impl PreparedMesh {
             .get_or_init(|| Oriented::build(self.bvh(), &self.mesh))
     }
 
+    /// [`PreparedMesh::oriented`] if it has been made.
+    pub fn oriented_if_made(&self) -> Option<&Oriented> {
+        self.oriented.get()
+    }
+
     /// The caps that close its boundary ([`Caps`]): none for a closed, consistently oriented
     /// mesh, whose winding number an exact ray count gives alone.
     pub fn caps(&self) -> &Caps {

@@ -36,6 +36,13 @@ pub fn closest_points(points: &[DVec3], m: &Posed, max_distance: f64) -> Vec<Opt
     use rayon::prelude::*;
     let limit = max_distance * max_distance;
     m.slots_for(points.len());
+    // Oriented boxes hug the surface: a point far from it (inside a solid, say) reaches a few
+    // leaves through them where axis-aligned boxes let it reach hundreds. Worth building once
+    // a batch has an eighth as many points as the mesh has triangles (igea: 80 ms for 100k
+    // points that then take a third of the time).
+    if points.len().saturating_mul(8) >= m.prep.mesh.triangles.len() {
+        m.prep.oriented();
+    }
     let order = morton_order(points);
     let mut found: Vec<(usize, Option<Closest>)> = order
         .par_chunks(256)
@@ -86,12 +93,18 @@ pub(crate) fn morton_order(points: &[DVec3]) -> Vec<usize> {
 
 /// [`closest_point`] with the squared distance limit given: depth-first over the hierarchy,
 /// the nearer child first, a node passed over once its box is farther than the best so far
-/// (strictly: a node at the same distance may hold a tie with a smaller index).
+/// (strictly: a node at the same distance may hold a tie with a smaller index). Nodes are
+/// bounded by their oriented boxes where the mesh has them made ([`crate::obb`]), else by
+/// their axis-aligned ones: either bound is a lower bound, so the answer is the same.
 fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
     let bvh = m.prep.bvh();
     let pl = m.pose.unapply(p);
     let pad = m.cull_pad(&[p]);
-    let reach = |n: usize| distance_squared_point_aabb(pl, &bvh.nodes[n].aabb().padded(pad));
+    let oriented = m.prep.oriented_if_made().map(|o| &o.boxes[..]);
+    let reach = |n: usize| match oriented {
+        Some(boxes) => boxes[n].distance_squared_to(pl, pad),
+        None => distance_squared_point_aabb(pl, &bvh.nodes[n].aabb().padded(pad)),
+    };
     let mut best: Best = None;
     let mut stack = [(0.0, 0usize); STACK];
     stack[0] = (reach(0), 0);

@@ -81,7 +81,10 @@ impl<'a> Walk<'a> {
         // The pair to open next: the nearer child just made, when no pending pair is nearer
         // (it would come straight back off the heap), else the heap's nearest.
         let mut next = Some(self.pending(0, 0, 0, &carried));
-        while let Some(Pending { bound, x, y, by, .. }) = next.take().or_else(|| heap.pop()) {
+        while let Some(Pending {
+            bound, x, y, by, ..
+        }) = next.take().or_else(|| heap.pop())
+        {
             if beyond(bound, best) {
                 break; // every pair left has a bound at least this
             }
@@ -122,7 +125,13 @@ impl<'a> Walk<'a> {
         // Non-negative f64s order as their bits; boxes that may touch (bound ≤ 0) all come
         // first, in any order.
         let key = bound.max(0.0).to_bits();
-        Pending { bound, key, x, y, by }
+        Pending {
+            bound,
+            key,
+            x,
+            y,
+            by,
+        }
     }
 
     /// Every triangle pair of leaves `x` and `y` (B's box `by` carried into A's coordinates)
