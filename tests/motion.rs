@@ -314,6 +314,46 @@ fn a_pass_at_a_known_gap_reports_it() {
     assert!(r.min_time > 0.35 && r.min_time < 0.65, "{}", r.min_time);
 }
 
+/// Long sweeps (thousands of steps: they go over to the oriented boxes' walk after 256) against
+/// analytic answers: a pass 0.01 above a box, and a slide 0.001 above it that then comes down
+/// onto it (three waypoints).
+#[test]
+fn long_sweeps_keep_their_analytic_answers() {
+    let a = boxed([-1.0; 3], [1.0; 3]);
+    let b = boxed([-0.5; 3], [0.5; 3]);
+    let pass = query::sweep(
+        &a,
+        Pose::IDENTITY,
+        &b,
+        &[at(-2.0, 1.51, 0.0), at(2.0, 1.51, 0.0)],
+        &[],
+        1e-9,
+    );
+    assert!(
+        pass.contact.is_none() && pass.steps > 200,
+        "{} steps",
+        pass.steps
+    );
+    // f32 boxes: 1.51 − 0.5 − 1 is 0.01 to within 1e-7.
+    assert!(
+        (pass.min_distance - 0.01).abs() < 1e-7,
+        "{}",
+        pass.min_distance
+    );
+    let path = [at(-2.0, 1.501, 0.0), at(0.0, 1.501, 0.0), at(0.0, 1.0, 0.0)];
+    let down = query::sweep(&a, Pose::IDENTITY, &b, &path, &[], 1e-9);
+    assert!(down.steps > 300, "{} steps", down.steps);
+    let hit = down.contact.expect("comes down onto the box");
+    // Contact when B's bottom (y − 0.5) reaches A's top (1): y = 1.5, 0.001 of the second
+    // segment's 0.501 down it.
+    assert_eq!(hit.segment, 1);
+    assert!(
+        (hit.segment_time - 0.001 / 0.501).abs() < 1e-6,
+        "{}",
+        hit.segment_time
+    );
+}
+
 #[test]
 fn the_poses_and_sweep_commands_read_matrices_and_answer() {
     let dir = std::env::temp_dir().join(format!("meshclash-motion-{}", std::process::id()));
