@@ -156,6 +156,12 @@ impl Obb {
         sum.sqrt()
     }
 
+    /// An upper bound on the distance between any point of one box and any point of the
+    /// other (rounded: the caller pads): the centres' distance plus both half-diagonals.
+    pub fn reach(&self, other: &Obb) -> f64 {
+        self.center.distance(other.center) + self.half.length() + other.half.length()
+    }
+
     /// The squared half-diagonal (which box of a pair to open first).
     pub fn size(&self) -> f64 {
         self.half.length_squared()
@@ -168,12 +174,15 @@ impl Obb {
 pub struct Oriented {
     pub boxes: Vec<Obb>,
     pub slot_tris: Vec<crate::geom::Tri>,
+    /// Each node's number of triangles.
+    pub tri_counts: Vec<u32>,
 }
 
 impl Oriented {
     pub fn build(bvh: &Bvh, mesh: &Mesh) -> Oriented {
         Oriented {
             boxes: node_boxes(bvh, mesh),
+            tri_counts: slot_ranges(bvh).iter().map(|r| r.len() as u32).collect(),
             slot_tris: bvh
                 .tris
                 .par_iter()

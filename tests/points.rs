@@ -554,3 +554,33 @@ fn the_nearest_point_of_a_sliver_is_on_it() {
     let d = closest_point_triangle(p, &t).distance(p);
     assert!((d - 6.288164e-6).abs() < 1e-12, "{d}");
 }
+
+/// A rotation 1e-6 off orthonormal (accepted: six-digit matrices are) stretches distances in
+/// the mesh's own frame along one direction; an oriented box turned to that direction must be
+/// padded for the whole stretch, not the per-axis share an axis-aligned box needs. Found by a
+/// review: the nearest point 1.8763859981 away was pruned by a box bound of 1.8763883749.
+#[test]
+fn oriented_boxes_hold_under_a_rotation_a_little_off_rigid() {
+    let (c, s) = (1.000000499, 4.99e-7);
+    let matrix = [
+        c, s, s, -1.0, s, c, s, -1.0, s, s, c, -1.0, 0.0, 0.0, 0.0, 1.0,
+    ];
+    let pose = Pose::from_matrix(&matrix).unwrap();
+    let mesh = Mesh {
+        source: "one triangle".into(),
+        vertices: vec![[1.0, 1.0, 0.75], [1.0, 0.75, 1.0], [0.75, 1.0, 1.0]],
+        triangles: vec![[0, 1, 2]],
+        unit: None,
+    };
+    let m = PreparedMesh::new(mesh);
+    let posed = Posed::new(&m, pose);
+    let p = DVec3::ONE;
+    let (d2, _) = brute(p, &posed);
+    // Limits just above the distance: the point must be found whatever the boxes.
+    for limit in [d2.sqrt() * (1.0 + 1e-12), 1.8763872] {
+        let batch = query::closest_points(&[p], &posed, limit);
+        assert!(m.oriented_if_made().is_some());
+        let found = batch[0].expect("within the limit");
+        assert_eq!(found.point.distance_squared(p), d2);
+    }
+}

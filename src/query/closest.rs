@@ -101,8 +101,13 @@ fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
     let pl = m.pose.unapply(p);
     let pad = m.cull_pad(&[p]);
     let oriented = m.prep.oriented_if_made().map(|o| &o.boxes[..]);
+    // A rotation accepted a little off orthonormal stretches the mesh's frame against the
+    // world's along one direction, by up to 1.5 times the pad (a review's worst case; the
+    // point's own coordinates reach twice the frame's magnitude). An axis-aligned box takes
+    // that error a coordinate at a time, within the pad; a box turned to that direction takes
+    // all of it on one axis: three times the pad covers it.
     let reach = |n: usize| match oriented {
-        Some(boxes) => boxes[n].distance_squared_to(pl, pad),
+        Some(boxes) => boxes[n].distance_squared_to(pl, 3.0 * pad),
         None => distance_squared_point_aabb(pl, &bvh.nodes[n].aabb().padded(pad)),
     };
     let mut best: Best = None;

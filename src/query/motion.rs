@@ -6,8 +6,9 @@
 //! segment is bounded (translation plus rotation angle times B's reach from its origin), so a
 //! step of `d / speed` cannot pass through A, however thin.
 
+use super::oriented::pairs_within;
 use super::solid::solid_distance_serial;
-use super::{clearance, solid_distance, Interference, Posed, SolidDistance};
+use super::{solid_distance, Interference, Posed, SolidDistance};
 use crate::mesh::{Pose, PreparedMesh};
 use glam::{DMat3, DQuat};
 use rayon::prelude::*;
@@ -37,7 +38,7 @@ pub fn poses(
             let pb = Posed::new(b, pose_b);
             PoseAnswer {
                 solid: solid_distance_serial(&pa, &pb),
-                clearance_pairs: clearance_d.map(|d| clearance(&pa, &pb, d).pairs.len()),
+                clearance_pairs: clearance_d.map(|d| pairs_within(&pa, &pb, d)),
             }
         })
         .collect()

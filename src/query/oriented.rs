@@ -29,6 +29,16 @@ pub(crate) fn distance(a: &Posed, b: &Posed) -> DistanceReport {
     report(a, b, &[found], Timings::default(), t)
 }
 
+/// How many triangle pairs of `a` and `b` are closer than `d`: [`super::clearance`]'s count
+/// (its pairs' number), on this thread.
+pub(crate) fn pairs_within(a: &Posed, b: &Posed, d: f64) -> usize {
+    // No distance is below 0 (nor NaN): nothing to count.
+    if d.is_nan() || d <= 0.0 {
+        return 0;
+    }
+    Walk::new(a, b).count_within(d)
+}
+
 struct Walk<'a> {
     a: &'a Posed<'a>,
     b: &'a Posed<'a>,
@@ -41,8 +51,10 @@ struct Walk<'a> {
     /// What the box bounds lose to rounding: the relative pose's and the boxes' own, both
     /// within 1e-12 of the coordinates' magnitude, and either rotation being a little off
     /// orthonormal (distances in A's coordinates are then not quite the world's, and B's
-    /// carried axes not quite unit and square: three times what carrying a point back can be
-    /// off by, for each pose, covers the point, the stretch and the axes).
+    /// carried axes not quite unit and square). A review bounded the last at 9√3 of each
+    /// rotation's defect times the magnitude, three times what carrying a point back can be
+    /// off by ([`Pose::unapply_error`]), and found cases within 0.2 % of it: six times, for
+    /// each pose.
     pad: f64,
 }
 
@@ -57,7 +69,7 @@ impl<'a> Walk<'a> {
             slots: (&a.prep.oriented().slot_tris, &b.prep.oriented().slot_tris),
             rel: a.pose.relative(&b.pose),
             pad: 1e-12 * magnitude
-                + 3.0 * (a.pose.unapply_error(magnitude) + b.pose.unapply_error(magnitude))
+                + 6.0 * (a.pose.unapply_error(magnitude) + b.pose.unapply_error(magnitude))
                 + f64::MIN_POSITIVE,
         }
     }
@@ -136,51 +148,120 @@ impl<'a> Walk<'a> {
 
     /// Every triangle pair of leaves `x` and `y` (B's box `by` carried into A's coordinates)
     /// that no bound settles, measured on the posed triangles, lowering `best`: how many were
-    /// measured. The bounds take A's triangles in its own coordinates and B's carried there
-    /// (padded as the boxes are): each triangle against the other leaf's box first, then each
-    /// pair that both pass.
+    /// measured.
     fn leaf_pair(&self, x: u32, y: u32, by: &Obb, best: &mut Best) -> u64 {
-        let (ta, tb) = self.trees;
-        let near = |t: &Tri, other: &Obb| !beyond(other.gap_to_triangle(t) - self.pad, *best);
-        let mut la = [(0, [DVec3::ZERO; 3]); LEAF_MAX];
-        let mut na = 0;
-        for s in ta.nodes[x as usize].slots() {
-            let t = self.slots.0[s];
-            if near(&t, by) {
-                la[na] = (ta.tris[s], t);
-                na += 1;
-            }
-        }
-        if na == 0 {
-            return 0;
-        }
-        let bx = &self.boxes.0[x as usize];
-        let mut lb = [(0, [DVec3::ZERO; 3]); LEAF_MAX];
-        let mut nb = 0;
-        for s in tb.nodes[y as usize].slots() {
-            let t = self.slots.1[s].map(|p| self.rel.apply(p));
-            if near(&t, bx) {
-                lb[nb] = (tb.tris[s], t);
-                nb += 1;
-            }
-        }
         let mut tested = 0;
-        for &(i, t1) in &la[..na] {
-            for &(j, t2) in &lb[..nb] {
-                let axis = centroid(&t2) - centroid(&t1);
-                if beyond(tritri::separation_bound(&t1, &t2, axis) - self.pad, *best) {
-                    continue;
-                }
-                tested += 1;
-                let d = tritri::separated_distance(&self.a.tri(i), &self.b.tri(j)).distance;
-                let d2 = d * d;
-                if best.is_none_or(|l| (d2, i, j) < l) {
-                    *best = Some((d2, i, j));
-                }
+        let settled = |best: &Best, lb| beyond(lb, *best);
+        self.leaf_pairs((x, y, by), best, settled, |best, i, j| {
+            tested += 1;
+            let d = tritri::separated_distance(&self.a.tri(i), &self.b.tri(j)).distance;
+            let d2 = d * d;
+            if best.is_none_or(|l| (d2, i, j) < l) {
+                *best = Some((d2, i, j));
             }
-        }
+        });
         tested
     }
+
+    /// The triangle pairs `(a, b)` of leaves `x` and `y` (B's box `by` carried into A's
+    /// coordinates) that `settled` does not rule out by a lower bound on their distance, given
+    /// to `pair`, which may change `state` and so what `settled` answers. The bounds take A's triangles in its
+    /// own coordinates and B's carried there (padded as the boxes are): each triangle against
+    /// the other leaf's box first, then each pair that both pass.
+    fn leaf_pairs<S>(
+        &self,
+        (x, y, by): (u32, u32, &Obb),
+        state: &mut S,
+        settled: impl Fn(&S, f64) -> bool,
+        mut pair: impl FnMut(&mut S, u32, u32),
+    ) {
+        let (ta, tb) = self.trees;
+        let bx = &self.boxes.0[x as usize];
+        let mut near = [[(0, [DVec3::ZERO; 3]); LEAF_MAX]; 2];
+        let mut count = [0; 2];
+        for s in ta.nodes[x as usize].slots() {
+            let t = self.slots.0[s];
+            if !settled(state, by.gap_to_triangle(&t) - self.pad) {
+                near[0][count[0]] = (ta.tris[s], t);
+                count[0] += 1;
+            }
+        }
+        if count[0] == 0 {
+            return;
+        }
+        for s in tb.nodes[y as usize].slots() {
+            let t = self.slots.1[s].map(|p| self.rel.apply(p));
+            if !settled(state, bx.gap_to_triangle(&t) - self.pad) {
+                near[1][count[1]] = (tb.tris[s], t);
+                count[1] += 1;
+            }
+        }
+        for &(i, t1) in &near[0][..count[0]] {
+            for &(j, t2) in &near[1][..count[1]] {
+                let axis = centroid(&t2) - centroid(&t1);
+                if !settled(state, tritri::separation_bound(&t1, &t2, axis) - self.pad) {
+                    pair(state, i, j);
+                }
+            }
+        }
+    }
+
+    /// How many triangle pairs are closer than `d` (> 0): [`super::clearance`]'s count, by the
+    /// same decision on the same posed triangles for every pair no bound puts at `d` or more.
+    fn count_within(&self, d: f64) -> usize {
+        let (ta, tb) = self.trees;
+        if ta.nodes.is_empty() || tb.nodes.is_empty() {
+            return 0;
+        }
+        let mut carried = vec![self.boxes.1[0].carried(&self.rel)];
+        let mut stack = vec![(0u32, 0u32, 0u32)];
+        let mut count = 0;
+        while let Some((x, y, by)) = stack.pop() {
+            let (bx, bbox) = (&self.boxes.0[x as usize], carried[by as usize]);
+            if bx.gap(&bbox) - self.pad >= d {
+                continue;
+            }
+            // Every pair of two nodes this near is closer than d (a part deep in another has
+            // millions of such pairs): counted without measuring.
+            if bx.reach(&bbox) + self.pad < d {
+                let counts = (
+                    &self.a.prep.oriented().tri_counts,
+                    &self.b.prep.oriented().tri_counts,
+                );
+                count += counts.0[x as usize] as usize * counts.1[y as usize] as usize;
+                continue;
+            }
+            let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
+            if nx.is_leaf() && ny.is_leaf() {
+                let settled = |_: &usize, lb| lb >= d;
+                self.leaf_pairs((x, y, &bbox), &mut count, settled, |count, i, j| {
+                    *count += closer_than(&self.a.tri(i), &self.b.tri(j), d) as usize;
+                });
+            } else if !nx.is_leaf()
+                && (ny.is_leaf() || self.boxes.0[x as usize].size() >= bbox.size())
+            {
+                stack.extend([0, 1].map(|k| (nx.index + k, y, by)));
+            } else {
+                for k in 0..2 {
+                    let c = ny.index + k;
+                    carried.push(self.boxes.1[c as usize].carried(&self.rel));
+                    stack.push((x, c, carried.len() as u32 - 1));
+                }
+            }
+        }
+        count
+    }
+}
+
+/// Whether two posed triangles are closer than `d`, as [`super::clearance`] decides it: a
+/// positive separation bound proves them disjoint; else they meet (distance 0) or their
+/// distance is measured.
+fn closer_than(ta: &Tri, tb: &Tri, d: f64) -> bool {
+    let lb = tritri::separation_bound(ta, tb, centroid(tb) - centroid(ta));
+    if lb >= d {
+        return false;
+    }
+    (lb <= 0.0 && tritri::intersect(ta, tb)) || tritri::separated_distance(ta, tb).distance < d
 }
 
 /// A node pair waiting: a lower bound on its distance (and the order it is taken in, smallest
