@@ -165,9 +165,9 @@ impl<'a> Walk<'a> {
 
     /// The triangle pairs `(a, b)` of leaves `x` and `y` (B's box `by` carried into A's
     /// coordinates) that `settled` does not rule out by a lower bound on their distance, given
-    /// to `pair`, which may change `state` and so what `settled` answers. The bounds take A's triangles in its
-    /// own coordinates and B's carried there (padded as the boxes are): each triangle against
-    /// the other leaf's box first, then each pair that both pass.
+    /// to `pair`, which may change `state` and so what `settled` answers. The bounds take A's
+    /// triangles in its own coordinates and B's carried there (padded as the boxes are): each
+    /// triangle against the other leaf's box first, then each pair that both pass.
     fn leaf_pairs<S>(
         &self,
         (x, y, by): (u32, u32, &Obb),
