@@ -89,9 +89,9 @@ impl Obb {
     /// A lower bound on the distance between the two boxes (rounded; zero or negative when
     /// the axes tried do not separate them): the best of the gap between their projections on
     /// the line between their centres, and in each box's frame the distance from it to the
-    /// axis-aligned box around the other (Gottschalk's separating axis test, as a distance). Each box's axes are taken as orthonormal: a fitted box's are
-    /// to rounding, a carried one's as far as its pose's rotation is, and the caller pads the
-    /// bound for both.
+    /// axis-aligned box around the other (Gottschalk's separating axis test, as a distance).
+    /// Each box's axes are taken as orthonormal: a fitted box's are to rounding, a carried
+    /// one's as far as its pose's rotation is, and the caller pads the bound for both.
     pub fn gap(&self, other: &Obb) -> f64 {
         let (a, b) = (&self.axes, &other.axes);
         let (ha, hb) = (self.half, other.half);
