@@ -304,6 +304,15 @@ fn closest_structs_and_constants_match_wgsl() {
     use meshclash::gpu::layout::{ClosestQuery, SlotsOut, CANDIDATES};
     use meshclash::gpu::twin::closest::{CLOSEST_STACK, POINTS_PER_THREAD};
     let src = format!("{}\n{}", shaders::COMMON, shaders::CLOSEST);
+    let (size, members) = wgsl_layout(&src, "ObbNode");
+    assert_eq!(
+        size as usize,
+        std::mem::size_of::<meshclash::gpu::layout::ObbNode>()
+    );
+    assert_eq!(
+        members,
+        rust_offsets!(meshclash::gpu::layout::ObbNode, center, axes)
+    );
     let (size, members) = wgsl_layout(&src, "ClosestQuery");
     assert_eq!(size as usize, std::mem::size_of::<ClosestQuery>());
     assert_eq!(

@@ -325,6 +325,17 @@ fn gpu_cases() -> Vec<(&'static str, PreparedMesh, Pose)> {
             PreparedMesh::new(common::soup(3, 0.0)),
             Pose::IDENTITY,
         ),
+        (
+            "torus 1e-6 off rigid",
+            PreparedMesh::new(generate::torus(1.0, 0.3, 40, 16)),
+            {
+                let (c, s) = (1.000000499, 4.99e-7);
+                let m = [
+                    c, s, s, 3.0, s, c, s, -2.0, s, s, c, 1.0, 0.0, 0.0, 0.0, 1.0,
+                ];
+                Pose::from_matrix(&m).unwrap()
+            },
+        ),
     ]
 }
 
@@ -423,8 +434,10 @@ fn the_closest_stage_equals_its_twin() {
         let run = gpu.closest_run(&posed, &gm, &points).unwrap();
         let q = run.query.expect("within f32");
         let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
+        let obbs = meshclash::gpu::obb_nodes(&posed, &gm);
         let mut twin = vec![meshclash::gpu::layout::SlotsOut::default(); points.len()];
-        meshclash::gpu::twin::closest::main(&q, &nodes, &corners, &run.points, &mut twin);
+        let twin_main = meshclash::gpu::twin::closest::main;
+        twin_main(&q, &nodes, &obbs, &corners, &run.points, &mut twin);
         let mut flips = 0;
         for (i, (g, t)) in run.out.iter().zip(&twin).enumerate() {
             if g.unsure == 0 && t.unsure == 0 {

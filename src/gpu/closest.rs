@@ -113,6 +113,7 @@ impl GpuBackend {
         local: &[[f32; 4]],
     ) -> Result<Vec<SlotsOut>> {
         let bvh = self.resident_bvh(m, gm)?;
+        let obbs = self.resident_obbs(m, gm)?;
         let d = &self.ctx.device;
         let init = |label, bytes: &[u8], usage| {
             d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -135,7 +136,7 @@ impl GpuBackend {
         let mut enc = d.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            let buffers = [&uniform, &bvh.nodes, &bvh.corners, &points, &out];
+            let buffers = [&uniform, &bvh.nodes, &bvh.corners, &points, &out, &*obbs];
             let threads = q.points.div_ceil(POINTS_PER_THREAD as u32);
             self.stages
                 .closest

@@ -2,10 +2,12 @@
 //! triangles' corners in slot order, in the record frame, uploaded by the first batch that
 //! needs them and kept with the mesh.
 
-use super::layout::{row, BvhNode};
+use super::layout::{row, BvhNode, ObbNode};
 use super::mesh::record_bounds;
 use super::{GpuBackend, GpuMesh};
 use crate::error::{Error, Result};
+use crate::geom::DVec3;
+use crate::obb::Obb;
 use crate::query::Posed;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -39,7 +41,72 @@ pub fn bvh_arrays(m: &Posed, gm: &GpuMesh) -> (Vec<BvhNode>, Vec<[f32; 4]>) {
     (nodes, corners)
 }
 
+/// Each hierarchy node's oriented box ([`crate::obb`]) in the record frame of `gm`, in `f32`:
+/// what `closest.wgsl` bounds a point's distance to a node by, and the twin.
+pub fn obb_nodes(m: &Posed, gm: &GpuMesh) -> Vec<ObbNode> {
+    let center = gm.center;
+    m.prep
+        .oriented()
+        .boxes
+        .par_iter()
+        .map(|b| record_obb(b, center))
+        .collect()
+}
+
+/// `b` in the record frame, its centre and axes rounded to `f32` and each half-extent grown to
+/// cover that: a point `x = c + Σ sⱼ aⱼ` of the box (`|sⱼ| ≤ hⱼ`) lies within
+/// `Σ hⱼ |aⱼ · a'ₖ| + |c − c'| |a'ₖ|` of the rounded centre `c'` along the rounded axis `a'ₖ`,
+/// plus the f64 rounding of all this and of the box's own fit (1e-12 of the magnitudes); the
+/// sum is rounded up to `f32`.
+fn record_obb(b: &Obb, center: DVec3) -> ObbNode {
+    let c = b.center - center;
+    let c32 = c.as_vec3();
+    let shift = (c - c32.as_dvec3()).length();
+    let magnitude =
+        b.center.abs().max_element() + center.abs().max_element() + b.half.element_sum();
+    let pad = 1e-12 * magnitude + f64::MIN_POSITIVE;
+    let axes = std::array::from_fn(|k| {
+        let a = b.axes[k].as_vec3();
+        let ad = a.as_dvec3();
+        let half: f64 = (0..3)
+            .map(|j| b.half[j] * b.axes[j].dot(ad).abs())
+            .sum::<f64>()
+            + shift * ad.length()
+            + pad;
+        // Nearest rounding is within 2^-24 of it: grown by 1e-6 first, never below.
+        [a.x, a.y, a.z, (half * (1.0 + 1e-6)) as f32]
+    });
+    ObbNode {
+        center: [c32.x, c32.y, c32.z, 0.0],
+        axes,
+    }
+}
+
 impl GpuBackend {
+    /// A storage buffer of `bytes`, or an error naming `m` where the adapter cannot bind it.
+    fn storage(&self, m: &Posed, label: &str, bytes: &[u8]) -> Result<wgpu::Buffer> {
+        let limit = self
+            .ctx
+            .limits
+            .max_storage_buffer_binding_size
+            .min(self.ctx.limits.max_buffer_size);
+        if bytes.len() as u64 > limit {
+            return Err(Error::Gpu(format!(
+                "{}: {label} need {} bytes, over this adapter's storage binding limit of {limit} bytes",
+                m.prep.mesh.source.display(),
+                bytes.len()
+            )));
+        }
+        Ok(self
+            .ctx
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+            }))
+    }
+
     /// The mesh's hierarchy on the GPU, uploaded on first use and kept with the mesh.
     pub(super) fn resident_bvh(&self, m: &Posed, gm: &GpuMesh) -> Result<Arc<GpuBvh>> {
         let mut slot = gm.bvh.lock().unwrap_or_else(|e| e.into_inner());
@@ -47,32 +114,23 @@ impl GpuBackend {
             return Ok(b.clone());
         }
         let (nodes, corners) = bvh_arrays(m, gm);
-        let limit = self
-            .ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(self.ctx.limits.max_buffer_size);
-        let buf = |label: &str, bytes: &[u8]| -> Result<wgpu::Buffer> {
-            if bytes.len() as u64 > limit {
-                return Err(Error::Gpu(format!(
-                    "{}: {label} need {} bytes, over this adapter's storage binding limit of {limit} bytes",
-                    m.prep.mesh.source.display(),
-                    bytes.len()
-                )));
-            }
-            Ok(self
-                .ctx
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(label),
-                    contents: bytes,
-                    usage: wgpu::BufferUsages::STORAGE,
-                }))
-        };
         let b = Arc::new(GpuBvh {
-            nodes: buf("hierarchy nodes", bytemuck::cast_slice(&nodes))?,
-            corners: buf("hierarchy corners", bytemuck::cast_slice(&corners))?,
+            nodes: self.storage(m, "hierarchy nodes", bytemuck::cast_slice(&nodes))?,
+            corners: self.storage(m, "hierarchy corners", bytemuck::cast_slice(&corners))?,
         });
+        *slot = Some(b.clone());
+        Ok(b)
+    }
+
+    /// The hierarchy's oriented boxes on the GPU ([`obb_nodes`]), uploaded by the first batch
+    /// of nearest points and kept with the mesh.
+    pub(super) fn resident_obbs(&self, m: &Posed, gm: &GpuMesh) -> Result<Arc<wgpu::Buffer>> {
+        let mut slot = gm.obbs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = slot.as_ref() {
+            return Ok(b.clone());
+        }
+        let boxes = obb_nodes(m, gm);
+        let b = Arc::new(self.storage(m, "hierarchy boxes", bytemuck::cast_slice(&boxes))?);
         *slot = Some(b.clone());
         Ok(b)
     }

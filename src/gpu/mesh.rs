@@ -144,6 +144,8 @@ pub struct GpuMesh {
     pub parts: Vec<GpuPart>,
     /// The hierarchy rays walk, uploaded by the first batch of rays ([`super::rays`]).
     pub(crate) bvh: std::sync::Mutex<Option<std::sync::Arc<super::hierarchy::GpuBvh>>>,
+    /// Its nodes' oriented boxes, uploaded by the first batch of nearest points.
+    pub(crate) obbs: std::sync::Mutex<Option<std::sync::Arc<wgpu::Buffer>>>,
 }
 
 impl GpuMesh {
@@ -247,6 +249,7 @@ impl GpuMesh {
             triangles: prep.mesh.triangles.len() as u32,
             parts,
             bvh: Default::default(),
+            obbs: Default::default(),
         })
     }
 }

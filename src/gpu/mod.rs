@@ -23,7 +23,7 @@ mod winding;
 pub use backend::{GpuBackend, Narrow, WalkSteps};
 pub use closest::ClosestRun;
 pub use context::{GpuContext, GpuInfo};
-pub use hierarchy::bvh_arrays;
+pub use hierarchy::{bvh_arrays, obb_nodes};
 pub use mesh::{GpuMesh, HostArrays, HostPart};
 pub use rays::RayRun;
 pub use resident::Resident;

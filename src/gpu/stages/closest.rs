@@ -2,7 +2,7 @@
 //! [`crate::gpu::twin::closest`].
 
 use super::{binding, Access::*, Binding, Entry, Stage};
-use crate::gpu::layout::{BvhNode, ClosestQuery, SlotsOut};
+use crate::gpu::layout::{BvhNode, ClosestQuery, ObbNode, SlotsOut};
 use crate::gpu::shaders;
 
 pub const BINDINGS: &[Binding] = &[
@@ -11,6 +11,7 @@ pub const BINDINGS: &[Binding] = &[
     binding::<[f32; 4]>(2, "corners", Read),
     binding::<[f32; 4]>(3, "points", Read),
     binding::<SlotsOut>(4, "closest_out", ReadWrite),
+    binding::<ObbNode>(5, "obbs", Read),
 ];
 
 pub const STAGE: Stage = Stage {

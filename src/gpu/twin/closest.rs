@@ -2,7 +2,7 @@
 //! walk, the same candidates.
 
 use super::{v3, INF};
-use crate::gpu::layout::{BvhNode, ClosestQuery, SlotsOut, CANDIDATES};
+use crate::gpu::layout::{BvhNode, ClosestQuery, ObbNode, SlotsOut, CANDIDATES};
 use glam::Vec3;
 
 /// `closest.wgsl::CLOSEST_STACK`.
@@ -97,12 +97,17 @@ fn tri_bounds(q: &ClosestQuery, p: Vec3, t: [Vec3; 3]) -> (f32, f32) {
 }
 
 /// `closest.wgsl::box_lower`.
-fn box_lower(q: &ClosestQuery, p: Vec3, node: &BvhNode) -> f32 {
-    let d = Vec3::splat(q.delta);
-    let gap = (Vec3::from(node.min) - d - p)
-        .max(p - Vec3::from(node.max) - d)
-        .max(Vec3::ZERO);
-    gap.length()
+fn box_lower(q: &ClosestQuery, p: Vec3, b: &ObbNode) -> f32 {
+    let c = v3(b.center);
+    let dp = p - c;
+    let scale = p.x.abs() + p.y.abs() + p.z.abs() + c.x.abs() + c.y.abs() + c.z.abs() + q.delta;
+    let mut out = Vec3::ZERO;
+    for k in 0..3 {
+        let a = b.axes[k];
+        let e = (scale + a[3]) * 2f32.powi(-20);
+        out[k] = (dp.dot(v3(a)).abs() - a[3] - q.delta - e).max(0.0);
+    }
+    out.length() * (1.0 - 2f32.powi(-18))
 }
 
 /// `closest.wgsl::main` over every point: [`POINTS_PER_THREAD`] a thread, each search
@@ -110,6 +115,7 @@ fn box_lower(q: &ClosestQuery, p: Vec3, node: &BvhNode) -> f32 {
 pub fn main(
     q: &ClosestQuery,
     bvh: &[BvhNode],
+    obbs: &[ObbNode],
     corners: &[[f32; 4]],
     points: &[[f32; 4]],
     out: &mut [SlotsOut],
@@ -118,7 +124,7 @@ pub fn main(
     for first in (0..n).step_by(POINTS_PER_THREAD) {
         let mut hint = NO_SLOT;
         for i in first..(first + POINTS_PER_THREAD).min(n) {
-            let (o, nearest) = search(q, bvh, corners, v3(points[i]), hint);
+            let (o, nearest) = search(q, bvh, obbs, corners, v3(points[i]), hint);
             out[i] = o;
             hint = nearest;
         }
@@ -160,6 +166,7 @@ impl Kept {
 fn search(
     q: &ClosestQuery,
     bvh: &[BvhNode],
+    obbs: &[ObbNode],
     corners: &[[f32; 4]],
     p: Vec3,
     hint: u32,
@@ -170,7 +177,7 @@ fn search(
         kept: Vec::with_capacity(CANDIDATES),
     };
     let mut sure = hint == NO_SLOT || k.consider(q, corners, p, hint);
-    let mut stack: Vec<(u32, f32)> = vec![(0, box_lower(q, p, &bvh[0]))];
+    let mut stack: Vec<(u32, f32)> = vec![(0, box_lower(q, p, &obbs[0]))];
     while sure {
         let Some((n, low)) = stack.pop() else { break };
         if low > k.upper {
@@ -194,8 +201,8 @@ fn search(
         }
         let (a, b) = (node.index, node.index + 1);
         let (la, lb) = (
-            box_lower(q, p, &bvh[a as usize]),
-            box_lower(q, p, &bvh[b as usize]),
+            box_lower(q, p, &obbs[a as usize]),
+            box_lower(q, p, &obbs[b as usize]),
         );
         if la <= lb {
             stack.push((b, lb));
