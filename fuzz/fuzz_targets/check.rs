@@ -1,5 +1,8 @@
 //! `query::check` on two tiny posed meshes: no panic, and the intersecting pairs equal brute
-//! force over all pairs with the exact test, the distance the minimum over all pairs.
+//! force over all pairs with the exact test, the distance the minimum over all pairs. The same
+//! pose through `query::poses` (the oriented boxes' walk): where the parts are apart, the pair
+//! brute force names (the smallest `(distance², a, b)`), and `check`'s count of pairs within the
+//! clearance.
 //!
 //! Input layout (a shorter input is skipped): byte 0 and 1, the triangle counts of A and B
 //! (1 to 4 each); byte 2, the placement: both meshes scaled by 1, 2^-10 or 2^-20 and both
@@ -119,4 +122,25 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(got, want, "intersecting pairs");
     let d = if want.is_empty() { nearest } else { 0.0 };
     assert_eq!(r.distance.distance, d, "distance");
+    let posed_answer = &query::poses(&a, pa, &b, &[pb], Some(0.25 * scale))[0];
+    assert_eq!(
+        posed_answer.clearance_pairs,
+        Some(r.clearance.map_or(0, |c| c.pairs.len())),
+        "pairs within the clearance"
+    );
+    if let query::SolidDistance::Apart { report, .. } = &posed_answer.solid {
+        let mut smallest = (f64::INFINITY, 0, 0);
+        for i in 0..a.mesh.triangles.len() {
+            for j in 0..b.mesh.triangles.len() {
+                let (ta, tb) = (posed(&a, &pa, i), posed(&b, &pb, j));
+                let e = tritri::separated_distance(&ta, &tb).distance;
+                if (e * e, i as u32, j as u32) < smallest {
+                    smallest = (e * e, i as u32, j as u32);
+                }
+            }
+        }
+        let got = (report.distance * report.distance, report.triangle_a, report.triangle_b);
+        assert!(want.is_empty(), "apart, yet surfaces meet");
+        assert_eq!(got, smallest, "the poses walk's pair");
+    }
 });
