@@ -597,3 +597,43 @@ fn oriented_boxes_hold_under_a_rotation_a_little_off_rigid() {
         assert_eq!(found.point.distance_squared(p), d2);
     }
 }
+
+/// The GPU's oriented boxes (`gpu::obb_nodes`: f32 centre and axes, each half-extent grown for
+/// that rounding) hold every vertex of their nodes, checked in f64 against the f32 box: the
+/// host formula the closest stage's bound rests on, apart from the answers it leads to.
+#[test]
+fn the_gpus_oriented_boxes_hold_their_nodes() {
+    let Some(ctx) = common::gpu_or_skip("the_gpus_oriented_boxes_hold_their_nodes") else {
+        return;
+    };
+    let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    for (name, m, pose) in gpu_cases() {
+        let posed = Posed::new(&m, pose);
+        let gm = gpu.resident(&m).unwrap();
+        let boxes = meshclash::gpu::obb_nodes(&posed, &gm);
+        let bvh = m.bvh();
+        // Each node's slots: a leaf's own, an inner node's its children's together.
+        let mut slots = vec![0..0; bvh.nodes.len()];
+        for n in (0..bvh.nodes.len()).rev() {
+            let node = &bvh.nodes[n];
+            slots[n] = if node.is_leaf() {
+                node.slots()
+            } else {
+                let c = node.index as usize;
+                slots[c].start..slots[c + 1].end
+            };
+        }
+        let f = |v: [f32; 4]| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64);
+        for (n, b) in boxes.iter().enumerate() {
+            let c = f(b.center);
+            for &t in &bvh.tris[slots[n].clone()] {
+                for v in m.mesh.triangle(t as usize) {
+                    let x = v - gm.center - c;
+                    for a in &b.axes {
+                        assert!(x.dot(f(*a)).abs() <= a[3] as f64, "{name}: node {n}");
+                    }
+                }
+            }
+        }
+    }
+}
