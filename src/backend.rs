@@ -319,6 +319,7 @@ impl Backend {
             |g| g.sphere_contacts(&posed, &*g.resident(m)?, spheres),
             || {
                 posed.slots_for(spheres.len());
+                posed.oriented_for(spheres.len());
                 spheres
                     .par_iter()
                     .map(|&(c, r)| query::sphere_contact(c, r, &posed))
@@ -344,6 +345,8 @@ impl Backend {
             |g| g.sphere_sweeps(&posed, &*g.resident(m)?, spheres, tol),
             || {
                 posed.slots_for(spheres.len());
+                // Each sphere takes many nearest points along its way.
+                posed.oriented_for(spheres.len().saturating_mul(8));
                 spheres
                     .par_iter()
                     .map(|&(c, r, v)| query::sphere_sweep(c, r, v, &posed, tol))

@@ -36,13 +36,7 @@ pub fn closest_points(points: &[DVec3], m: &Posed, max_distance: f64) -> Vec<Opt
     use rayon::prelude::*;
     let limit = max_distance * max_distance;
     m.slots_for(points.len());
-    // Oriented boxes hug the surface: a point far from it (inside a solid, say) reaches a few
-    // leaves through them where axis-aligned boxes let it reach hundreds. Worth building once
-    // a batch has an eighth as many points as the mesh has triangles (igea: 80 ms for 100k
-    // points that then take a third of the time).
-    if points.len().saturating_mul(8) >= m.prep.mesh.triangles.len() {
-        m.prep.oriented();
-    }
+    m.oriented_for(points.len());
     let order = morton_order(points);
     let mut found: Vec<(usize, Option<Closest>)> = order
         .par_chunks(256)

@@ -104,6 +104,16 @@ impl<'a> Posed<'a> {
         }
     }
 
+    /// Make the mesh's oriented boxes ([`crate::obb`]) for a batch of `queries` nearest points:
+    /// a point far from the surface reaches a few leaves through them where axis-aligned boxes
+    /// let it reach hundreds. Worth building once a batch has an eighth as many points as the
+    /// mesh has triangles (igea: 80 ms for 100k points that then take a third of the time).
+    pub fn oriented_for(&self, queries: usize) {
+        if queries.saturating_mul(8) >= self.prep.mesh.triangles.len() {
+            self.prep.oriented();
+        }
+    }
+
     /// The triangle in slot `s` of the hierarchy, posed: from [`Posed::slot_tris`] when made,
     /// else posed on the spot. Either way [`Posed::tri`]'s value.
     pub fn slot_tri(&self, s: usize) -> Tri {
