@@ -108,6 +108,23 @@ impl Bvh {
         }
     }
 
+    /// The slots each node covers: a subtree's leaves are consecutive, so its slots are one
+    /// range, from its first leaf's first slot to its last leaf's last.
+    pub fn slot_ranges(&self) -> Vec<std::ops::Range<usize>> {
+        let mut ranges = vec![0..0; self.nodes.len()];
+        // Children come after their parent, so a backward pass sees them first.
+        for n in (0..self.nodes.len()).rev() {
+            let node = &self.nodes[n];
+            ranges[n] = if node.is_leaf() {
+                node.slots()
+            } else {
+                let c = node.index as usize;
+                ranges[c].start..ranges[c + 1].end
+            };
+        }
+        ranges
+    }
+
     /// The number of levels (the root's included).
     pub fn depth(&self) -> usize {
         self.depth

@@ -13,7 +13,7 @@
 //! lengthen, so no pair is pruned that could be the closest.
 
 use crate::bvh::Bvh;
-use crate::geom::DVec3;
+use crate::geom::{DVec3, Tri};
 use crate::mesh::{Mesh, Pose};
 use rayon::prelude::*;
 
@@ -146,7 +146,7 @@ impl Obb {
     /// A lower bound on the distance from the triangle `t` to the box (zero when they may
     /// meet): in the box's frame, the distance from it to the triangle's own box. The box's
     /// axes are taken as orthonormal, as in [`Obb::gap`].
-    pub fn gap_to_triangle(&self, t: &crate::geom::Tri) -> f64 {
+    pub fn gap_to_triangle(&self, t: &Tri) -> f64 {
         let mut sum = 0.0;
         for k in 0..3 {
             let s = t.map(|p| (p - self.center).dot(self.axes[k]));
@@ -174,59 +174,39 @@ impl Obb {
 /// through two indirections each).
 pub struct Oriented {
     pub boxes: Vec<Obb>,
-    pub slot_tris: Vec<crate::geom::Tri>,
+    pub slot_tris: Vec<Tri>,
     /// Each node's number of triangles.
     pub tri_counts: Vec<u32>,
 }
 
 impl Oriented {
     pub fn build(bvh: &Bvh, mesh: &Mesh) -> Oriented {
+        let slot_tris: Vec<Tri> = bvh
+            .tris
+            .par_iter()
+            .map(|&t| mesh.triangle(t as usize))
+            .collect();
+        let ranges = bvh.slot_ranges();
         Oriented {
-            boxes: node_boxes(bvh, mesh),
-            tri_counts: slot_ranges(bvh).iter().map(|r| r.len() as u32).collect(),
-            slot_tris: bvh
-                .tris
+            boxes: ranges
                 .par_iter()
-                .map(|&t| mesh.triangles[t as usize].map(|v| mesh.vertex(v)))
+                .map(|r| fit_node(&slot_tris[r.clone()]))
                 .collect(),
+            tri_counts: ranges.iter().map(|r| r.len() as u32).collect(),
+            slot_tris,
         }
     }
 }
 
-/// Each node's oriented box, in the mesh's own coordinates, in the hierarchy's order.
-fn node_boxes(bvh: &Bvh, mesh: &Mesh) -> Vec<Obb> {
-    let ranges = slot_ranges(bvh);
-    ranges
-        .par_iter()
-        .map(|r| {
-            let tris = &bvh.tris[r.clone()];
-            let mut points = Vec::with_capacity(tris.len() * 3);
-            let mut normal = DVec3::ZERO;
-            for &t in tris {
-                let [p, q, s] = mesh.triangles[t as usize].map(|v| mesh.vertex(v));
-                points.extend([p, q, s]);
-                normal += (q - p).cross(s - p);
-            }
-            Obb::fit(&points, normal)
-        })
-        .collect()
-}
-
-/// The slots each node covers: a subtree's leaves are consecutive, so its slots are one range,
-/// from its first leaf's first slot to its last leaf's last.
-fn slot_ranges(bvh: &Bvh) -> Vec<std::ops::Range<usize>> {
-    let mut ranges = vec![0..0; bvh.nodes.len()];
-    // Children come after their parent, so a backward pass sees them first.
-    for n in (0..bvh.nodes.len()).rev() {
-        let node = &bvh.nodes[n];
-        ranges[n] = if node.is_leaf() {
-            node.slots()
-        } else {
-            let c = node.index as usize;
-            ranges[c].start..ranges[c + 1].end
-        };
+/// The oriented box of a node's triangles.
+fn fit_node(tris: &[Tri]) -> Obb {
+    let mut points = Vec::with_capacity(tris.len() * 3);
+    let mut normal = DVec3::ZERO;
+    for &[p, q, s] in tris {
+        points.extend([p, q, s]);
+        normal += (q - p).cross(s - p);
     }
-    ranges
+    Obb::fit(&points, normal)
 }
 
 #[cfg(test)]

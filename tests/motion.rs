@@ -355,11 +355,11 @@ fn long_sweeps_keep_their_analytic_answers() {
         1e-9,
     );
     assert!(
-        pass.contact.is_none() && pass.steps > 200,
+        pass.contact.is_none() && pass.steps > 300,
         "{} steps",
         pass.steps
     );
-    // f32 boxes: 1.51 − 0.5 − 1 is 0.01 to within 1e-7.
+    // 1.51 − 0.5 − 1: 0.01 up to the f64 rounding of 1.51 (the boxes' corners are exact).
     assert!(
         (pass.min_distance - 0.01).abs() < 1e-7,
         "{}",

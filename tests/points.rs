@@ -612,17 +612,7 @@ fn the_gpus_oriented_boxes_hold_their_nodes() {
         let gm = gpu.resident(&m).unwrap();
         let boxes = meshclash::gpu::obb_nodes(&posed, &gm);
         let bvh = m.bvh();
-        // Each node's slots: a leaf's own, an inner node's its children's together.
-        let mut slots = vec![0..0; bvh.nodes.len()];
-        for n in (0..bvh.nodes.len()).rev() {
-            let node = &bvh.nodes[n];
-            slots[n] = if node.is_leaf() {
-                node.slots()
-            } else {
-                let c = node.index as usize;
-                slots[c].start..slots[c + 1].end
-            };
-        }
+        let slots = bvh.slot_ranges();
         let f = |v: [f32; 4]| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64);
         for (n, b) in boxes.iter().enumerate() {
             let c = f(b.center);

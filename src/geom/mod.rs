@@ -107,7 +107,7 @@ pub fn length(v: DVec3) -> f64 {
 }
 
 /// Sphere by centre and radius.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sphere {
     pub center: DVec3,
     pub radius: f64,

@@ -1,6 +1,7 @@
 //! The hierarchy rays and nearest points walk ([`crate::bvh`]) on the GPU: its nodes and its
-//! triangles' corners in slot order, in the record frame, uploaded by the first batch that
-//! needs them and kept with the mesh.
+//! triangles' corners in slot order, and (for nearest points) its nodes' oriented boxes
+//! ([`crate::obb`]), in the record frame, uploaded by the first batch that needs them and kept
+//! with the mesh.
 
 use super::layout::{row, BvhNode, ObbNode};
 use super::mesh::record_bounds;

@@ -23,7 +23,8 @@ pub struct PreparedMesh {
     caps: OnceLock<Caps>,
     /// The hierarchy rays and nearest points walk, made on first use.
     bvh: OnceLock<Bvh>,
-    /// Oriented boxes around the hierarchy's nodes, for distances under many poses.
+    /// Oriented boxes around the hierarchy's nodes ([`crate::obb`]): for poses, long sweeps and
+    /// batches of nearest points, made on first use.
     oriented: OnceLock<Oriented>,
     /// Its uploads to the GPU backends that have answered for it, kept for the next query.
     pub(crate) resident: Resident,

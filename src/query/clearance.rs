@@ -1,7 +1,7 @@
 //! Every triangle pair closer than a clearance `d`: the interference check with a safety margin.
 
 use super::{leaf_gap, over_leaf_pairs, posed_leaf_pairs, spheres_if, Posed, Timings};
-use crate::geom::{spheres_within, tritri};
+use crate::geom::{spheres_within, tritri, DVec3, Tri};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -52,25 +52,12 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
                     continue;
                 }
                 *tested += 1;
-                let lb = tritri::separation_bound(&ta, &tb, sb.center - sa.center);
-                if lb >= d {
-                    continue;
-                }
-                // An intersecting pair can be far apart by the vertex/edge measures (an edge
-                // piercing a face), so intersection is decided first, as in Nathan (2015); a positive
-                // bound has proved the pair disjoint already.
-                let meets = lb <= 0.0 && tritri::intersect(&ta, &tb);
-                let dist = if meets {
-                    0.0
-                } else {
-                    tritri::separated_distance(&ta, &tb).distance
-                };
-                if dist < d {
+                if let Some((distance, intersects)) = within(&ta, &tb, sb.center - sa.center, d) {
                     out.push(ClearancePair {
                         a: i,
                         b: j,
-                        distance: dist,
-                        intersects: meets,
+                        distance,
+                        intersects,
                     });
                 }
             }
@@ -84,4 +71,24 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
         candidates,
         timings,
     }
+}
+
+/// Whether two posed triangles are closer than `d`, and if so their distance and whether they
+/// meet: the decision every clearance count makes. `axis` is the caller's guess at the
+/// direction between them (the line between their centroids), for the separation bound.
+pub(crate) fn within(ta: &Tri, tb: &Tri, axis: DVec3, d: f64) -> Option<(f64, bool)> {
+    let lb = tritri::separation_bound(ta, tb, axis);
+    if lb >= d {
+        return None;
+    }
+    // An intersecting pair can be far apart by the vertex/edge measures (an edge piercing a
+    // face), so intersection is decided first, as in Nathan (2015); a positive bound has proved
+    // the pair disjoint already.
+    let meets = lb <= 0.0 && tritri::intersect(ta, tb);
+    let distance = if meets {
+        0.0
+    } else {
+        tritri::separated_distance(ta, tb).distance
+    };
+    (distance < d).then_some((distance, meets))
 }

@@ -107,6 +107,8 @@ pub(crate) fn witnesses(
     if count > WITNESS_LIMIT {
         return (one_each(), Coverage::Sampled);
     }
+    // No vertex at all (the bodies after the first of a one-body part): the list below would
+    // still read every vertex to find none, once per pose.
     if count == 0 {
         return (Vec::new(), Coverage::Every);
     }

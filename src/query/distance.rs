@@ -104,8 +104,8 @@ pub fn distance_with_budget(
         };
     }
     // Parts so far apart that rounding outgrows their size: no bound prunes there.
-    if let Some((i, j)) = super::far::support_pair(a, b) {
-        return report(a, b, &[(1, Some((0.0, i, j)))], timings, t);
+    if let Some(r) = far_apart(a, b, Timings::default(), t) {
+        return r;
     }
     // No pair intersects, so every pair is disjoint and Nathan's vertex–face / edge–edge
     // minimum is exact for each of them.
@@ -156,14 +156,8 @@ pub fn distance_with_budget(
 /// round costs more than such a search.
 pub(crate) fn settled_on_one_thread(a: &Posed, b: &Posed) -> Option<DistanceReport> {
     let t = Instant::now();
-    if let Some((i, j)) = super::far::support_pair(a, b) {
-        return Some(report(
-            a,
-            b,
-            &[(1, Some((0.0, i, j)))],
-            Timings::default(),
-            t,
-        ));
+    if let Some(r) = far_apart(a, b, Timings::default(), t) {
+        return Some(r);
     }
     let (_, _, found, finished) = on_one_thread(a, b, SERIAL_BUDGET);
     finished.then(|| report(a, b, &[found], Timings::default(), t))
@@ -361,6 +355,18 @@ fn leaf_pair(
         }
     }
     tested
+}
+
+/// The report for parts so far apart that their support pair is the answer
+/// ([`super::far::support_pair`]), or `None` when they are nearer.
+pub(crate) fn far_apart(
+    a: &Posed,
+    b: &Posed,
+    timings: Timings,
+    t: Instant,
+) -> Option<DistanceReport> {
+    let (i, j) = super::far::support_pair(a, b)?;
+    Some(report(a, b, &[(1, Some((0.0, i, j)))], timings, t))
 }
 
 /// The report for the smallest pair of the searches' `results`.

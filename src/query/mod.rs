@@ -253,7 +253,7 @@ impl<'a> Posed<'a> {
 
 /// Nathan's bounding sphere of `t` (centroid, farthest vertex), its radius padded by a
 /// relative 1e-9 so that rounding can never cull a touching pair.
-pub(crate) fn padded_sphere(t: &Tri) -> Sphere {
+fn padded_sphere(t: &Tri) -> Sphere {
     let s = crate::geom::triangle_bounding_sphere(t);
     Sphere {
         center: s.center,

@@ -8,10 +8,11 @@
 //! function, and neither prunes a pair that could equal it (the box bounds are padded for
 //! their rounding, so a pair at the best distance is always measured).
 
-use super::distance::{report, Best, DistanceReport};
-use super::{far, Posed, Timings};
+use super::clearance::within;
+use super::distance::{far_apart, report, Best, DistanceReport};
+use super::{Posed, Timings};
 use crate::bvh::{Bvh, LEAF_MAX};
-use crate::geom::{tritri, DVec3, Tri};
+use crate::geom::{centroid, tritri, DVec3, Tri};
 use crate::mesh::Pose;
 use crate::obb::Obb;
 use std::cmp::Ordering;
@@ -22,8 +23,8 @@ use std::time::Instant;
 /// interference search came back empty): [`super::distance`]'s answer, on this thread.
 pub(crate) fn distance(a: &Posed, b: &Posed) -> DistanceReport {
     let t = Instant::now();
-    if let Some((i, j)) = far::support_pair(a, b) {
-        return report(a, b, &[(1, Some((0.0, i, j)))], Timings::default(), t);
+    if let Some(r) = far_apart(a, b, Timings::default(), t) {
+        return r;
     }
     let found = Walk::new(a, b).run();
     report(a, b, &[found], Timings::default(), t)
@@ -46,6 +47,8 @@ struct Walk<'a> {
     boxes: (&'a [Obb], &'a [Obb]),
     /// Each mesh's triangles in slot order, in its own coordinates.
     slots: (&'a [Tri], &'a [Tri]),
+    /// Each node's number of triangles.
+    counts: (&'a [u32], &'a [u32]),
     /// B's coordinates into A's.
     rel: Pose,
     /// What the box bounds lose to rounding: the relative pose's and the boxes' own, both
@@ -67,6 +70,7 @@ impl<'a> Walk<'a> {
             trees: (a.prep.bvh(), b.prep.bvh()),
             boxes: (&a.prep.oriented().boxes, &b.prep.oriented().boxes),
             slots: (&a.prep.oriented().slot_tris, &b.prep.oriented().slot_tris),
+            counts: (&a.prep.oriented().tri_counts, &b.prep.oriented().tri_counts),
             rel: a.pose.relative(&b.pose),
             pad: 1e-12 * magnitude
                 + 6.0 * (a.pose.unapply_error(magnitude) + b.pose.unapply_error(magnitude))
@@ -106,18 +110,9 @@ impl<'a> Walk<'a> {
                 tested += self.leaf_pair(x, y, bbox, &mut best);
                 continue;
             }
-            // The larger box is split (A's when B's is a leaf, B's when A's is).
-            let split_a =
-                !nx.is_leaf() && (ny.is_leaf() || self.boxes.0[x as usize].size() >= bbox.size());
-            let [p, q] = [0, 1].map(|k| {
-                if split_a {
-                    self.pending(nx.index + k, y, by, &carried)
-                } else {
-                    let c = ny.index + k;
-                    carried.push(self.boxes.1[c as usize].carried(&self.rel));
-                    self.pending(x, c, carried.len() as u32 - 1, &carried)
-                }
-            });
+            let [p, q] = self
+                .split((x, y, by), &mut carried)
+                .map(|(x, y, by)| self.pending(x, y, by, &carried));
             let (near, far) = if q.key < p.key { (q, p) } else { (p, q) };
             if !beyond(far.bound, best) {
                 heap.push(far);
@@ -129,6 +124,25 @@ impl<'a> Walk<'a> {
             }
         }
         (tested, best)
+    }
+
+    /// The two pairs that replace the pair of A's node `x` and B's node `y` (whose box is
+    /// `carried[by]`; not both leaves): the larger box is split (A's when B's is a leaf, B's
+    /// when A's is), and B's children's boxes carried into A's coordinates once, here.
+    fn split(&self, (x, y, by): (u32, u32, u32), carried: &mut Vec<Obb>) -> [(u32, u32, u32); 2] {
+        let (nx, ny) = (
+            &self.trees.0.nodes[x as usize],
+            &self.trees.1.nodes[y as usize],
+        );
+        let larger_a = self.boxes.0[x as usize].size() >= carried[by as usize].size();
+        if !nx.is_leaf() && (ny.is_leaf() || larger_a) {
+            return [0, 1].map(|k| (nx.index + k, y, by));
+        }
+        [0, 1].map(|k| {
+            let c = ny.index + k;
+            carried.push(self.boxes.1[c as usize].carried(&self.rel));
+            (x, c, carried.len() as u32 - 1)
+        })
     }
 
     /// A's node `x` against B's node `y`, whose box is `carried[by]`: pending, with its bound.
@@ -224,44 +238,23 @@ impl<'a> Walk<'a> {
             // Every pair of two nodes this near is closer than d (a part deep in another has
             // millions of such pairs): counted without measuring.
             if bx.reach(&bbox) + self.pad < d {
-                let counts = (
-                    &self.a.prep.oriented().tri_counts,
-                    &self.b.prep.oriented().tri_counts,
-                );
-                count += counts.0[x as usize] as usize * counts.1[y as usize] as usize;
+                count += self.counts.0[x as usize] as usize * self.counts.1[y as usize] as usize;
                 continue;
             }
             let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
             if nx.is_leaf() && ny.is_leaf() {
                 let settled = |_: &usize, lb| lb >= d;
                 self.leaf_pairs((x, y, &bbox), &mut count, settled, |count, i, j| {
-                    *count += closer_than(&self.a.tri(i), &self.b.tri(j), d) as usize;
+                    let (ta, tb) = (self.a.tri(i), self.b.tri(j));
+                    let axis = centroid(&tb) - centroid(&ta);
+                    *count += within(&ta, &tb, axis, d).is_some() as usize;
                 });
-            } else if !nx.is_leaf()
-                && (ny.is_leaf() || self.boxes.0[x as usize].size() >= bbox.size())
-            {
-                stack.extend([0, 1].map(|k| (nx.index + k, y, by)));
             } else {
-                for k in 0..2 {
-                    let c = ny.index + k;
-                    carried.push(self.boxes.1[c as usize].carried(&self.rel));
-                    stack.push((x, c, carried.len() as u32 - 1));
-                }
+                stack.extend(self.split((x, y, by), &mut carried));
             }
         }
         count
     }
-}
-
-/// Whether two posed triangles are closer than `d`, as [`super::clearance`] decides it: a
-/// positive separation bound proves them disjoint; else they meet (distance 0) or their
-/// distance is measured.
-fn closer_than(ta: &Tri, tb: &Tri, d: f64) -> bool {
-    let lb = tritri::separation_bound(ta, tb, centroid(tb) - centroid(ta));
-    if lb >= d {
-        return false;
-    }
-    (lb <= 0.0 && tritri::intersect(ta, tb)) || tritri::separated_distance(ta, tb).distance < d
 }
 
 /// A node pair waiting: a lower bound on its distance (and the order it is taken in, smallest
@@ -298,8 +291,4 @@ impl Eq for Pending {}
 /// Whether a lower bound `lb` on a distance rules it out against the best `(distance², ..)`.
 fn beyond(lb: f64, best: Best) -> bool {
     lb > 0.0 && best.is_some_and(|(d2, _, _)| lb * lb > d2)
-}
-
-fn centroid(t: &Tri) -> DVec3 {
-    (t[0] + t[1] + t[2]) / 3.0
 }

@@ -36,7 +36,8 @@ pub fn solid_distance(a: &Posed, b: &Posed) -> SolidDistance {
 }
 
 /// [`solid_distance`] on the calling thread, by the oriented boxes' search
-/// ([`super::oriented`]): the same answer, for callers that run many on threads of their own.
+/// ([`super::oriented`]): the same answer, for callers that ask many (poses, each on a thread
+/// of its own; a long sweep, step by step) once the boxes are built.
 pub(crate) fn solid_distance_serial(a: &Posed, b: &Posed) -> SolidDistance {
     solid_with(a, b, super::oriented::distance)
 }
