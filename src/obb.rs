@@ -169,18 +169,16 @@ impl Obb {
     }
 }
 
-/// What the distance walk reads of a mesh, in its own coordinates: each hierarchy node's
-/// oriented box, and the triangles in the hierarchy's slot order (a leaf's in one place, not
-/// through two indirections each).
+/// Each hierarchy node's oriented box, in the mesh's own coordinates, and its number of
+/// triangles.
 pub struct Oriented {
     pub boxes: Vec<Obb>,
-    pub slot_tris: Vec<Tri>,
-    /// Each node's number of triangles.
     pub tri_counts: Vec<u32>,
 }
 
 impl Oriented {
     pub fn build(bvh: &Bvh, mesh: &Mesh) -> Oriented {
+        // In slot order for the fitting only: a node's triangles in one place.
         let slot_tris: Vec<Tri> = bvh
             .tris
             .par_iter()
@@ -193,7 +191,6 @@ impl Oriented {
                 .map(|r| fit_node(&slot_tris[r.clone()]))
                 .collect(),
             tri_counts: ranges.iter().map(|r| r.len() as u32).collect(),
-            slot_tris,
         }
     }
 }

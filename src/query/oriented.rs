@@ -12,7 +12,7 @@ use super::clearance::within;
 use super::distance::{far_apart, report, Best, DistanceReport};
 use super::{Posed, Timings};
 use crate::bvh::{Bvh, LEAF_MAX};
-use crate::geom::{centroid, tritri, DVec3, Tri};
+use crate::geom::{centroid, tritri, DVec3};
 use crate::mesh::Pose;
 use crate::obb::Obb;
 use std::cmp::Ordering;
@@ -45,8 +45,6 @@ struct Walk<'a> {
     b: &'a Posed<'a>,
     trees: (&'a Bvh, &'a Bvh),
     boxes: (&'a [Obb], &'a [Obb]),
-    /// Each mesh's triangles in slot order, in its own coordinates.
-    slots: (&'a [Tri], &'a [Tri]),
     /// Each node's number of triangles.
     counts: (&'a [u32], &'a [u32]),
     /// B's coordinates into A's.
@@ -69,7 +67,6 @@ impl<'a> Walk<'a> {
             b,
             trees: (a.prep.bvh(), b.prep.bvh()),
             boxes: (&a.prep.oriented().boxes, &b.prep.oriented().boxes),
-            slots: (&a.prep.oriented().slot_tris, &b.prep.oriented().slot_tris),
             counts: (&a.prep.oriented().tri_counts, &b.prep.oriented().tri_counts),
             rel: a.pose.relative(&b.pose),
             pad: 1e-12 * magnitude
@@ -194,7 +191,7 @@ impl<'a> Walk<'a> {
         let mut near = [[(0, [DVec3::ZERO; 3]); LEAF_MAX]; 2];
         let mut count = [0; 2];
         for s in ta.nodes[x as usize].slots() {
-            let t = self.slots.0[s];
+            let t = self.a.prep.mesh.triangle(ta.tris[s] as usize);
             if !settled(state, by.gap_to_triangle(&t) - self.pad) {
                 near[0][count[0]] = (ta.tris[s], t);
                 count[0] += 1;
@@ -204,7 +201,8 @@ impl<'a> Walk<'a> {
             return;
         }
         for s in tb.nodes[y as usize].slots() {
-            let t = self.slots.1[s].map(|p| self.rel.apply(p));
+            let t = self.b.prep.mesh.triangle(tb.tris[s] as usize);
+            let t = t.map(|p| self.rel.apply(p));
             if !settled(state, bx.gap_to_triangle(&t) - self.pad) {
                 near[1][count[1]] = (tb.tris[s], t);
                 count[1] += 1;
