@@ -58,7 +58,7 @@ impl PreparedMesh {
         self.bvh.get_or_init(|| Bvh::build(&self.mesh))
     }
 
-    /// Each hierarchy node's oriented box and the triangles in slot order ([`crate::obb`]),
+    /// Each hierarchy node's oriented box and triangle count ([`crate::obb`]),
     /// made on first use.
     pub fn oriented(&self) -> &Oriented {
         self.oriented
