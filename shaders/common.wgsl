@@ -194,10 +194,15 @@ fn seg_seg(p1: vec3<f32>, q1: vec3<f32>, p2: vec3<f32>, q2: vec3<f32>) -> f32 {
             s = clamp(-c / a, 0.0, 1.0);
         } else {
             let b = dot(d1, d2);
-            let den = a * e - b * b;
+            // a e - b^2 and b f - c e by Lagrange's identity, |d1 x d2|^2 and
+            // (d1 x d2) . (d2 x r): as differences of products they cancel for edges nearly
+            // parallel, where s0 came out anywhere in [0, 1] and the distance up to
+            // 2500 u of the frame's scale too large (a review found pairs past the band).
+            let n = cross(d1, d2);
+            let den = dot(n, n);
             var s0 = 0.0;
             if (den > 0.0) {
-                s0 = clamp((b * f - c * e) / den, 0.0, 1.0);
+                s0 = clamp(dot(n, cross(d2, r)) / den, 0.0, 1.0);
             }
             let t0 = (b * s0 + f) / e;
             if (t0 < 0.0) {
@@ -262,13 +267,21 @@ fn vertices_face(x: array<vec3<f32>, 3>, t: array<vec3<f32>, 3>) -> FaceTerm {
 // lower bound; otherwise it is within the band q.tol.w of the true distance. Written out, not
 // looped: lavapipe kept the loops' dynamically indexed arrays in memory.
 fn tri_dist(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>) -> f32 {
+    let d = pair_dist(p, r);
+    return max(d.x - d.y, 0.0);
+}
+
+// tri_dist's parts: the least distance among the terms it measures (x: a distance between
+// points of the two triangles, so within the band above the true distance, sliver or not),
+// and the slivers' heights it subtracts (y).
+fn pair_dist(p: array<vec3<f32>, 3>, r: array<vec3<f32>, 3>) -> vec2<f32> {
     let e0 = min(min(seg_seg(p[0], p[1], r[0], r[1]), seg_seg(p[0], p[1], r[1], r[2])), seg_seg(p[0], p[1], r[2], r[0]));
     let e1 = min(min(seg_seg(p[1], p[2], r[0], r[1]), seg_seg(p[1], p[2], r[1], r[2])), seg_seg(p[1], p[2], r[2], r[0]));
     let e2 = min(min(seg_seg(p[2], p[0], r[0], r[1]), seg_seg(p[2], p[0], r[1], r[2])), seg_seg(p[2], p[0], r[2], r[0]));
     let fr = vertices_face(p, r);
     let fp = vertices_face(r, p);
     let best = min(min(min(e0, e1), e2), min(fr.best, fp.best));
-    return max(sqrt(best) - (fr.slack + fp.slack), 0.0);
+    return vec2<f32>(sqrt(best), fr.slack + fp.slack);
 }
 
 

@@ -10,8 +10,8 @@ use crate::geom::DVec3;
 use crate::gpu::{GpuBackend, GpuContext, GpuInfo};
 use crate::mesh::{Pose, PreparedMesh};
 use crate::query::{
-    self, CheckOptions, CheckReport, Closest, Hits, Posed, RayHit, SelfReport, SolidDistance,
-    SphereContact, SphereSweep, Winding,
+    self, CheckOptions, CheckReport, Closest, Hits, PoseAnswer, Posed, RayHit, SelfReport,
+    SolidDistance, SphereContact, SphereSweep, Winding,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -361,6 +361,48 @@ impl Backend {
         self.answer(
             |g| g.self_intersections(m, &*g.resident(m)?),
             || query::self_intersections(m),
+        )
+    }
+
+    /// Each of `poses` of B against A (placed by `pose_a`), with the pairs within
+    /// `clearance_d` if asked ([`query::poses`]). On the GPU, every pose in one dispatch
+    /// (`gpu::poses`: a thread per pose proves the surfaces apart and keeps the pairs that may
+    /// be nearest, which the host measures in f64; the rest, and the clearance counts, on the
+    /// CPU: the same answers); on the CPU in parallel over the poses.
+    pub fn poses(
+        &self,
+        a: &PreparedMesh,
+        pose_a: Pose,
+        b: &PreparedMesh,
+        poses: &[Pose],
+        clearance_d: Option<f64>,
+    ) -> Result<Vec<PoseAnswer>> {
+        self.answer(
+            |g| {
+                let (ga, gb) = (g.resident(a)?, g.resident(b)?);
+                let pa = Posed::new(a, pose_a);
+                g.poses((&pa, &ga), (b, &gb), poses, clearance_d)
+            },
+            || query::poses(a, pose_a, b, poses, clearance_d),
+        )
+    }
+
+    /// What every call of [`Backend::poses`] with these parts reuses, made now: their
+    /// hierarchies' oriented boxes and the caps of their inside tests, and on the GPU both
+    /// meshes and hierarchies uploaded. Timed apart from the poses, as loading is.
+    pub fn prepare_poses(&self, a: &PreparedMesh, b: &PreparedMesh) -> Result<()> {
+        for m in [a, b] {
+            m.oriented();
+            m.caps();
+        }
+        self.answer(
+            |g| {
+                for m in [a, b] {
+                    g.make_resident_hierarchy(&Posed::new(m, Pose::IDENTITY), &*g.resident(m)?)?;
+                }
+                Ok(())
+            },
+            || (),
         )
     }
 

@@ -332,3 +332,37 @@ fn closest_structs_and_constants_match_wgsl() {
     );
     assert_eq!(wgsl_u32(&src, "CLOSEST_STACK") as usize, CLOSEST_STACK);
 }
+
+/// The poses stage's structs and constants, declared in `poses.wgsl`.
+#[test]
+fn poses_structs_and_constants_match_wgsl() {
+    use meshclash::gpu::layout::{
+        PoseItem, PoseOut, PosePair, PosesQuery, POSE_CANDIDATES, POSE_DONE, POSE_FULL, POSE_NEAR,
+    };
+    use meshclash::gpu::twin::poses::POSE_STACK;
+    let src = format!("{}\n{}", shaders::COMMON, shaders::POSES);
+    let offsets = |members: Vec<(String, u32)>| members.iter().map(|m| m.1).collect::<Vec<_>>();
+    let (size, members) = wgsl_layout(&src, "PosesQuery");
+    assert_eq!(size as usize, std::mem::size_of::<PosesQuery>());
+    assert_eq!(offsets(members)[0], 0);
+    let (size, members) = wgsl_layout(&src, "PoseItem");
+    assert_eq!(size as usize, std::mem::size_of::<PoseItem>());
+    assert_eq!(members, rust_offsets!(PoseItem, rows, tol));
+    let (size, members) = wgsl_layout(&src, "PosePair");
+    assert_eq!(size as usize, std::mem::size_of::<PosePair>());
+    assert_eq!(
+        offsets(members),
+        offsets(rust_offsets!(PosePair, a, b, lower, _pad))
+    );
+    let (size, members) = wgsl_layout(&src, "PoseOut");
+    assert_eq!(size as usize, std::mem::size_of::<PoseOut>());
+    assert_eq!(
+        members,
+        rust_offsets!(PoseOut, status, count, upper, steps, pairs)
+    );
+    assert_eq!(wgsl_u32(&src, "POSE_CANDIDATES") as usize, POSE_CANDIDATES);
+    assert_eq!(wgsl_u32(&src, "POSE_STACK") as usize, POSE_STACK);
+    assert_eq!(wgsl_u32(&src, "POSE_DONE"), POSE_DONE);
+    assert_eq!(wgsl_u32(&src, "POSE_NEAR"), POSE_NEAR);
+    assert_eq!(wgsl_u32(&src, "POSE_FULL"), POSE_FULL);
+}

@@ -50,29 +50,40 @@ pub struct WalkSteps {
     pub leaves: u32,
     /// `nearest`: iterations of all its loops in a pass.
     pub nearest: u32,
+    /// `poses`: steps of one pose's walk (node pairs and triangle pairs); a walk that needs
+    /// more is answered on the CPU.
+    pub poses: u32,
 }
 
 impl WalkSteps {
     pub const UNBOUNDED: WalkSteps = WalkSteps {
         leaves: u32::MAX,
         nearest: u32::MAX,
+        poses: u32::MAX,
     };
 
     /// Unbounded on a GPU. On a software adapter within lavapipe's 65535 loop iterations per
     /// SIMD group of 8 lanes (or 16): one loop's iterations count once per group, the most of
     /// any lane (`cull_leaves`: 16384 leaves 4x of margin); nested loops' can add up over the
     /// lanes (`nearest`: 3800, and at most 89 more once past it, times 16 lanes is 62 224).
+    /// `poses`: its walk's steps were seen to cost two iterations each, and one walk past the
+    /// budget cuts short the output loops of every pose in its group.
     pub fn for_adapter(ctx: &GpuContext) -> WalkSteps {
         if ctx.software {
             WalkSteps {
                 leaves: 16_384,
                 nearest: 3_800,
+                poses: POSE_STEPS_SOFTWARE,
             }
         } else {
             WalkSteps::UNBOUNDED
         }
     }
 }
+
+/// `WalkSteps::poses` on a software adapter: 12 000 steps, two loop iterations each, leave
+/// room in lavapipe's 65535 for the output loops.
+const POSE_STEPS_SOFTWARE: u32 = 12_000;
 
 /// The stages' pipelines.
 pub(super) struct Stages {
@@ -83,6 +94,7 @@ pub(super) struct Stages {
     pub winding: super::stages::OneEntry,
     pub rays: super::stages::OneEntry,
     pub closest: super::stages::OneEntry,
+    pub poses: super::stages::OneEntry,
 }
 
 /// The work buffers every round reuses, sized for the backend's capacity.
@@ -268,6 +280,11 @@ impl GpuBackend {
             winding: super::stages::OneEntry::new(&ctx, &super::stages::winding::STAGE)?,
             rays: super::stages::OneEntry::new(&ctx, &super::stages::rays::STAGE)?,
             closest: super::stages::OneEntry::new(&ctx, &super::stages::closest::STAGE)?,
+            poses: super::stages::OneEntry::with_constants(
+                &ctx,
+                &super::stages::poses::STAGE,
+                &[("WALK_STEPS", steps.poses as f64)],
+            )?,
         };
         Ok(GpuBackend {
             id: next_id(),

@@ -237,3 +237,70 @@ impl SlotsOut {
         slots: [0; CANDIDATES],
     };
 }
+
+/// What `poses.wgsl` needs for one dispatch. WGSL twin: `struct PosesQuery` there.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct PosesQuery {
+    pub poses: u32,
+    pub _pad: [u32; 3],
+}
+
+/// One pose of `poses.wgsl`: rows `[M | s]` taking B's record frame into A's, and the pose's
+/// tolerances: x, how far a point may lie from where the CPU's f64 geometry puts it; y, the
+/// band that holds an f32 pair distance to the f64 one; z, a box bound's growth. WGSL twin:
+/// `struct PoseItem` there.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PoseItem {
+    pub rows: [[f32; 4]; 3],
+    pub tol: [f32; 4],
+}
+
+/// A leaf pair a pose keeps: leaves of A's and B's hierarchies, and a lower bound on the
+/// distance of their triangle pairs. WGSL twin: `struct PosePair` in `poses.wgsl`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PosePair {
+    pub a: u32,
+    pub b: u32,
+    pub lower: f32,
+    pub _pad: u32,
+}
+
+/// Leaf pairs one pose keeps at most (`poses.wgsl::POSE_CANDIDATES`); a pose that needs more is
+/// answered on the CPU.
+pub const POSE_CANDIDATES: usize = 128;
+/// `poses.wgsl` statuses: the candidates hold the answer; a pair may touch; a list ran out or
+/// the walk was cut short.
+pub const POSE_DONE: u32 = 0;
+pub const POSE_NEAR: u32 = 1;
+pub const POSE_FULL: u32 = 2;
+
+/// One pose's answer from `poses.wgsl`: its status, the pairs kept (the first `count`), the
+/// least upper bound on the distance and the walk's loop steps. WGSL twin: `struct PoseOut`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct PoseOut {
+    pub status: u32,
+    pub count: u32,
+    pub upper: f32,
+    pub steps: u32,
+    pub pairs: [PosePair; POSE_CANDIDATES],
+}
+
+impl PoseOut {
+    /// What an answer is until the shader says otherwise (and where it could not run).
+    pub const FULL: PoseOut = PoseOut {
+        status: POSE_FULL,
+        count: 0,
+        upper: f32::MAX,
+        steps: 0,
+        pairs: [PosePair {
+            a: 0,
+            b: 0,
+            lower: 0.0,
+            _pad: 0,
+        }; POSE_CANDIDATES],
+    };
+}

@@ -11,6 +11,7 @@ mod hierarchy;
 pub mod layout;
 mod mesh;
 mod pass;
+mod poses;
 pub mod query;
 mod rays;
 mod resident;
@@ -25,6 +26,7 @@ pub use closest::ClosestRun;
 pub use context::{GpuContext, GpuInfo};
 pub use hierarchy::{bvh_arrays, obb_nodes};
 pub use mesh::{GpuMesh, HostArrays, HostPart};
+pub use poses::PosesRun;
 pub use rays::RayRun;
 pub use resident::Resident;
 pub use rounds::Found;
@@ -41,6 +43,7 @@ pub mod shaders {
     pub const WINDING: &str = include_str!("../../shaders/winding.wgsl");
     pub const RAYS: &str = include_str!("../../shaders/rays.wgsl");
     pub const CLOSEST: &str = include_str!("../../shaders/closest.wgsl");
+    pub const POSES: &str = include_str!("../../shaders/poses.wgsl");
     /// Every stage file, for validation without a GPU (`tests/layout.rs`).
     pub const ALL: &[(&str, &str)] = &[
         ("common.wgsl", COMMON),
@@ -52,5 +55,6 @@ pub mod shaders {
         ("winding.wgsl", WINDING),
         ("rays.wgsl", RAYS),
         ("closest.wgsl", CLOSEST),
+        ("poses.wgsl", POSES),
     ];
 }

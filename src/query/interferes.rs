@@ -71,12 +71,22 @@ pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
 ///
 /// Only the vertices and nodes visited are posed.
 pub fn interference_and_certainty(a: &Posed, b: &Posed) -> (Option<Interference>, bool) {
+    interference_given(a, b, || surfaces_meet(a, b))
+}
+
+/// [`interference_and_certainty`] with `meet` telling whether the surfaces meet: where a GPU
+/// has already proved they do not (`gpu::poses`), the vertices alone, in the same order.
+pub(crate) fn interference_given(
+    a: &Posed,
+    b: &Posed,
+    meet: impl FnOnce() -> bool,
+) -> (Option<Interference>, bool) {
     // The first body of each first: a part that is one body is settled by these two rays.
     let (first, first_certain) = inside_bodies(a, b, 0, 1);
     if let Some(i) = first.filter(Interference::certain) {
         return (Some(i), true);
     }
-    if surfaces_meet(a, b) {
+    if meet() {
         return (Some(Interference::SurfacesMeet), true);
     }
     // The other bodies: one of them may be inside where the first is not.

@@ -19,10 +19,10 @@ mod far;
 pub(crate) mod interferes;
 pub(crate) mod intersect;
 mod motion;
-mod oriented;
+pub(crate) mod oriented;
 pub(crate) mod ray;
 pub(crate) mod self_intersect;
-mod solid;
+pub(crate) mod solid;
 pub(crate) mod spheres;
 mod winding;
 

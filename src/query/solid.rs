@@ -1,8 +1,8 @@
 //! Distance between solids: the question parry3d's and FCL's `distance` answer for closed
 //! meshes, where a part inside another is at distance 0 although its surface is not.
 
-use super::interferes::interference_and_certainty;
-use super::{distance, DistanceReport, Interference, IntersectReport, Posed};
+use super::interferes::{interference_and_certainty, interference_given, Interference};
+use super::{distance, DistanceReport, IntersectReport, Posed};
 
 /// How far apart two parts are as solids.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,7 +48,26 @@ fn solid_with(
     b: &Posed,
     measure: impl Fn(&Posed, &Posed) -> DistanceReport,
 ) -> SolidDistance {
-    match interference_and_certainty(a, b) {
+    solid_from(a, b, interference_and_certainty(a, b), measure)
+}
+
+/// [`solid_distance`] where the surfaces are known not to meet (a GPU proved it, `gpu::poses`):
+/// the vertices' evidence in the same order, then `measure`'s distance.
+pub(crate) fn solid_distance_apart(
+    a: &Posed,
+    b: &Posed,
+    measure: impl Fn(&Posed, &Posed) -> DistanceReport,
+) -> SolidDistance {
+    solid_from(a, b, interference_given(a, b, || false), measure)
+}
+
+fn solid_from(
+    a: &Posed,
+    b: &Posed,
+    interference: (Option<Interference>, bool),
+    measure: impl Fn(&Posed, &Posed) -> DistanceReport,
+) -> SolidDistance {
+    match interference {
         (Some(i), _) => SolidDistance::Interfering(i),
         // No pair intersects (the search was exhaustive), which is what the distance needs to
         // know: every pair is disjoint.

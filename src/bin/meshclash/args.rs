@@ -86,6 +86,9 @@ pub enum Command {
         /// The summary as one JSON object on stdout.
         #[arg(long)]
         json: bool,
+        /// Where to answer: auto is the GPU where there is a hardware one, else the CPU.
+        #[arg(long, value_enum, default_value_t = Backend::Auto)]
+        backend: Backend,
     },
     /// B moving through waypoints (translation linear, rotation by slerp): its first contact
     /// with A, certified by conservative advancement (no contact before the time reported, and

@@ -96,7 +96,14 @@ fn run(cli: Cli) -> Result<(), Error> {
             clearance,
             out,
             json,
-        } => motion::poses(&a, &b, &poses, pose_a.pose()?, clearance, out, json),
+            backend,
+        } => motion::poses(
+            (&a, &b, &poses),
+            pose_a.pose()?,
+            clearance,
+            (out, json),
+            choose_backend(backend.kind())?,
+        ),
         Command::Sweep {
             a,
             b,

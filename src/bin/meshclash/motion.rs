@@ -1,12 +1,12 @@
 //! `meshclash poses` and `meshclash sweep`: many poses of B against A, and B moving along a
-//! path; on the CPU, in parallel over the poses.
+//! path. Poses on either backend (`Backend::poses`), the path on the CPU.
 
 use crate::json::v3;
 use crate::progress;
 use crate::table::{self, Column};
 use crate::{load, points::summary_json};
 use meshclash::query::{self, SolidDistance, Timings};
-use meshclash::{Error, Pose};
+use meshclash::{Backend, Error, Pose};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -25,14 +25,14 @@ fn read_poses(path: &Path) -> Result<Vec<Pose>, Error> {
         .collect()
 }
 
+/// `meshclash poses`: the parts and the poses' file, A's pose, the clearance, where the rows
+/// and the summary go, and the backend.
 pub fn poses(
-    a: &Path,
-    b: &Path,
-    poses: &Path,
+    (a, b, poses): (&Path, &Path, &Path),
     pose_a: Pose,
     clearance: Option<f64>,
-    out: Option<PathBuf>,
-    json_out: bool,
+    (out, json_out): (Option<PathBuf>, bool),
+    backend: Backend,
 ) -> Result<(), Error> {
     if let Some(d) = clearance {
         if !(d.is_finite() && d >= 0.0) {
@@ -44,15 +44,12 @@ pub fn poses(
     let ps = read_poses(poses)?;
     let (ma, mb) = (load(a)?, load(b)?);
     // What every pose reuses is made first and timed apart, as loading is: the oriented boxes
-    // the distance walks, and the caps an open part's inside test needs.
+    // the distance walks, the caps an open part's inside test needs, the GPU's uploads.
     let t = Instant::now();
-    for m in [&ma, &mb] {
-        m.oriented();
-        m.caps();
-    }
+    backend.prepare_poses(&ma, &mb)?;
     let prepare_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
-    let answers = progress::during("poses", || query::poses(&ma, pose_a, &mb, &ps, clearance));
+    let answers = progress::during("poses", || backend.poses(&ma, pose_a, &mb, &ps, clearance))?;
     let mut timings = Timings::default();
     timings.add("query", t);
     if let Some(out) = out {
@@ -64,7 +61,10 @@ pub fn poses(
         .count();
     let fields =
         json!({"count": answers.len(), "interfering": interfering, "prepare_ms": prepare_ms});
-    println!("{}", summary_json(fields, "cpu", &timings, json_out));
+    println!(
+        "{}",
+        summary_json(fields, backend.name(), &timings, json_out)
+    );
     Ok(())
 }
 

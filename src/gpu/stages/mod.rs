@@ -10,6 +10,7 @@ pub mod cull_leaves;
 pub mod cull_pairs;
 pub mod narrow;
 pub mod nearest;
+pub mod poses;
 pub mod rays;
 pub mod winding;
 
@@ -60,7 +61,8 @@ pub struct Stage {
     pub twin: &'static str,
 }
 
-/// Every stage: those a round runs, in the order it runs them, then the winding numbers', the rays' and the nearest points'.
+/// Every stage: those a round runs, in the order it runs them, then the winding numbers', the
+/// rays', the nearest points' and the poses'.
 pub const STAGES: &[Stage] = &[
     cull_leaves::STAGE,
     cull_pairs::STAGE,
@@ -69,10 +71,11 @@ pub const STAGES: &[Stage] = &[
     winding::STAGE,
     rays::STAGE,
     closest::STAGE,
+    poses::STAGE,
 ];
 
 /// A stage of one entry point, `main`, over one bind group: the batch stages (`winding`,
-/// `rays`, `closest`), which differ only in their table rows.
+/// `rays`, `closest`, `poses`), which differ only in their table rows.
 pub struct OneEntry {
     stage: &'static Stage,
     layout: wgpu::BindGroupLayout,
@@ -81,12 +84,21 @@ pub struct OneEntry {
 
 impl OneEntry {
     pub fn new(ctx: &GpuContext, stage: &'static Stage) -> crate::error::Result<OneEntry> {
+        Self::with_constants(ctx, stage, &[])
+    }
+
+    /// [`OneEntry::new`] with values for the stage's `override` constants.
+    pub fn with_constants(
+        ctx: &GpuContext,
+        stage: &'static Stage,
+        constants: &[(&str, f64)],
+    ) -> crate::error::Result<OneEntry> {
         let bindings = stage.entries[0].bindings;
         let layout = layout(ctx, stage.name, bindings);
         let module = ctx.shader_module(stage.name, stage.source)?;
         Ok(OneEntry {
             stage,
-            main: ctx.compute_pipeline(stage.name, &module, "main", &layout)?,
+            main: ctx.compute_pipeline_with(stage.name, &module, "main", &layout, constants)?,
             layout,
         })
     }

@@ -106,9 +106,11 @@ pub fn seg_seg(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f32 {
             s = (-c / a).clamp(0.0, 1.0);
         } else {
             let b = d1.dot(d2);
-            let den = a * e - b * b;
+            // Lagrange's identity, as the shader (common.wgsl says why).
+            let n = d1.cross(d2);
+            let den = n.dot(n);
             let s0 = if den > 0.0 {
-                ((b * f - c * e) / den).clamp(0.0, 1.0)
+                (n.dot(d2.cross(r)) / den).clamp(0.0, 1.0)
             } else {
                 0.0
             };
@@ -263,6 +265,12 @@ pub fn unit_or_zero(v: Vec3) -> Vec3 {
 
 /// `common.wgsl::tri_dist`.
 pub fn tri_dist(p: &[Vec3; 3], r: &[Vec3; 3]) -> f32 {
+    let (d, slack) = pair_dist(p, r);
+    (d - slack).max(0.0)
+}
+
+/// `common.wgsl::pair_dist`: the least measured distance, and the slivers' slack.
+pub fn pair_dist(p: &[Vec3; 3], r: &[Vec3; 3]) -> (f32, f32) {
     let mut best = INF;
     for i in 0..3 {
         for j in 0..3 {
@@ -271,7 +279,7 @@ pub fn tri_dist(p: &[Vec3; 3], r: &[Vec3; 3]) -> f32 {
     }
     let (fr, sr) = vertices_face(p, r);
     let (fp, sp) = vertices_face(r, p);
-    (best.min(fr).min(fp).sqrt() - (sr + sp)).max(0.0)
+    (best.min(fr).min(fp).sqrt(), sr + sp)
 }
 
 /// The triangle `i` of a mesh in the query's local frame.

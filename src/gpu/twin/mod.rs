@@ -12,6 +12,7 @@ pub mod cull_leaves;
 pub mod cull_pairs;
 pub mod narrow;
 pub mod nearest;
+pub mod poses;
 pub mod rays;
 pub mod winding;
 

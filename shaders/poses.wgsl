@@ -1,0 +1,289 @@
+// Poses stage: many poses of B against A in one dispatch, a thread per pose. Each walks both
+// hierarchies (bvh.rs) depth first, nearer pair first, bounding node pairs by their oriented
+// boxes (obb.rs; B's carried into A's record frame by the pose) and triangle pairs by their f32
+// distance, and keeps every triangle pair whose lower bound is within the least upper bound:
+// the host measures those in f64 as the CPU does, so the answer is the CPU's to the bit.
+// Early exit: a pair that may touch (no bound proves it apart) makes the pose unsure at once,
+// as does a full stack or candidate list or a walk cut short; the CPU answers those (a pose
+// that interferes costs it microseconds). CPU twin: gpu::twin::poses.
+
+struct PosesQuery {
+    poses: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+// One pose: rows [M | s] taking B's record frame into A's, and its tolerances: x, how far a
+// point may lie from where the CPU's f64 geometry puts it (in A's record frame); y, the band
+// within which an f32 pair distance holds the f64 one; z, the growth of a box bound for x and
+// its f32 evaluation.
+struct PoseItem {
+    rows: array<vec4<f32>, 3>,
+    tol: vec4<f32>,
+}
+
+struct PosePair {
+    a: u32,                           // a leaf of A's hierarchy
+    b: u32,                           // a leaf of B's
+    lower: f32,
+    pad: u32,
+}
+
+struct PoseOut {
+    status: u32,                      // POSE_DONE, or why the CPU answers
+    count: u32,
+    upper: f32,
+    steps: u32,
+    pairs: array<PosePair, POSE_CANDIDATES>,
+}
+
+// A node's oriented box in its record frame (layout::ObbNode; closest.wgsl's).
+struct ObbNode {
+    center: vec4<f32>,
+    axes: array<vec4<f32>, 3>,
+}
+
+@group(0) @binding(0) var<uniform> pq: PosesQuery;
+@group(0) @binding(1) var<storage, read> a_nodes: array<BvhNode>;
+@group(0) @binding(2) var<storage, read> a_corners: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> a_obbs: array<ObbNode>;
+@group(0) @binding(4) var<storage, read> b_nodes: array<BvhNode>;
+@group(0) @binding(5) var<storage, read> b_corners: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> b_obbs: array<ObbNode>;
+@group(0) @binding(7) var<storage, read> items: array<PoseItem>;
+@group(0) @binding(8) var<storage, read_write> poses_out: array<PoseOut>;
+
+const POSE_STACK: u32 = 96u;
+const POSE_CANDIDATES: u32 = 128u;
+const POSE_DONE: u32 = 0u;
+// A triangle pair no bound proves apart: they may touch or cross.
+const POSE_NEAR: u32 = 1u;
+// The stack or the candidate list ran out, or the walk was cut short.
+const POSE_FULL: u32 = 2u;
+
+var<private> item: PoseItem;
+var<private> status: u32;
+var<private> upper: f32;
+var<private> count: u32;
+var<private> cands: array<PosePair, POSE_CANDIDATES>;
+
+// B's node n carried into A's record frame: centre, axes (not quite unit: the rows' rounding
+// and a rotation a little off orthonormal, which the bound's final factor covers), halves.
+struct Carried {
+    c: vec3<f32>,
+    ax: array<vec3<f32>, 3>,
+    h: vec3<f32>,
+}
+
+fn rotate(m: array<vec4<f32>, 3>, v: vec3<f32>) -> vec3<f32> {
+    return vec3<f32>(dot(m[0].xyz, v), dot(m[1].xyz, v), dot(m[2].xyz, v));
+}
+
+fn carry(n: u32) -> Carried {
+    let o = b_obbs[n];
+    return Carried(
+        to_local(item.rows, o.center.xyz),
+        array<vec3<f32>, 3>(rotate(item.rows, o.axes[0].xyz), rotate(item.rows, o.axes[1].xyz), rotate(item.rows, o.axes[2].xyz)),
+        vec3<f32>(o.axes[0].w, o.axes[1].w, o.axes[2].w),
+    );
+}
+
+// A lower bound on the distance between A's node x and B's carried node: in each box's frame,
+// the gaps to the box around the other along its three axes, each less the growth (item.tol.z),
+// combined as a hypotenuse; the larger of the two, shrunk by 1e-4 for axes a little off
+// orthonormal (a rotation accepted up to 1e-6 off, rounding). Written out, not looped: a
+// software adapter counts every loop iteration against one budget (see walk).
+fn node_lower(x: u32, cb: Carried) -> f32 {
+    let oa = a_obbs[x];
+    let d = cb.c - oa.center.xyz;
+    let ga = vec3<f32>(gap_a(oa.axes[0], d, cb), gap_a(oa.axes[1], d, cb), gap_a(oa.axes[2], d, cb));
+    let gb = vec3<f32>(gap_b(cb.ax[0], cb.h.x, d, oa), gap_b(cb.ax[1], cb.h.y, d, oa), gap_b(cb.ax[2], cb.h.z, d, oa));
+    return max(length(ga), length(gb)) * (1.0 - 1e-4);
+}
+
+// The gap along A's axis a (w: A's half-extent) between the boxes d apart.
+fn gap_a(a: vec4<f32>, d: vec3<f32>, cb: Carried) -> f32 {
+    let reach_b = cb.h.x * abs(dot(cb.ax[0], a.xyz)) + cb.h.y * abs(dot(cb.ax[1], a.xyz)) + cb.h.z * abs(dot(cb.ax[2], a.xyz));
+    return max(abs(dot(d, a.xyz)) - a.w - reach_b - item.tol.z, 0.0);
+}
+
+// The gap along B's carried axis u (half-extent h).
+fn gap_b(u: vec3<f32>, h: f32, d: vec3<f32>, oa: ObbNode) -> f32 {
+    let reach_a = oa.axes[0].w * abs(dot(oa.axes[0].xyz, u)) + oa.axes[1].w * abs(dot(oa.axes[1].xyz, u)) + oa.axes[2].w * abs(dot(oa.axes[2].xyz, u));
+    return max(abs(dot(d, u)) - h - reach_a - item.tol.z, 0.0);
+}
+
+fn size_a(x: u32) -> f32 {
+    let o = a_obbs[x];
+    return o.axes[0].w + o.axes[1].w + o.axes[2].w;
+}
+
+fn size_b(y: u32) -> f32 {
+    let o = b_obbs[y];
+    return o.axes[0].w + o.axes[1].w + o.axes[2].w;
+}
+
+// Keep the leaf pair (x of A, y of B) with its lower bound, dropping those the least upper
+// bound has passed when the list is full; a list still full makes the pose unsure. Leaves, not
+// triangles: where a vertex is nearest, the six triangles around it tie with the six around
+// the other's, 36 pairs in a few leaf pairs; the host measures every pair of those.
+fn keep(sa: u32, sb: u32, lower: f32) {
+    if (count == POSE_CANDIDATES) {
+        var kept = 0u;
+        var k = 0u;
+        for (; k < POSE_CANDIDATES; k++) {
+            if (!(cands[k].lower > upper)) {
+                cands[kept] = cands[k];
+                kept++;
+            }
+        }
+        if (k < POSE_CANDIDATES) {
+            status = POSE_FULL; // cut short: candidates lost
+            return;
+        }
+        count = kept;
+    }
+    if (count == POSE_CANDIDATES) {
+        status = POSE_FULL;
+        return;
+    }
+    cands[count] = PosePair(sa, sb, lower, 0u);
+    count += 1u;
+}
+
+// Triangle p of A against t of B (carried): a lower bound on their distance, INF where it
+// exceeds the least upper bound. Their cheap bounds (common.wgsl, less twice the points'
+// displacement, with room) either put them beyond the least upper bound, or prove them apart,
+// when their f32 distance bounds them within the band both ways; or they may touch, and the
+// pose is unsure.
+fn tri_pair(p: array<vec3<f32>, 3>, t: array<vec3<f32>, 3>) -> f32 {
+    let cheap = max(max(plane_bound(p, plane_of(p), t), plane_bound(t, plane_of(t), p)), axis_bound(p, t)) - 4.0 * item.tol.x;
+    if (cheap > upper) {
+        return INF;
+    }
+    if (!(cheap > 0.0)) {
+        status = POSE_NEAR;
+        return INF;
+    }
+    let d = pair_dist(p, t);
+    let band = item.tol.y;
+    upper = min(upper, d.x + band);
+    return max(d.x - d.y - band, cheap);
+}
+
+fn a_tri(s: u32) -> array<vec3<f32>, 3> {
+    return array<vec3<f32>, 3>(a_corners[3u * s].xyz, a_corners[3u * s + 1u].xyz, a_corners[3u * s + 2u].xyz);
+}
+
+fn b_tri(s: u32) -> array<vec3<f32>, 3> {
+    let m = item.rows;
+    return array<vec3<f32>, 3>(to_local(m, b_corners[3u * s].xyz), to_local(m, b_corners[3u * s + 1u].xyz), to_local(m, b_corners[3u * s + 2u].xyz));
+}
+
+// One loop does all the work, node pairs and the triangle pairs of a leaf pair alike: lavapipe
+// ends every loop of an invocation once its SIMD group has run 65535 iterations of all its
+// loops together (Mesa's LP_MAX_TGSI_LOOP_ITERATIONS, one counter per invocation), so a
+// nested loop per leaf pair would spend the budget four times as fast.
+fn walk(i: u32) {
+    item = items[i];
+    status = POSE_DONE;
+    upper = INF;
+    count = 0u;
+    var steps = 0u;
+    var stack: array<vec3<u32>, POSE_STACK>;
+    stack[0] = vec3<u32>(0u, 0u, bitcast<u32>(node_lower(0u, carry(0u))));
+    var top = 1u;
+    // The leaf pair in hand: its leaves, its next triangle pair k of n, the least lower bound.
+    var leaves = vec2<u32>(0u);
+    var lx: BvhNode;
+    var ly: BvhNode;
+    var k = 0u;
+    var n = 0u;
+    var low = INF;
+    while (status == POSE_DONE) {
+        // A walk past its budget (WALK_STEPS: a software adapter's, common.wgsl) is unsure.
+        if (steps == WALK_STEPS) {
+            status = POSE_FULL;
+            break;
+        }
+        steps += 1u;
+        if (k < n) {
+            low = min(low, tri_pair(a_tri(lx.index + k % lx.count), b_tri(ly.index + k / lx.count)));
+            k += 1u;
+            if (k == n && !(low > upper)) {
+                keep(leaves.x, leaves.y, low);
+            }
+            continue;
+        }
+        if (top == 0u) {
+            break;
+        }
+        top -= 1u;
+        let e = stack[top];
+        if (bitcast<f32>(e.z) > upper) {
+            continue;
+        }
+        let nx = a_nodes[e.x];
+        let ny = b_nodes[e.y];
+        if (nx.count > 0u && ny.count > 0u) {
+            leaves = e.xy;
+            lx = nx;
+            ly = ny;
+            k = 0u;
+            n = nx.count * ny.count;
+            low = INF;
+            continue;
+        }
+        if (top + 2u > POSE_STACK) {
+            status = POSE_FULL;
+            break;
+        }
+        // Split the node that is not a leaf, or the larger.
+        var c0 = vec2<u32>(e.x, ny.index);
+        var c1 = vec2<u32>(e.x, ny.index + 1u);
+        if (ny.count > 0u || (nx.count == 0u && size_a(e.x) >= size_b(e.y))) {
+            c0 = vec2<u32>(nx.index, e.y);
+            c1 = vec2<u32>(nx.index + 1u, e.y);
+        }
+        let l0 = node_lower(c0.x, carry(c0.y));
+        let l1 = node_lower(c1.x, carry(c1.y));
+        // The nearer on top, so it is taken first.
+        if (l0 <= l1) {
+            stack[top] = vec3<u32>(c1, bitcast<u32>(l1));
+            stack[top + 1u] = vec3<u32>(c0, bitcast<u32>(l0));
+        } else {
+            stack[top] = vec3<u32>(c0, bitcast<u32>(l0));
+            stack[top + 1u] = vec3<u32>(c1, bitcast<u32>(l1));
+        }
+        top += 2u;
+    }
+    // A walk the software adapter cut short is unsure, never an answer.
+    if ((top > 0u || k < n) && status == POSE_DONE) {
+        status = POSE_FULL;
+    }
+    var out: PoseOut;
+    out.status = status;
+    out.upper = upper;
+    out.steps = steps;
+    out.count = 0u;
+    var c = 0u;
+    for (; c < count; c++) {
+        if (!(cands[c].lower > upper)) {
+            out.pairs[out.count] = cands[c];
+            out.count++;
+        }
+    }
+    if (c < count) {
+        out.status = POSE_FULL;
+    }
+    poses_out[i] = out;
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = thread_index(gid, nwg);
+    if (i < pq.poses) {
+        walk(i);
+    }
+}
