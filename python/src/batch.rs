@@ -388,9 +388,13 @@ pub fn sphere_sweeps<'py>(
 /// what ``solid_distance`` answers, ``{"interferes", "distance", "triangle_a", "triangle_b",
 /// "point_a", "point_b", "evidence", "clearance_pairs"}`` (closest points and triangles when
 /// apart, the evidence when not; ``clearance_pairs``: the pairs closer than ``clearance``, -1
-/// without one). As ``meshclash poses``; on the CPU.
+/// without one). As ``meshclash poses``; on the GPU (every pose in one dispatch) when the
+/// backend is one: the same answers.
 #[pyfunction]
-#[pyo3(signature = (a, b, transforms_b, transform_a = None, clearance = None))]
+#[pyo3(
+    signature = (a, b, transforms_b, transform_a = None, clearance = None, backend = None),
+    text_signature = "(a, b, transforms_b, transform_a=None, clearance=None, backend='auto')"
+)]
 pub fn poses<'py>(
     py: Python<'py>,
     a: &Bound<'py, PyAny>,
@@ -398,6 +402,7 @@ pub fn poses<'py>(
     transforms_b: &Bound<'py, PyAny>,
     transform_a: Option<&Bound<'py, PyAny>>,
     clearance: Option<f64>,
+    backend: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     if let Some(d) = clearance {
         if !(d.is_finite() && d >= 0.0) {
@@ -409,7 +414,10 @@ pub fn poses<'py>(
     let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
     let pa = pose(transform_a, "transform_a")?;
     let ps = pose_list(transforms_b, "transforms_b")?;
-    let answers = py.detach(|| query::poses(&ma, pa, &mb, &ps, clearance));
+    let backend = backend_of(py, backend)?;
+    let answers = py
+        .detach(|| backend.poses(&ma, pa, &mb, &ps, clearance))
+        .map_err(err)?;
     let apart: Vec<_> = answers
         .iter()
         .map(|x| match &x.solid {

@@ -64,9 +64,9 @@ def test_spheres(backend):
         mc.sphere_contacts(CUBE, [[0, 0, 0], [1, 1, 1]], [1, -1])
 
 
-def test_poses_equal_one_call_each():
+def test_poses_equal_one_call_each(backend):
     ts = np.stack([translation(x, 0, 0) for x in (0.5, 1.0, 2.0, 0.0)])
-    p = mc.poses(CUBE, CUBE, ts, clearance=0.1)
+    p = mc.poses(CUBE, CUBE, ts, clearance=0.1, backend=backend)
     assert p["interferes"].tolist() == [True, True, False, True]
     assert p["distance"].tolist() == [0, 0, 1, 0]
     assert p["evidence"][2] is None and p["triangle_a"][0] == -1
