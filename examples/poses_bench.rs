@@ -1,7 +1,9 @@
 //! 2 000 random poses of the shared stanford_bunny (69 451 triangles) around igea (268 686):
 //! `query::poses` (solid semantics: interference, else the distance) on all cores, timed.
 //! Coal 3.0 answers collide + distance for such poses in 2.6 s on one thread on this machine
-//! (the poses issue's figure). `cargo run --release --example poses_bench -- [POSES]`.
+//! (the poses issue's figure). With `gpu`, the same poses on the GPU too: the dispatch alone
+//! (how many poses it settled, its walks' steps) and the whole query with the CPU's share.
+//! `cargo run --release --example poses_bench -- [POSES] [gpu]`.
 
 use glam::DVec3;
 use meshclash::mesh::{Mesh, Pose};
@@ -56,5 +58,46 @@ fn main() -> Result<(), meshclash::Error> {
         rayon::current_num_threads(),
         k - hit
     );
+    if std::env::args().any(|a| a == "gpu") {
+        on_gpu(&a, &b, &poses, &answers)?;
+    }
+    Ok(())
+}
+
+/// The poses on the GPU: the stage alone, then `Backend::poses`, checked against `cpu`.
+fn on_gpu(
+    a: &PreparedMesh,
+    b: &PreparedMesh,
+    poses: &[Pose],
+    cpu: &[query::PoseAnswer],
+) -> Result<(), meshclash::Error> {
+    let backend = meshclash::Backend::gpu()?;
+    let g = backend
+        .gpu_backend()
+        .ok_or(meshclash::Error::Gpu("no GPU".into()))?;
+    println!("adapter: {:?}", backend.adapter().map(|i| i.name));
+    backend.prepare_poses(a, b)?;
+    let (ga, gb) = (g.resident(a)?, g.resident(b)?);
+    let pa = query::Posed::new(a, Pose::IDENTITY);
+    let t = Instant::now();
+    let run = g.poses_run((&pa, &ga), (b, &gb), poses)?;
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    let done = run.out.iter().filter(|o| o.status == 0).count();
+    let mut steps: Vec<u32> = run.out.iter().map(|o| o.steps).collect();
+    steps.sort_unstable();
+    println!(
+        "stage: {} poses sent, {done} settled, in {ms:.0} ms; steps median {} max {}",
+        run.items.len(),
+        steps.get(steps.len() / 2).copied().unwrap_or(0),
+        steps.last().copied().unwrap_or(0)
+    );
+    let t = Instant::now();
+    let answers = backend.poses(a, Pose::IDENTITY, b, poses, None)?;
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    let same = answers
+        .iter()
+        .zip(cpu)
+        .all(|(x, y)| x.solid.distance().to_bits() == y.solid.distance().to_bits());
+    println!("Backend::poses on the GPU: {ms:.0} ms, same distances as the CPU: {same}");
     Ok(())
 }
