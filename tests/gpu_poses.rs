@@ -226,6 +226,7 @@ fn same(g: &PoseOut, t: &PoseOut) -> bool {
 /// for edges nearly parallel). It must be within a few units of f32 roundoff of the f64 one,
 /// whichever way round the edges are taken.
 #[test]
+#[allow(clippy::excessive_precision)] // the review's coordinates as it printed them
 fn nearly_parallel_edges_measure_within_the_band() {
     use meshclash::gpu::twin::common::pair_dist;
     let p = [

@@ -1,7 +1,7 @@
 //! Many poses of B against a resident A in one dispatch: `poses.wgsl` walks both hierarchies
-//! per pose and either proves the surfaces apart and keeps the few triangle pairs that may be
-//! nearest, or says the pose is unsure (a pair may touch, a list ran out). The host measures the
-//! kept pairs in f64 as the CPU does, and tests the vertices for containment as the CPU does
+//! per pose and either proves the surfaces apart and keeps the few leaf pairs that may hold
+//! the nearest pair, or says the pose is unsure (a pair may touch, a list ran out). The host
+//! measures the kept leaves' triangle pairs in f64 as the CPU does, and tests the vertices for containment as the CPU does
 //! (the surfaces proved apart, in the same order); the unsure poses, and those the f32 frame
 //! cannot hold, are answered on the CPU. Every answer is the CPU's to the bit.
 
@@ -205,7 +205,9 @@ fn item(a: &Posed, ga: &GpuMesh, b: &Posed, gb: &GpuMesh) -> Option<PoseItem> {
         return None;
     }
     let (ba, bb) = (a.node_box(0), b.node_box(0));
-    if !(ba.distance(&bb) < FAR * (ba.diagonal() + bb.diagonal())) {
+    // Not a negated `<`: a NaN gap goes to the CPU as well.
+    let near = ba.distance(&bb) < FAR * (ba.diagonal() + bb.diagonal());
+    if !near {
         return None;
     }
     let rel = a.pose.relative(&b.pose);

@@ -1,7 +1,7 @@
 //! `closest.wgsl`, one point after another: the same f32 nearest points and bounds, the same
 //! walk, the same candidates.
 
-use super::{v3, INF};
+use super::{v3, within, INF};
 use crate::gpu::layout::{BvhNode, ClosestQuery, ObbNode, SlotsOut, CANDIDATES};
 use glam::Vec3;
 
@@ -73,11 +73,6 @@ fn on_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
         0.0
     };
     a + ab * s
-}
-
-/// The shader's `!(lower > upper)`: a bound that is not a number keeps its triangle.
-fn within(lower: f32, upper: f32) -> bool {
-    lower.partial_cmp(&upper) != Some(std::cmp::Ordering::Greater)
 }
 
 /// `closest.wgsl::tri_bounds`: (lower, upper), no upper bound for a sliver.

@@ -29,6 +29,11 @@ const U: f32 = 5.960_464_5e-8;
 /// `common.wgsl::INF`.
 const INF: f32 = f32::MAX;
 
+/// The shaders' `!(lower > upper)`: a bound that is not a number keeps its triangle or pair.
+fn within(lower: f32, upper: f32) -> bool {
+    lower.partial_cmp(&upper) != Some(std::cmp::Ordering::Greater)
+}
+
 fn v3(v: [f32; 4]) -> Vec3 {
     Vec3::new(v[0], v[1], v[2])
 }

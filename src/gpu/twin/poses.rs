@@ -2,7 +2,7 @@
 //! candidates.
 
 use super::common::{axis_bound, pair_dist, plane_bound, to_local};
-use super::{v3, INF};
+use super::{v3, within, INF};
 use crate::gpu::layout::{
     BvhNode, ObbNode, PoseItem, PoseOut, PosePair, PosesQuery, POSE_CANDIDATES, POSE_DONE,
     POSE_FULL, POSE_NEAR,
@@ -110,7 +110,7 @@ impl<'a> Walk<'a> {
     fn keep(&mut self, a: u32, b: u32, lower: f32) {
         if self.cands.len() == POSE_CANDIDATES {
             let upper = self.upper;
-            self.cands.retain(|c| !(c.lower > upper));
+            self.cands.retain(|c| within(c.lower, upper));
         }
         if self.cands.len() == POSE_CANDIDATES {
             self.status = POSE_FULL;
@@ -133,7 +133,7 @@ impl<'a> Walk<'a> {
         if cheap > self.upper {
             return INF;
         }
-        if !(cheap > 0.0) {
+        if within(cheap, 0.0) {
             self.status = POSE_NEAR;
             return INF;
         }
@@ -167,7 +167,7 @@ impl<'a> Walk<'a> {
                     .map(|v| to_local(&self.item.rows, v));
                 low = low.min(self.tri_pair(&p, &t));
                 k += 1;
-                if k == n && !(low > self.upper) {
+                if k == n && within(low, self.upper) {
                     self.keep(leaves.0, leaves.1, low);
                 }
                 continue;
@@ -215,7 +215,7 @@ impl<'a> Walk<'a> {
             count: 0,
             ..PoseOut::FULL
         };
-        for c in self.cands.iter().filter(|c| !(c.lower > self.upper)) {
+        for c in self.cands.iter().filter(|c| within(c.lower, self.upper)) {
             out.pairs[out.count as usize] = *c;
             out.count += 1;
         }
