@@ -91,7 +91,8 @@ fn carry(n: u32) -> Carried {
 
 // A lower bound on the distance between A's node x and B's carried node: in each box's frame,
 // the gaps to the box around the other along its three axes, each less the growth (item.tol.z),
-// combined as a hypotenuse; the larger of the two, shrunk by 1e-4 for axes a little off
+// combined as a hypotenuse; the larger of the two and the gap along the centres' line (the
+// CPU's walk takes the same three), shrunk by 1e-4 for axes a little off
 // orthonormal (a rotation accepted up to 1e-6 off, rounding). Written out, not looped: a
 // software adapter counts every loop iteration against one budget (see walk).
 fn node_lower(x: u32, cb: Carried) -> f32 {
@@ -99,7 +100,20 @@ fn node_lower(x: u32, cb: Carried) -> f32 {
     let d = cb.c - oa.center.xyz;
     let ga = vec3<f32>(gap_a(oa.axes[0], d, cb), gap_a(oa.axes[1], d, cb), gap_a(oa.axes[2], d, cb));
     let gb = vec3<f32>(gap_b(cb.ax[0], cb.h.x, d, oa), gap_b(cb.ax[1], cb.h.y, d, oa), gap_b(cb.ax[2], cb.h.z, d, oa));
-    return max(length(ga), length(gb)) * (1.0 - 1e-4);
+    return max(max(length(ga), length(gb)), line_gap(d, oa, cb)) * (1.0 - 1e-4);
+}
+
+// The gap along the line between the boxes' centres (d from A's to B's), less the growth:
+// boxes apart along a diagonal, which no face axis separates by much. 0 for one centre.
+fn line_gap(d: vec3<f32>, oa: ObbNode, cb: Carried) -> f32 {
+    let len = length(d);
+    if (!(len > 0.0)) {
+        return 0.0;
+    }
+    let u = d / len;
+    let ra = oa.axes[0].w * abs(dot(oa.axes[0].xyz, u)) + oa.axes[1].w * abs(dot(oa.axes[1].xyz, u)) + oa.axes[2].w * abs(dot(oa.axes[2].xyz, u));
+    let rb = cb.h.x * abs(dot(cb.ax[0], u)) + cb.h.y * abs(dot(cb.ax[1], u)) + cb.h.z * abs(dot(cb.ax[2], u));
+    return len - ra - rb - item.tol.z;
 }
 
 // The gap along A's axis a (w: A's half-extent) between the boxes d apart.

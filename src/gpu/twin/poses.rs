@@ -86,7 +86,24 @@ impl<'a> Walk<'a> {
         let gb = Vec3::from_array(std::array::from_fn(|k| {
             self.gap_b(cb.ax[k], cb.h[k], d, oa)
         }));
-        ga.length().max(gb.length()) * SHRINK
+        ga.length().max(gb.length()).max(self.line_gap(d, oa, cb)) * SHRINK
+    }
+
+    /// `poses.wgsl::line_gap`.
+    fn line_gap(&self, d: Vec3, oa: &ObbNode, cb: &Carried) -> f32 {
+        let len = d.length();
+        // As the shader's `!(len > 0.0)`: NaN too.
+        if len.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            return 0.0;
+        }
+        let u = d / len;
+        let ra = oa.axes[0][3] * v3(oa.axes[0]).dot(u).abs()
+            + oa.axes[1][3] * v3(oa.axes[1]).dot(u).abs()
+            + oa.axes[2][3] * v3(oa.axes[2]).dot(u).abs();
+        let rb = cb.h.x * cb.ax[0].dot(u).abs()
+            + cb.h.y * cb.ax[1].dot(u).abs()
+            + cb.h.z * cb.ax[2].dot(u).abs();
+        len - ra - rb - self.item.tol[2]
     }
 
     /// `poses.wgsl::gap_a`.
