@@ -1,8 +1,9 @@
 // Poses stage: many poses of B against A in one dispatch, a thread per pose. Each walks both
 // hierarchies (bvh.rs) depth first, nearer pair first, bounding node pairs by their oriented
 // boxes (obb.rs; B's carried into A's record frame by the pose) and triangle pairs by their f32
-// distance, and keeps every triangle pair whose lower bound is within the least upper bound:
-// the host measures those in f64 as the CPU does, so the answer is the CPU's to the bit.
+// distance, and keeps every leaf pair holding a triangle pair whose lower bound is within the
+// least upper bound: the host measures their triangle pairs in f64 as the CPU does, so the
+// answer is the CPU's to the bit.
 // Early exit: a pair that may touch (no bound proves it apart) makes the pose unsure at once,
 // as does a full stack or candidate list or a walk cut short; the CPU answers those (a pose
 // that interferes costs it microseconds). CPU twin: gpu::twin::poses.

@@ -61,6 +61,7 @@ pub(crate) fn solid_distance_apart(
     solid_from(a, b, interference_given(a, b, || false), measure)
 }
 
+/// The answer given the interference search's: its evidence, else `measure`'s distance.
 fn solid_from(
     a: &Posed,
     b: &Posed,
