@@ -15,7 +15,6 @@ use crate::query::{
     closest_point, closest_points, point_inside, Closest, Posed, SphereContact, SphereSweep,
 };
 use rayon::prelude::*;
-use wgpu::util::DeviceExt;
 
 /// One batch of `closest.wgsl`: its query (`None`: beyond f32, nothing dispatched), the order
 /// the points were sent in (Morton order), the points in the record frame in that order, and
@@ -115,13 +114,7 @@ impl GpuBackend {
         let bvh = self.resident_bvh(m, gm)?;
         let obbs = self.resident_obbs(m, gm)?;
         let d = &self.ctx.device;
-        let init = |label, bytes: &[u8], usage| {
-            d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytes,
-                usage,
-            })
-        };
+        let init = |label, bytes: &[u8], usage| self.ctx.buffer_with(label, bytes, usage);
         use wgpu::BufferUsages as U;
         let n = q.points as usize;
         let uniform = init("closest query", bytemuck::bytes_of(&q), U::UNIFORM);

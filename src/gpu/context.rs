@@ -1,5 +1,6 @@
 use crate::error::{Error, Result};
 use std::sync::Arc;
+use wgpu::util::DeviceExt;
 
 /// Which adapter answered, for logs and JSON.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -193,6 +194,21 @@ impl GpuContext {
     pub fn read_buffer<T: bytemuck::Pod>(&self, src: &wgpu::Buffer, len: usize) -> Result<Vec<T>> {
         let enc = self.device.create_command_encoder(&Default::default());
         self.read_via(enc, src, len, None)
+    }
+
+    /// A buffer holding `bytes`: a batch stage's query, inputs and outputs.
+    pub fn buffer_with(
+        &self,
+        label: &str,
+        bytes: &[u8],
+        usage: wgpu::BufferUsages,
+    ) -> wgpu::Buffer {
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage,
+            })
     }
 
     /// A buffer that readbacks of up to `size` bytes can reuse (allocating host-visible memory

@@ -16,7 +16,6 @@ use crate::query::solid::{solid_distance_apart, solid_distance_serial};
 use crate::query::{PoseAnswer, Posed, Timings};
 use rayon::prelude::*;
 use std::time::Instant;
-use wgpu::util::DeviceExt;
 
 /// One dispatch of `poses.wgsl`: which poses were sent (indices into the caller's), their
 /// items, and what came back for each.
@@ -126,13 +125,7 @@ impl GpuBackend {
         let (ha, oa) = (self.resident_bvh(a, ga)?, self.resident_obbs(a, ga)?);
         let (hb, ob) = (self.resident_bvh(b, gb)?, self.resident_obbs(b, gb)?);
         let d = &self.ctx.device;
-        let init = |label, bytes: &[u8], usage| {
-            d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytes,
-                usage,
-            })
-        };
+        let init = |label, bytes: &[u8], usage| self.ctx.buffer_with(label, bytes, usage);
         use wgpu::BufferUsages as Us;
         let n = items.len();
         let uniform = init("poses query", bytemuck::bytes_of(&q), Us::UNIFORM);

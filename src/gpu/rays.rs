@@ -12,7 +12,6 @@ use crate::geom::ray::segment_aabb;
 use crate::geom::{Aabb, DVec3};
 use crate::query::{ray::hit, ray_hits, ray_segment_end, Hits, Posed, RayHit};
 use rayon::prelude::*;
-use wgpu::util::DeviceExt;
 
 /// One batch of `rays.wgsl`: its query (`None`: beyond f32, nothing dispatched), each ray's
 /// segment end and `t` there ([`ray_segment_end`]), its ends in the record frame (two rows a
@@ -150,13 +149,7 @@ impl GpuBackend {
     ) -> Result<(Vec<RayOut>, Vec<SlotsOut>)> {
         let bvh = self.resident_bvh(m, gm)?;
         let d = &self.ctx.device;
-        let init = |label, bytes: &[u8], usage| {
-            d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytes,
-                usage,
-            })
-        };
+        let init = |label, bytes: &[u8], usage| self.ctx.buffer_with(label, bytes, usage);
         use wgpu::BufferUsages as U;
         let every = q.mode == RAYS_ALL;
         let (n_first, n_all) = match every {

@@ -11,7 +11,6 @@ use crate::geom::DVec3;
 use crate::query::containment::{containment_with, first_inside, pick};
 use crate::query::{winding_number, Containment, Inside, Posed, Winding};
 use rayon::prelude::*;
-use wgpu::util::DeviceExt;
 
 /// One batch of `winding.wgsl`: its query (`None`: beyond f32, nothing dispatched), the points
 /// and cap corners in the record frame, and the answers.
@@ -88,11 +87,8 @@ impl GpuBackend {
     ) -> Result<Vec<WindingOut>> {
         let d = &self.ctx.device;
         let storage = |label, bytes: &[u8], extra| {
-            d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytes,
-                usage: wgpu::BufferUsages::STORAGE | extra,
-            })
+            self.ctx
+                .buffer_with(label, bytes, wgpu::BufferUsages::STORAGE | extra)
         };
         let none = wgpu::BufferUsages::empty();
         let pts = storage("winding points", bytemuck::cast_slice(points), none);
@@ -115,11 +111,11 @@ impl GpuBackend {
                     caps: if k == 0 { q.caps } else { 0 },
                     ..q
                 };
-                d.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("winding query"),
-                    contents: bytemuck::bytes_of(&part),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                })
+                self.ctx.buffer_with(
+                    "winding query",
+                    bytemuck::bytes_of(&part),
+                    wgpu::BufferUsages::UNIFORM,
+                )
             })
             .collect();
         let mut enc = d.create_command_encoder(&Default::default());
