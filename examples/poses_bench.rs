@@ -82,7 +82,11 @@ fn on_gpu(
     let t = Instant::now();
     let run = g.poses_run((&pa, &ga), (b, &gb), poses)?;
     let ms = t.elapsed().as_secs_f64() * 1e3;
-    let done = run.out.iter().filter(|o| o.status == 0).count();
+    let done = run
+        .out
+        .iter()
+        .filter(|o| o.status == meshclash::gpu::layout::POSE_DONE)
+        .count();
     let mut steps: Vec<u32> = run.out.iter().map(|o| o.steps).collect();
     steps.sort_unstable();
     println!(

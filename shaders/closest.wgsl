@@ -23,14 +23,6 @@ struct ClosestQuery {
 @group(0) @binding(4) var<storage, read_write> closest_out: array<SlotsOut>;
 @group(0) @binding(5) var<storage, read> obbs: array<ObbNode>;
 
-// A node's oriented box in the record frame (layout::ObbNode): its centre, and three unit axes
-// (xyz) with the half-extent along each (w), grown on the host to hold every point of the node
-// although the axes are f32's.
-struct ObbNode {
-    center: vec4<f32>,
-    axes: array<vec4<f32>, 3>,
-}
-
 const CLOSEST_STACK: u32 = 64u;
 const POINTS_PER_THREAD: u32 = 8u;
 const NO_SLOT: u32 = 0xffffffffu;

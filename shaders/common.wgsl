@@ -20,6 +20,14 @@ struct BvhNode {
     count: u32,                       // a leaf's triangles; 0 for an inner node
 }
 
+// A node's oriented box in the record frame (layout::ObbNode; closest and poses read them): its
+// centre, and three unit axes (xyz) with the half-extent along each (w), grown on the host to
+// hold every point of the node although the axes are f32's.
+struct ObbNode {
+    center: vec4<f32>,
+    axes: array<vec4<f32>, 3>,
+}
+
 // Up to CANDIDATES slots of the hierarchy a query keeps (closest: the triangles that may be
 // nearest; rays, all hits: every triangle hit), or unsure.
 struct SlotsOut {

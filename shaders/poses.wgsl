@@ -39,12 +39,6 @@ struct PoseOut {
     pairs: array<PosePair, POSE_CANDIDATES>,
 }
 
-// A node's oriented box in its record frame (layout::ObbNode; closest.wgsl's).
-struct ObbNode {
-    center: vec4<f32>,
-    axes: array<vec4<f32>, 3>,
-}
-
 @group(0) @binding(0) var<uniform> pq: PosesQuery;
 @group(0) @binding(1) var<storage, read> a_nodes: array<BvhNode>;
 @group(0) @binding(2) var<storage, read> a_corners: array<vec4<f32>>;

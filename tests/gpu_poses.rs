@@ -163,7 +163,7 @@ fn gpu_poses_equal_the_cpus_on_hostile_placements() {
 
 /// The stage against its twin: the same status, bound and pairs wherever both decided; a pose
 /// decided on one side and not the other only where a fused multiply-add moved a bound
-/// across (at most one in a hundred).
+/// across (at most one in fifty, and one more).
 #[test]
 fn the_poses_stage_equals_its_twin() {
     let Some(ctx) = common::gpu_or_skip("the_poses_stage_equals_its_twin") else {

@@ -192,10 +192,11 @@ impl RayOut {
 /// Slots a [`SlotsOut`] holds (`CANDIDATES` in `common.wgsl`).
 pub const CANDIDATES: usize = 8;
 
-/// A hierarchy node's oriented box ([`crate::obb`]) in the record frame, for `closest.wgsl`:
+/// A hierarchy node's oriented box ([`crate::obb`]) in the record frame, for `closest.wgsl` and
+/// `poses.wgsl`:
 /// its centre and three unit axes in `f32`, each half-extent in the `w` of its axis, grown so
 /// that the box holds every point of the node although the axes are `f32`'s (not quite
-/// orthonormal). WGSL twin: `struct ObbNode` there.
+/// orthonormal). WGSL twin: `struct ObbNode` in `common.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct ObbNode {
