@@ -296,7 +296,9 @@ impl Backend {
         self.answer(
             |g| g.ray_hits(&posed, &*g.resident(m)?, rays, max_t, hits),
             || {
-                posed.slots_for(rays.len());
+                if m.wide().is_none() {
+                    posed.slots_for(rays.len());
+                }
                 rays.par_iter()
                     .map(|&(o, d)| query::ray_hits(o, d, &posed, max_t, hits))
                     .collect()

@@ -40,6 +40,7 @@ pub mod obb;
 pub mod octree;
 pub mod picture;
 pub mod query;
+pub mod wide;
 
 pub use backend::{Backend, BackendKind};
 pub use error::{Error, Result};

@@ -57,7 +57,13 @@ fn projection_bounds(p: DVec3, q: DVec3, tri: &Tri) -> (f64, f64) {
 /// differences go subnormal): the exact determinant lies within `bound` of the value. An
 /// overflow gives a bound that is not finite, which callers take as no bound.
 pub fn orient3d_with_bound(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> (f64, f64) {
-    let (ad, bd, cd) = (a - d, b - d, c - d);
+    orient3d_of_differences(a - d, b - d, c - d)
+}
+
+/// [`orient3d_with_bound`] given the differences `a − d`, `b − d`, `c − d` as f64 rounds
+/// them: where several orientations share a point `d` (a segment's origin against a triangle's
+/// corners), each difference is taken once.
+pub fn orient3d_of_differences(ad: DVec3, bd: DVec3, cd: DVec3) -> (f64, f64) {
     let (bdxcdy, cdxbdy) = (bd.x * cd.y, cd.x * bd.y);
     let (cdxady, adxcdy) = (cd.x * ad.y, ad.x * cd.y);
     let (adxbdy, bdxady) = (ad.x * bd.y, bd.x * ad.y);

@@ -128,6 +128,12 @@ impl Pose {
     /// `Rᵀ x = RᵀR y` for the true `y`, so the error is `(RᵀR − I) y` (at most three times the
     /// largest entry of `RᵀR − I`, times `|y|` ≤ √3 magnitude), plus rounding.
     pub fn unapply_error(&self, magnitude: f64) -> f64 {
+        self.unapply_rate() * magnitude
+    }
+
+    /// [`Pose::unapply_error`] per unit of magnitude (it is that times the magnitude): for a
+    /// caller that bounds many points under one pose.
+    pub fn unapply_rate(&self) -> f64 {
         let r = &self.rotation;
         let mut defect = 0.0f64;
         for i in 0..3 {
@@ -136,7 +142,7 @@ impl Pose {
                 defect = defect.max((dot - if i == j { 1.0 } else { 0.0 }).abs());
             }
         }
-        (3.0 * 3f64.sqrt() * defect + 16.0 * f64::EPSILON) * magnitude
+        3.0 * 3f64.sqrt() * defect + 16.0 * f64::EPSILON
     }
 
     /// `self⁻¹ ∘ other`: `other`'s coordinates carried into `self`'s (rounded; for culling).

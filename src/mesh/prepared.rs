@@ -6,6 +6,7 @@ use crate::bvh::Bvh;
 use crate::gpu::Resident;
 use crate::obb::Oriented;
 use crate::octree::Octree;
+use crate::wide::WideTree;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -23,6 +24,9 @@ pub struct PreparedMesh {
     caps: OnceLock<Caps>,
     /// The hierarchy rays and nearest points walk, made on first use.
     bvh: OnceLock<Bvh>,
+    /// The eight-wide tree the CPU's rays walk, made on first use (`None`: it failed its
+    /// check, and rays walk [`Bvh`]).
+    wide: OnceLock<Option<WideTree>>,
     /// Oriented boxes around the hierarchy's nodes ([`crate::obb`]): for poses, long sweeps and
     /// batches of nearest points, made on first use.
     oriented: OnceLock<Oriented>,
@@ -47,6 +51,7 @@ impl PreparedMesh {
             bodies,
             caps: OnceLock::new(),
             bvh: OnceLock::new(),
+            wide: OnceLock::new(),
             oriented: OnceLock::new(),
             resident: Resident::default(),
         }
@@ -56,6 +61,14 @@ impl PreparedMesh {
     /// queries never need it.
     pub fn bvh(&self) -> &Bvh {
         self.bvh.get_or_init(|| Bvh::build(&self.mesh))
+    }
+
+    /// The tree the CPU's rays walk ([`WideTree`]), built on first use; `None` for an empty
+    /// mesh or a tree that failed its check.
+    pub fn wide(&self) -> Option<&WideTree> {
+        self.wide
+            .get_or_init(|| WideTree::build(&self.mesh))
+            .as_ref()
     }
 
     /// Each hierarchy node's oriented box and triangle count ([`crate::obb`]),

@@ -65,6 +65,15 @@ pub struct Posed<'a> {
     spheres: OnceLock<Vec<Sphere>>,
     caps: OnceLock<Vec<Tri>>,
     slots: OnceLock<Vec<Tri>>,
+    frame: OnceLock<Frame>,
+}
+
+/// What every ray or point of a batch asks of the pose: the mesh's box in world coordinates
+/// ([`Posed::root_box`]), [`Posed::frame_magnitude`] and [`Pose::unapply_rate`].
+struct Frame {
+    root: Aabb,
+    magnitude: f64,
+    unapply_rate: f64,
 }
 
 impl<'a> Posed<'a> {
@@ -78,6 +87,7 @@ impl<'a> Posed<'a> {
             spheres: OnceLock::new(),
             caps: OnceLock::new(),
             slots: OnceLock::new(),
+            frame: OnceLock::new(),
         }
     }
 
@@ -104,6 +114,12 @@ impl<'a> Posed<'a> {
         }
     }
 
+    /// Corners in the mesh's own coordinates, posed: [`Posed::tri`]'s value for a triangle
+    /// with these corners.
+    pub fn pose_corners(&self, corners: &[[f32; 3]; 3]) -> Tri {
+        corners.map(|[x, y, z]| self.pose.apply(DVec3::new(x as f64, y as f64, z as f64)))
+    }
+
     /// Make the mesh's oriented boxes ([`crate::obb`]) for a batch of `queries` nearest points:
     /// a point far from the surface reaches a few leaves through them where axis-aligned boxes
     /// let it reach hundreds. Worth building once a batch has an eighth as many points as the
@@ -128,11 +144,25 @@ impl<'a> Posed<'a> {
     /// the vertices' when posed) are absorbed by 1e-12 of the coordinates' magnitude, plus how
     /// far `Rᵀ` is from the inverse of a rotation accepted a little off orthonormal.
     pub(crate) fn cull_pad(&self, points: &[DVec3]) -> f64 {
+        let frame = self.frame();
         let magnitude = points
             .iter()
             .map(|p| p.abs().max_element())
-            .fold(self.frame_magnitude(), f64::max);
-        1e-12 * magnitude + self.pose.unapply_error(magnitude) + f64::MIN_POSITIVE
+            .fold(frame.magnitude, f64::max);
+        1e-12 * magnitude + frame.unapply_rate * magnitude + f64::MIN_POSITIVE
+    }
+
+    fn frame(&self) -> &Frame {
+        self.frame.get_or_init(|| Frame {
+            root: world_box(&self.prep.octree.nodes[0].aabb(), &self.pose),
+            magnitude: self.frame_magnitude(),
+            unapply_rate: self.pose.unapply_rate(),
+        })
+    }
+
+    /// The mesh's box in world coordinates: [`Posed::node_box`] of the root, made once.
+    pub fn root_box(&self) -> Aabb {
+        self.frame().root
     }
 
     /// The cap triangles that close the mesh's boundary ([`PreparedMesh::caps`]), posed: their

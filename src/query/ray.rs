@@ -8,10 +8,11 @@
 
 use super::Posed;
 use crate::bvh::STACK;
-use crate::geom::crossing::{crossing_bounds, crossing_order};
+use crate::geom::crossing::{crossing_bounds, crossing_order, orient3d_of_differences};
 use crate::geom::predicates::orient3d;
 use crate::geom::ray::SegmentSlabs;
 use crate::geom::{DVec3, Tri};
+use smallvec::SmallVec;
 use std::cmp::Ordering;
 
 /// Which hits a ray asks for.
@@ -55,48 +56,72 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
     let Some((q, t_end)) = ray_segment_end(o, d, m, max_t) else {
         return Vec::new();
     };
-    let mut found: Vec<(Feature, u32)> = Vec::new();
-    // Nearest leaves first. For the first hit, a rigorous bound on where the nearest hit so
-    // far lies (a fraction of oq): a node entered past it holds nothing nearer. Triangles that
-    // share that hit's edge or vertex are in leaves entered at or before it. For any hit, the
-    // first ends the walk.
+    let mut found: SmallVec<[Met; 4]> = SmallVec::new();
+    // For the first hit, a rigorous bound on where the nearest hit so far lies (a fraction of
+    // oq): a box entered past it holds nothing nearer. Triangles that share that hit's edge or
+    // vertex have boxes entered at or before it. For any hit, the first ends the walk.
     let mut bound = f64::INFINITY;
-    let bvh = m.prep.bvh();
-    walk_segment(o, q, m, |slots| {
+    // Each triangle the walk names, by its corners (and, only once met, its index).
+    let mut take = |tri: &Tri, index: &dyn Fn() -> u32| {
         if hits == Hits::Any && !found.is_empty() {
             return f64::NEG_INFINITY;
         }
-        for s in slots {
-            let (t, tri) = (bvh.tris[s], m.slot_tri(s));
-            let Some(f) = feature(o, q, &tri, m.prep.mesh.triangles[t as usize]) else {
-                continue;
-            };
-            let f = if f == Feature::Inside(u32::MAX) {
-                Feature::Inside(t)
-            } else {
-                f
-            };
-            found.push((f, t));
-            match hits {
-                Hits::Any => return f64::NEG_INFINITY,
-                Hits::First => bound = bound.min(crossing_bounds(o, q, &tri).1),
-                Hits::All => {}
-            }
+        let Some(part) = meets(o, q, tri) else {
+            return bound;
+        };
+        let t = index();
+        let place = match hits {
+            Hits::First => crossing_bounds(o, q, tri),
+            _ => (f64::NAN, f64::NAN),
+        };
+        found.push(Met {
+            feature: part.named(t, || m.prep.mesh.triangles[t as usize]),
+            t,
+            tri: *tri,
+            place,
+        });
+        match hits {
+            Hits::Any => return f64::NEG_INFINITY,
+            Hits::First => bound = bound.min(place.1),
+            Hits::All => {}
         }
         bound
+    };
+    let pad = m.cull_pad(&[o, q]);
+    let wide = m.prep.wide().filter(|w| pad <= w.slack());
+    let walked = wide.is_some_and(|w| {
+        let (a, b) = (m.pose.unapply(o), m.pose.unapply(q));
+        w.walk(a, b, |s| {
+            let slot = &w.slots()[s];
+            take(&m.pose_corners(&slot.corners), &|| slot.triangle)
+        })
     });
+    if !walked {
+        // Nearest leaves first.
+        let bvh = m.prep.bvh();
+        walk_segment(o, q, m, pad, |slots| {
+            let mut reach = f64::INFINITY;
+            for s in slots {
+                reach = take(&m.slot_tri(s), &|| bvh.tris[s]);
+                if reach == f64::NEG_INFINITY {
+                    break;
+                }
+            }
+            reach
+        });
+    }
     // One hit per feature, the smallest triangle standing for it.
-    found.sort_unstable();
-    found.dedup_by_key(|x| x.0);
+    found.sort_unstable_by_key(|x| (x.feature, x.t));
+    found.dedup_by_key(|x| x.feature);
     if hits == Hits::First {
-        return nearest(o, q, m, &found)
-            .map(|t| hit(o, d, q, t_end, t, &m.tri(t)))
+        return nearest(o, q, &found)
+            .map(|x| hit(o, d, q, t_end, x.t, &x.tri))
             .into_iter()
             .collect();
     }
     let mut out: Vec<RayHit> = found
         .iter()
-        .map(|&(_, t)| hit(o, d, q, t_end, t, &m.tri(t)))
+        .map(|x| hit(o, d, q, t_end, x.t, &x.tri))
         .collect();
     out.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
     if hits != Hits::All {
@@ -105,56 +130,59 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
     out
 }
 
+/// A triangle a segment meets: what of it, which, its posed corners, and for the first hit
+/// the bounds on where along the segment ([`crossing_bounds`]).
+#[derive(Clone, Copy)]
+struct Met {
+    feature: Feature,
+    t: u32,
+    tri: Tri,
+    place: (f64, f64),
+}
+
 /// The triangle (standing for its feature) whose crossing of segment `oq` is nearest `o`,
 /// exactly; ties to the smaller index. Crossings are told apart by their bounds where those
-/// do not overlap ([`crossing_bounds`]), and compared exactly where they do.
-fn nearest(o: DVec3, q: DVec3, m: &Posed, found: &[(Feature, u32)]) -> Option<u32> {
-    let places: Vec<(u32, Tri, (f64, f64))> = found
+/// do not overlap, and compared exactly where they do.
+fn nearest(o: DVec3, q: DVec3, found: &[Met]) -> Option<&Met> {
+    let reach = found
         .iter()
-        .map(|&(_, t)| {
-            let tri = m.tri(t);
-            (t, tri, crossing_bounds(o, q, &tri))
-        })
-        .collect();
-    let reach = places.iter().map(|x| x.2 .1).fold(f64::INFINITY, f64::min);
+        .map(|x| x.place.1)
+        .fold(f64::INFINITY, f64::min);
     // Only crossings that may lie at or before the nearest's far bound can be the nearest (a
     // bound that is not a number keeps its crossing).
-    let mut contenders: Vec<&(u32, Tri, (f64, f64))> = places
+    let mut contenders: SmallVec<[&Met; 4]> = found
         .iter()
-        .filter(|x| x.2 .0.partial_cmp(&reach) != Some(Ordering::Greater))
+        .filter(|x| x.place.0.partial_cmp(&reach) != Some(Ordering::Greater))
         .collect();
-    contenders.sort_by_key(|x| x.0);
-    contenders
-        .into_iter()
-        .reduce(|best, x| {
-            // Exactly only where the bounds do not already tell.
-            let order = if x.2 .1 < best.2 .0 {
-                Ordering::Less
-            } else if x.2 .0 > best.2 .1 {
-                Ordering::Greater
-            } else {
-                crossing_order(o, q, &x.1, &best.1)
-            };
-            match order {
-                Ordering::Less => x,
-                _ => best, // ties keep the smaller index, met first
-            }
-        })
-        .map(|x| x.0)
+    contenders.sort_by_key(|x| x.t);
+    contenders.into_iter().reduce(|best, x| {
+        // Exactly only where the bounds do not already tell.
+        let order = if x.place.1 < best.place.0 {
+            Ordering::Less
+        } else if x.place.0 > best.place.1 {
+            Ordering::Greater
+        } else {
+            crossing_order(o, q, &x.tri, &best.tri)
+        };
+        match order {
+            Ordering::Less => x,
+            _ => best, // ties keep the smaller index, met first
+        }
+    })
 }
 
 /// The leaves of the hierarchy whose boxes segment `pq` meets, nearest entry first at every
 /// node, given to `visit` by their slots; `visit` answers how far the walk must still go (a
 /// fraction of `pq`): a node entered past that is passed over. Boxes are culled in the mesh's
-/// own frame ([`Posed::cull_pad`]).
+/// own frame, grown by `pad` ([`Posed::cull_pad`] of `p` and `q`).
 fn walk_segment(
     p: DVec3,
     q: DVec3,
     m: &Posed,
+    pad: f64,
     mut visit: impl FnMut(std::ops::Range<usize>) -> f64,
 ) {
     let nodes = &m.prep.bvh().nodes;
-    let pad = m.cull_pad(&[p, q]);
     let seg = SegmentSlabs::new(m.pose.unapply(p), m.pose.unapply(q));
     let entry = |n: usize| seg.entry(&nodes[n].aabb().padded(pad));
     let mut bound = f64::INFINITY;
@@ -225,7 +253,7 @@ pub fn hit_rows(found: &[Vec<RayHit>], hits: Hits) -> Vec<(usize, Option<&RayHit
 /// `max_t`), and its `t`; `None` where it is not finite. `d`'s length is taken scaled, so a
 /// direction of tiny components is not a zero one.
 pub fn ray_segment_end(o: DVec3, d: DVec3, m: &Posed, max_t: f64) -> Option<(DVec3, f64)> {
-    let root = m.node_box(0);
+    let root = m.root_box();
     let reach = (root.diagonal() + o.distance(root.center())) / crate::geom::length(d) * 2.0 + 1.0;
     let t_end = max_t.min(reach);
     if t_end.is_nan() || t_end < 0.0 {
@@ -235,9 +263,34 @@ pub fn ray_segment_end(o: DVec3, d: DVec3, m: &Posed, max_t: f64) -> Option<(DVe
     q.is_finite().then_some((q, t_end))
 }
 
-/// What segment `oq` meets of triangle `tri` (welded vertices `ids`), by exact signs: `None`
-/// when it misses, lies in its plane, or the triangle has no area.
-fn feature(o: DVec3, q: DVec3, tri: &Tri, ids: [u32; 3]) -> Option<Feature> {
+/// Which part of a triangle a segment meets: its inside, edge `k` (corners `k` and `k + 1`),
+/// or corner `k`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Inside,
+    Edge(usize),
+    Corner(usize),
+}
+
+impl Part {
+    /// The feature it is of triangle `t` with welded corners `ids` (read only for an edge or a
+    /// corner: a cache miss most hits do without).
+    fn named(self, t: u32, ids: impl FnOnce() -> [u32; 3]) -> Feature {
+        match self {
+            Part::Inside => Feature::Inside(t),
+            Part::Edge(k) => {
+                let ids = ids();
+                let (a, b) = (ids[k], ids[(k + 1) % 3]);
+                Feature::Edge(a.min(b), a.max(b))
+            }
+            Part::Corner(k) => Feature::Vertex(ids()[k]),
+        }
+    }
+}
+
+/// What segment `oq` meets of triangle `tri`, by exact signs: `None` when it misses, lies in
+/// its plane, or the triangle has no area.
+fn meets(o: DVec3, q: DVec3, tri: &Tri) -> Option<Part> {
     // Boxes apart on an axis: no contact, by comparisons alone (most triangles of the leaves a
     // ray passes through are beside it).
     let (lo, hi) = (o.min(q), o.max(q));
@@ -248,31 +301,39 @@ fn feature(o: DVec3, q: DVec3, tri: &Tri, ids: [u32; 3]) -> Option<Feature> {
     if (hi.cmplt(tlo) | thi.cmplt(lo)).any() {
         return None;
     }
-    let op = orient3d(tri[0], tri[1], tri[2], o);
+    // The line against each edge first: most triangles left are beside the line, and the three
+    // share their differences from `o` (each sign certain by Shewchuk's first bound, else exact).
+    let (d, a) = (q - o, tri.map(|v| v - o));
+    let mut s = [0i8; 3];
+    for k in 0..3 {
+        let l = (k + 1) % 3;
+        // orient3d(o, q, a, b) = -orient3d(q, a, b, o): an odd permutation.
+        s[k] = match orient3d_of_differences(d, a[k], a[l]) {
+            (det, err) if det > err => -1,
+            (det, err) if det < -err => 1,
+            _ => orient3d(o, q, tri[k], tri[l]),
+        };
+        if s[..=k].iter().any(|&x| x > 0) && s[..=k].iter().any(|&x| x < 0) {
+            return None;
+        }
+    }
+    let op = match orient3d_of_differences(a[0], a[1], a[2]) {
+        (det, err) if det > err => 1,
+        (det, err) if det < -err => -1,
+        _ => orient3d(tri[0], tri[1], tri[2], o),
+    };
     let oq = orient3d(tri[0], tri[1], tri[2], q);
     if op * oq > 0 || (op == 0 && oq == 0) {
         return None;
     }
-    let s = [
-        orient3d(o, q, tri[0], tri[1]),
-        orient3d(o, q, tri[1], tri[2]),
-        orient3d(o, q, tri[2], tri[0]),
-    ];
-    if s.iter().any(|&x| x > 0) && s.iter().any(|&x| x < 0) {
-        return None;
-    }
-    let zero: Vec<usize> = (0..3).filter(|&k| s[k] == 0).collect();
-    let edge = |k: usize| {
-        let (a, b) = (ids[k], ids[(k + 1) % 3]);
-        Feature::Edge(a.min(b), a.max(b))
-    };
+    let zero: SmallVec<[usize; 3]> = (0..3).filter(|&k| s[k] == 0).collect();
     match zero[..] {
-        [] => Some(Feature::Inside(u32::MAX)), // named by its triangle below
-        [k] => Some(edge(k)),
-        // Edges k and k + 1 share vertex k + 1; edges 0 and 2 share vertex 0.
-        [0, 1] => Some(Feature::Vertex(ids[1])),
-        [1, 2] => Some(Feature::Vertex(ids[2])),
-        [0, 2] => Some(Feature::Vertex(ids[0])),
+        [] => Some(Part::Inside),
+        [k] => Some(Part::Edge(k)),
+        // Edges k and k + 1 share corner k + 1; edges 0 and 2 share corner 0.
+        [0, 1] => Some(Part::Corner(1)),
+        [1, 2] => Some(Part::Corner(2)),
+        [0, 2] => Some(Part::Corner(0)),
         _ => None, // a triangle with no area seen along the ray
     }
 }
@@ -296,5 +357,120 @@ pub(crate) fn hit(o: DVec3, d: DVec3, q: DVec3, t_end: f64, t: u32, tri: &Tri) -
         v,
         point,
         front: d.dot(n) < 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::{generate, Mesh, Pose, PreparedMesh};
+
+    /// A small deterministic generator (no dependency for a unit test).
+    fn lcg(seed: u64) -> impl FnMut() -> f64 {
+        let mut s = seed;
+        move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// `mesh` moved by `offset` and scaled by `scale`, in f32 as a file would hold it.
+    fn placed(mesh: &Mesh, scale: f32, offset: [f32; 3]) -> Mesh {
+        let mut m = mesh.clone();
+        for v in &mut m.vertices {
+            *v = [0, 1, 2].map(|k| v[k] * scale + offset[k]);
+        }
+        m
+    }
+
+    /// The eight-wide walk names every triangle the segment meets (exact signs over every
+    /// triangle), whatever the pose, the mesh's scale and its distance from the origin: for
+    /// segments from corners and edge midpoints (touching by construction), along the axes
+    /// (reciprocals of zero components) and at random.
+    #[test]
+    fn the_wide_walk_names_every_triangle_a_segment_meets() {
+        let sphere = generate::sphere(1.0, 8, 16);
+        let cases = [
+            (placed(&sphere, 1.0, [0.0; 3]), Pose::IDENTITY),
+            (placed(&sphere, 1e-6, [0.0; 3]), Pose::IDENTITY),
+            (placed(&sphere, 1.0, [1e5, -2e5, 3e4]), Pose::IDENTITY),
+            (
+                placed(&generate::torus(1.0, 0.3, 24, 12), 1.0, [0.0; 3]),
+                Pose::from_euler_degrees([12.0, 34.0, 56.0], DVec3::new(5.0, -3.0, 1e3)),
+            ),
+        ];
+        let mut rnd = lcg(7);
+        for (mesh, pose) in cases {
+            let prep = PreparedMesh::new(mesh);
+            let m = Posed::new(&prep, pose);
+            let w = prep.wide().expect("the tree passes its check");
+            let n = prep.mesh.triangles.len() as u32;
+            let size = m.root_box().diagonal();
+            let mut met = 0;
+            for i in 0..400 {
+                let tri = m.tri(i % n);
+                let start = match i % 4 {
+                    0 => tri[(i / 4) as usize % 3],
+                    1 => (tri[0] + tri[1]) * 0.5,
+                    _ => m.root_box().center() + (DVec3::new(rnd(), rnd(), rnd()) - 0.5) * size,
+                };
+                let axis = [DVec3::X, DVec3::NEG_Y, DVec3::Z][i as usize % 3];
+                let d = match i % 3 {
+                    0 => axis,
+                    _ => DVec3::new(rnd(), rnd(), rnd()) - 0.5,
+                };
+                let o = start - d * size * rnd();
+                let (q, _) = ray_segment_end(o, d, &m, f64::INFINITY).unwrap();
+                assert!(m.cull_pad(&[o, q]) <= w.slack(), "the wide walk is taken");
+                let mut named = vec![false; n as usize];
+                let (a, b) = (m.pose.unapply(o), m.pose.unapply(q));
+                assert!(w.walk(a, b, |s| {
+                    named[w.slots()[s].triangle as usize] = true;
+                    f64::INFINITY
+                }));
+                for t in 0..n {
+                    if meets(o, q, &m.tri(t)).is_some() {
+                        met += 1;
+                        assert!(named[t as usize], "{o} {d}: triangle {t} not named");
+                    }
+                }
+            }
+            assert!(met > 400, "{met}");
+        }
+    }
+
+    /// A pose a little off rigid puts segments beyond the eight-wide walk's margins: the
+    /// binary walk answers them, and finds every triangle exact signs say the ray meets.
+    #[test]
+    fn rays_under_a_pose_off_rigid_take_the_binary_walk_and_miss_nothing() {
+        let prep = PreparedMesh::new(generate::torus(1.0, 0.3, 24, 12));
+        let mut pose = Pose::translation(DVec3::new(0.5, 0.0, 0.0));
+        pose.rotation[0][0] = 1.0 + 5e-7; // within the tolerance a pose is accepted with
+        let m = Posed::new(&prep, pose);
+        let w = prep.wide().unwrap();
+        let mut rnd = lcg(11);
+        let mut met = 0;
+        for _ in 0..300 {
+            let o = DVec3::new(rnd(), rnd(), rnd()) * 3.0 - 1.5;
+            let d = DVec3::new(rnd(), rnd(), rnd()) - 0.5;
+            let (q, _) = ray_segment_end(o, d, &m, f64::INFINITY).unwrap();
+            assert!(m.cull_pad(&[o, q]) > w.slack(), "the binary walk is taken");
+            let mut want: Vec<u32> = (0..prep.mesh.triangles.len() as u32)
+                .filter(|&t| meets(o, q, &m.tri(t)).is_some())
+                .collect();
+            let mut got: Vec<u32> = ray_hits(o, d, &m, f64::INFINITY, Hits::All)
+                .iter()
+                .map(|h| h.triangle)
+                .collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "{o} {d}");
+            let first = ray_hits(o, d, &m, f64::INFINITY, Hits::First);
+            assert_eq!(first.len(), want.len().min(1));
+            met += want.len();
+        }
+        assert!(met > 50, "{met}");
     }
 }
