@@ -389,6 +389,33 @@ impl Backend {
         )
     }
 
+    /// Build what a batch of `queries` points walks, and on the GPU upload the mesh, ahead of
+    /// the batch: each is made once per mesh and kept, so a caller that times its queries, as
+    /// the CLI's summaries do (`prepare_ms`), keeps this out of them. The binary hierarchy,
+    /// and for a batch of an eighth as many points as triangles its oriented boxes.
+    pub fn prepare_points(&self, m: &PreparedMesh, queries: usize) -> Result<()> {
+        m.bvh();
+        m.caps();
+        if queries.saturating_mul(8) >= m.mesh.triangles.len() {
+            m.oriented();
+        }
+        self.answer(|g| g.resident(m).map(|_| ()), || ())
+    }
+
+    /// [`Backend::prepare_points`] for rays: the eight-wide tree the CPU walks
+    /// ([`crate::wide`]), or the binary one the GPU walks, uploaded.
+    pub fn prepare_rays(&self, m: &PreparedMesh) -> Result<()> {
+        self.answer(
+            |g| {
+                m.bvh();
+                g.resident(m).map(|_| ())
+            },
+            || {
+                m.wide();
+            },
+        )
+    }
+
     /// What every call of [`Backend::poses`] with these parts reuses, made now: their
     /// hierarchies' oriented boxes and the caps of their inside tests, and on the GPU both
     /// meshes and hierarchies uploaded. Timed apart from the poses, as loading is.

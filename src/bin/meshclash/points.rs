@@ -46,6 +46,14 @@ pub fn summary(job: &Job, fields: serde_json::Value, backend: &str, t: &Timings)
     println!("{}", summary_json(fields, backend, t, job.json));
 }
 
+/// How long `make` (building the trees a batch walks, uploading the mesh) took, before the
+/// query's timer: `prepare_ms` in the summary, as `poses` has it.
+fn prepare(make: impl FnOnce() -> Result<(), Error>) -> Result<f64, Error> {
+    let t = Instant::now();
+    make()?;
+    Ok(t.elapsed().as_secs_f64() * 1e3)
+}
+
 /// [`summary`]'s text: `fields` with the backend and the query's time, as one JSON object
 /// (`json`) or a line per field.
 pub fn summary_json(fields: serde_json::Value, backend: &str, t: &Timings, json: bool) -> String {
@@ -69,6 +77,7 @@ pub fn summary_json(fields: serde_json::Value, backend: &str, t: &Timings, json:
 pub fn inside(job: Job) -> Result<(), Error> {
     let (m, pts) = (load(job.mesh)?, points(job.points)?);
     let backend = choose_backend(job.kind)?;
+    let prepare_ms = prepare(|| backend.prepare_points(&m, pts.len()))?;
     let t = Instant::now();
     let w = progress::during("inside", || backend.winding_numbers(&m, job.pose, &pts))?;
     let mut timings = Timings::default();
@@ -94,6 +103,7 @@ pub fn inside(job: Job) -> Result<(), Error> {
         "count": w.len(),
         "inside": w.iter().filter(|w| w.inside()).count(),
         "uncertain": w.iter().filter(|w| !w.certain()).count(),
+        "prepare_ms": prepare_ms,
     });
     summary(&job, fields, backend.name(), &timings);
     Ok(())
@@ -108,6 +118,7 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
     }
     let (m, pts) = (load(job.mesh)?, points(job.points)?);
     let backend = choose_backend(job.kind)?;
+    let prepare_ms = prepare(|| backend.prepare_points(&m, pts.len()))?;
     let t = Instant::now();
     let found = progress::during("closest", || {
         backend.closest_points(&m, job.pose, &pts, limit)
@@ -156,6 +167,7 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
         "found": within.len(),
         "min_distance": within.iter().copied().reduce(f64::min),
         "max_distance": within.iter().copied().reduce(f64::max),
+        "prepare_ms": prepare_ms,
     });
     if let Some(w) = &inside {
         fields["inside"] = json!(w.iter().filter(|w| w.inside()).count());
@@ -202,6 +214,7 @@ pub fn ray(job: Job, hits: Hits, max_t: Option<f64>) -> Result<(), Error> {
         });
     }
     let backend = choose_backend(job.kind)?;
+    let prepare_ms = prepare(|| backend.prepare_rays(&m))?;
     let t = Instant::now();
     let found = progress::during("rays", || backend.ray_hits(&m, job.pose, &rs, max_t, hits))?;
     let mut timings = Timings::default();
@@ -213,6 +226,7 @@ pub fn ray(job: Job, hits: Hits, max_t: Option<f64>) -> Result<(), Error> {
         "count": rs.len(),
         "hit": found.iter().filter(|h| !h.is_empty()).count(),
         "hits": found.iter().map(Vec::len).sum::<usize>(),
+        "prepare_ms": prepare_ms,
     });
     summary(&job, fields, backend.name(), &timings);
     Ok(())
