@@ -166,7 +166,10 @@ fn the_ray_command_reads_rows_and_writes_hits() {
     );
     // Building the tree is timed apart from the query, as `poses` does.
     assert!(summary["prepare_ms"].as_f64().is_some_and(|ms| ms >= 0.0));
-    assert_eq!(summary["timings_ms"]["total"], summary["timings_ms"]["query"]);
+    assert_eq!(
+        summary["timings_ms"]["total"],
+        summary["timings_ms"]["query"]
+    );
     let rows: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let rows = rows.as_array().unwrap();
