@@ -403,16 +403,16 @@ impl Backend {
     }
 
     /// [`Backend::prepare_points`] for rays: the eight-wide tree the CPU walks
-    /// ([`crate::wide`]), or the binary one the GPU walks, uploaded.
+    /// ([`crate::wide`]; on the GPU backend it answers the rays the GPU is unsure of), and on
+    /// the GPU the binary one, uploaded.
     pub fn prepare_rays(&self, m: &PreparedMesh) -> Result<()> {
+        m.wide();
         self.answer(
             |g| {
                 m.bvh();
                 g.resident(m).map(|_| ())
             },
-            || {
-                m.wide();
-            },
+            || (),
         )
     }
 

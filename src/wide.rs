@@ -23,7 +23,6 @@
 use crate::geom::ray::segment_aabb;
 use crate::geom::{Aabb, DVec3};
 use crate::mesh::Mesh;
-use glam::Vec3A;
 use obvhs::cwbvh::CwBvh;
 use obvhs::ray::{Ray, RayHit};
 use obvhs::BvhBuildParams;
@@ -130,17 +129,17 @@ impl WideTree {
         let Some((s0, s1)) = segment_aabb(a, b, &self.root.padded(PAD / 4.0)) else {
             return true; // it meets no box
         };
-        let unit = ((b - a) / len).as_vec3a().to_array().map(away_from_zero);
-        let direction = Vec3A::from_array(unit);
+        // obvhs's vectors are built from arrays: its glam need not be this crate's.
+        let unit = ((b - a) / len).as_vec3().to_array().map(away_from_zero);
         // Along the ray, from BEHIND before where the segment enters the root: a fraction `s`
         // of `ab` is at `(s - s0) len + BEHIND`, rounded up and given a pad more (rounding
         // errors are far below it).
         let start = a + (b - a) * s0 - (b - a) / len * BEHIND;
         let reach = |s: f64| up((s - s0) * len * (1.0 + 1.0 / 1048576.0) + BEHIND + PAD);
         let ray = Ray {
-            origin: start.as_vec3a(),
-            direction,
-            inv_direction: Vec3A::ONE / direction,
+            origin: start.as_vec3().to_array().into(),
+            direction: unit.into(),
+            inv_direction: unit.map(|c| 1.0 / c).into(),
             tmin: 0.0, // unused by obvhs
             tmax: reach(s1),
         };
@@ -161,6 +160,11 @@ fn tri_box(mesh: &Mesh, t: &[u32; 3]) -> Aabb {
         let p = mesh.vertices[v as usize];
         DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64)
     }))
+}
+
+/// An obvhs vector's components as this crate's `DVec3` (exact).
+fn f64s(v: [f32; 3]) -> DVec3 {
+    DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)
 }
 
 /// `b` in `f32`, rounded outwards.
@@ -218,11 +222,13 @@ fn node_covers(
     depth: usize,
 ) -> Option<Aabb> {
     let node = bvh.nodes.get(n)?;
-    if depth > 256 {
+    // obvhs's walk keeps at most 32 pending groups, one a level, and silently drops more: a
+    // deeper tree could lose a branch.
+    if depth > 30 {
         return None;
     }
-    let e = node.compute_extent().as_dvec3();
-    let p = node.p.as_dvec3();
+    let e = f64s(node.compute_extent().to_array());
+    let p = f64s(node.p.to_array());
     let mut all = Aabb::EMPTY;
     for ch in (0..8).filter(|&ch| !node.is_child_empty(ch)) {
         let content = if node.is_leaf(ch) {
@@ -248,8 +254,8 @@ fn node_covers(
         };
         let q = node.local_child_aabb(ch);
         let decoded = Aabb {
-            min: p + q.min.as_dvec3() * e,
-            max: p + q.max.as_dvec3() * e,
+            min: p + f64s(q.min.to_array()) * e,
+            max: p + f64s(q.max.to_array()) * e,
         };
         let holds = decoded.min.cmple(content.min).all() && decoded.max.cmpge(content.max).all();
         if !holds {

@@ -44,6 +44,10 @@ impl GpuBackend {
         max_t: f64,
         hits: Hits,
     ) -> Result<Vec<Vec<RayHit>>> {
+        // The CPU's tree, built here rather than by the first ray that needs it inside the
+        // parallel loops below: its build is parallel too, and a worker waiting on it could
+        // take another ray that waits on the same lock.
+        m.prep.wide();
         let on_cpu = |&(o, d): &(DVec3, DVec3)| ray_hits(o, d, m, max_t, hits);
         if m.prep.bvh().depth() > MAX_DEPTH {
             return Ok(rays.par_iter().map(on_cpu).collect());
