@@ -10,7 +10,7 @@
 // CPU twin: gpu::twin::winding.
 
 struct WindingQuery {
-    dir: vec4<f32>,                   // the rays' direction (unit), w = their length
+    dir: vec4<f32>,                   // the rays' direction (unit), w = the longest length
     points: u32,
     caps: u32,                        // cap triangles in `caps` (three corners each)
     delta: f32,
@@ -93,24 +93,24 @@ fn near(p: vec3<f32>, t0: vec3<f32>, t1: vec3<f32>, t2: vec3<f32>) -> bool {
 
 // Whether the segment from p along the rays' direction meets the box grown by delta (slabs;
 // the growth covers their rounding).
-fn segment_meets(p: vec3<f32>, inv: vec3<f32>, bmin: vec3<f32>, bmax: vec3<f32>) -> bool {
+fn segment_meets(p: vec3<f32>, inv: vec3<f32>, len: f32, bmin: vec3<f32>, bmax: vec3<f32>) -> bool {
     let t0 = (bmin - vec3<f32>(wq.delta) - p) * inv;
     let t1 = (bmax + vec3<f32>(wq.delta) - p) * inv;
     let near_t = min(t0, t1);
     let far_t = max(t0, t1);
     let enter = max(max(near_t.x, near_t.y), max(near_t.z, 0.0));
-    let leave = min(min(far_t.x, far_t.y), min(far_t.z, wq.dir.w));
+    let leave = min(min(far_t.x, far_t.y), min(far_t.z, len));
     return enter <= leave;
 }
 
 // The crossings of pq with one triangle added to `sum`; false where in doubt. A triangle
 // whose box (grown by delta) the segment misses is passed over before its orientations: a
 // sliver of a cap over a pole, 1e-16 across, has determinants below any bound.
-fn add_crossing(p: vec3<f32>, q: vec3<f32>, inv: vec3<f32>, t0: vec3<f32>, t1: vec3<f32>, t2: vec3<f32>, sum: ptr<function, i32>) -> bool {
+fn add_crossing(p: vec3<f32>, q: vec3<f32>, inv: vec3<f32>, len: f32, t0: vec3<f32>, t1: vec3<f32>, t2: vec3<f32>, sum: ptr<function, i32>) -> bool {
     if (near(p, t0, t1, t2)) {
         return false;
     }
-    if (!segment_meets(p, inv, min(min(t0, t1), t2), max(max(t0, t1), t2))) {
+    if (!segment_meets(p, inv, len, min(min(t0, t1), t2), max(max(t0, t1), t2))) {
         return true;
     }
     let c = crossing(p, q, t0, t1, t2);
@@ -128,8 +128,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let p = points[i].xyz;
-    let q = p + wq.dir.xyz * wq.dir.w;
-    let inv = 1.0 / wq.dir.xyz;
+    // The row's w is the ray's length, negative where it goes against `wq.dir`: the host
+    // picks the shorter way out of the mesh's box. A crossing counts the side of the triangle
+    // the point is on, so either way gives the same winding number.
+    let way = points[i].w;
+    let d = select(wq.dir.xyz, -wq.dir.xyz, way < 0.0);
+    let len = abs(way);
+    let q = p + d * len;
+    let inv = 1.0 / d;
     var sum = 0i;
     var sure = true;
     // Stackless by the escapes; at most one visit per node, so a walk that ends by the bound
@@ -138,7 +144,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let count = arrayLength(&nodes);
     for (var steps = 0u; steps < count && n != NO_CHILD && sure; steps++) {
         let node = nodes[n];
-        if (!segment_meets(p, inv, node.min, node.max)) {
+        if (!segment_meets(p, inv, len, node.min, node.max)) {
             n = node.escape;
             continue;
         }
@@ -149,7 +155,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         var k = node.tri_start;
         for (; k < node.tri_start + node.tri_count && sure; k++) {
             let t = tris[k];
-            sure = add_crossing(p, q, inv, t.v[0].xyz, t.v[1].xyz, t.v[2].xyz, &sum);
+            sure = add_crossing(p, q, inv, len, t.v[0].xyz, t.v[1].xyz, t.v[2].xyz, &sum);
         }
         // A software adapter may end a long loop early (lavapipe: 65535 iterations a SIMD
         // group, nested loops' added up): crossings skipped make the point unsure.
@@ -163,7 +169,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var k = 0u;
     for (; k < wq.caps && sure; k++) {
-        sure = add_crossing(p, q, inv, caps[3u * k].xyz, caps[3u * k + 1u].xyz, caps[3u * k + 2u].xyz, &sum);
+        sure = add_crossing(p, q, inv, len, caps[3u * k].xyz, caps[3u * k + 1u].xyz, caps[3u * k + 2u].xyz, &sum);
     }
     if (k < wq.caps) {
         sure = false;

@@ -127,7 +127,8 @@ pub const NEAREST_SAMPLE: u32 = 64;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct WindingQuery {
-    /// The rays' direction (unit); `w` their length, past everything from any point.
+    /// The rays' direction (unit); `w` the longest length, past everything from any point
+    /// (each point's row carries its own length in `w`: [`crate::gpu::winding`]).
     pub dir: [f32; 4],
     pub points: u32,
     /// Cap triangles in the caps buffer (0 but for a mesh's first part).

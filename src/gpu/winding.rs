@@ -53,11 +53,14 @@ impl GpuBackend {
     /// [`GpuBackend::winding_numbers`] reads, and what the stage tests hold to the twin.
     pub fn winding_counts(&self, m: &Posed, gm: &GpuMesh, points: &[DVec3]) -> Result<WindingRun> {
         let caps = cap_corners(m, gm);
-        let local: Vec<[f32; 4]> = points
+        let mut local: Vec<[f32; 4]> = points
             .iter()
             .map(|&p| row(m.pose.unapply(p) - gm.center))
             .collect();
         let query = query(m, gm, points, &local);
+        if let Some(q) = &query {
+            ways_out(m, gm, q, &mut local);
+        }
         let out = match query {
             Some(q) => self.winding_batch(gm, q, &local, &caps)?,
             // Beyond what f32 holds: every point on the CPU.
@@ -149,6 +152,42 @@ fn cap_corners(m: &Posed, gm: &GpuMesh) -> Vec<[f32; 4]> {
             ]
         })
         .collect()
+}
+
+/// Each row's ray, in its `w`: the shorter way out of the mesh's box along `DIR` or against it
+/// (negative), with room for every rounding (the walk's cost is the length of the ray inside
+/// the mesh: about half, on points spread through the box). A crossing counts the side of the
+/// triangle the point is on, so both ways give the same winding number, summed over parts.
+/// Where the mesh has caps, every ray takes the query's length along `DIR`: their apexes are
+/// not held to the box.
+fn ways_out(m: &Posed, gm: &GpuMesh, q: &WindingQuery, local: &mut [[f32; 4]]) {
+    let longest = q.dir[3];
+    if q.caps > 0 {
+        local.iter_mut().for_each(|r| r[3] = longest);
+        return;
+    }
+    let root = m.prep.octree.nodes[0].aabb();
+    let scale = (longest as f64 - 1.0) / 4.0;
+    let room = 4.0 * q.delta as f64 + scale / (1u64 << 20) as f64;
+    let (lo, hi) = (root.min - gm.center - room, root.max - gm.center + room);
+    let dir = DVec3::new(q.dir[0] as f64, q.dir[1] as f64, q.dir[2] as f64);
+    let out = |p: DVec3, d: DVec3| {
+        (0..3)
+            .map(|k| match d[k] {
+                x if x > 0.0 => (hi[k] - p[k]) / x,
+                x if x < 0.0 => (lo[k] - p[k]) / x,
+                _ => f64::INFINITY,
+            })
+            .fold(f64::INFINITY, f64::min)
+            .max(0.0)
+    };
+    local.par_iter_mut().for_each(|r| {
+        let p = DVec3::new(r[0] as f64, r[1] as f64, r[2] as f64);
+        let (ahead, behind) = (out(p, dir), out(p, -dir));
+        let len = (ahead.min(behind) * (1.0 + 1.0 / 1024.0) + room).min(longest as f64);
+        let len = len as f32;
+        r[3] = if behind < ahead { -len } else { len };
+    });
 }
 
 /// The dispatch's query for `points` (world) at `local` (record frame), or `None` where f32

@@ -62,13 +62,13 @@ fn near(q: &WindingQuery, p: Vec3, t: [Vec3; 3]) -> bool {
 }
 
 /// `winding.wgsl::segment_meets`, for the box `[lo, hi]`.
-fn segment_meets(q: &WindingQuery, p: Vec3, inv: Vec3, lo: Vec3, hi: Vec3) -> bool {
+fn segment_meets(q: &WindingQuery, p: Vec3, inv: Vec3, len: f32, lo: Vec3, hi: Vec3) -> bool {
     let d = Vec3::splat(q.delta);
     let t0 = (lo - d - p) * inv;
     let t1 = (hi + d - p) * inv;
     let (near_t, far_t) = (t0.min(t1), t0.max(t1));
     let enter = near_t.x.max(near_t.y).max(near_t.z.max(0.0));
-    let leave = far_t.x.min(far_t.y).min(far_t.z.min(q.dir[3]));
+    let leave = far_t.x.min(far_t.y).min(far_t.z.min(len));
     enter <= leave
 }
 
@@ -82,7 +82,7 @@ pub fn main(
     out: &mut [WindingOut],
 ) {
     for (i, pt) in points.iter().enumerate().take(q.points as usize) {
-        let (sum, sure) = point(q, tris, nodes, v3(*pt), caps);
+        let (sum, sure) = point(q, tris, nodes, *pt, caps);
         out[i].crossings += sum;
         if !sure {
             out[i].unsure = 1;
@@ -95,11 +95,13 @@ fn point(
     q: &WindingQuery,
     tris: &[TriRecord],
     nodes: &[OctreeNode],
-    p: Vec3,
+    row: [f32; 4],
     caps: &[[f32; 4]],
 ) -> (i32, bool) {
-    let dir = v3(q.dir);
-    let end = p + dir * q.dir[3];
+    let p = v3(row);
+    let (way, len) = (row[3], row[3].abs());
+    let dir = if way < 0.0 { -v3(q.dir) } else { v3(q.dir) };
+    let end = p + dir * len;
     let inv = Vec3::ONE / dir;
     let mut sum = 0;
     let mut add = |t: [Vec3; 3]| -> bool {
@@ -107,7 +109,7 @@ fn point(
             return false;
         }
         let (lo, hi) = (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]));
-        if !segment_meets(q, p, inv, lo, hi) {
+        if !segment_meets(q, p, inv, len, lo, hi) {
             return true;
         }
         crossing(p, end, t).map(|c| sum += c).is_some()
@@ -118,7 +120,7 @@ fn point(
     while steps < nodes.len() && n != NO_CHILD && sure {
         steps += 1;
         let node = &nodes[n as usize];
-        if !segment_meets(q, p, inv, Vec3::from(node.min), Vec3::from(node.max)) {
+        if !segment_meets(q, p, inv, len, Vec3::from(node.min), Vec3::from(node.max)) {
             n = node.escape;
             continue;
         }
