@@ -156,10 +156,7 @@ impl WideTree {
 
 /// A triangle's box in the mesh's coordinates (f32 vertices: exact).
 fn tri_box(mesh: &Mesh, t: &[u32; 3]) -> Aabb {
-    Aabb::from_points(t.iter().map(|&v| {
-        let p = mesh.vertices[v as usize];
-        DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64)
-    }))
+    Aabb::from_points(t.iter().map(|&v| mesh.vertex(v)))
 }
 
 /// An obvhs vector's components as this crate's `DVec3` (exact).
