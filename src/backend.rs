@@ -389,20 +389,27 @@ impl Backend {
         )
     }
 
-    /// Build what a batch of `queries` points walks, and on the GPU upload the mesh, ahead of
-    /// the batch: each is made once per mesh and kept, so a caller that times its queries, as
-    /// the CLI's summaries do (`prepare_ms`), keeps this out of them. The binary hierarchy,
-    /// and for a batch of an eighth as many points as triangles its oriented boxes.
-    pub fn prepare_points(&self, m: &PreparedMesh, queries: usize) -> Result<()> {
+    /// Build what a batch of `queries` nearest points walks, and on the GPU upload the mesh,
+    /// ahead of the batch: each is made once per mesh and kept, so a caller that times its
+    /// queries, as the CLI's summaries do (`prepare_ms`), keeps this out of them. The binary
+    /// hierarchy, for a batch of an eighth as many points as triangles its oriented boxes, and
+    /// the caps a signed distance's winding numbers need.
+    pub fn prepare_closest(&self, m: &PreparedMesh, queries: usize) -> Result<()> {
         m.bvh();
-        m.caps();
         if queries.saturating_mul(8) >= m.mesh.triangles.len() {
             m.oriented();
         }
+        self.prepare_inside(m)
+    }
+
+    /// [`Backend::prepare_closest`] for winding numbers, which walk the octree: the caps over
+    /// the mesh's holes, and the upload.
+    pub fn prepare_inside(&self, m: &PreparedMesh) -> Result<()> {
+        m.caps();
         self.answer(|g| g.resident(m).map(|_| ()), || ())
     }
 
-    /// [`Backend::prepare_points`] for rays: the eight-wide tree the CPU walks
+    /// [`Backend::prepare_closest`] for rays: the eight-wide tree the CPU walks
     /// ([`crate::wide`]; on the GPU backend it answers the rays the GPU is unsure of), and on
     /// the GPU the binary one, uploaded.
     pub fn prepare_rays(&self, m: &PreparedMesh) -> Result<()> {

@@ -159,9 +159,9 @@ fn tri_box(mesh: &Mesh, t: &[u32; 3]) -> Aabb {
     Aabb::from_points(t.iter().map(|&v| mesh.vertex(v)))
 }
 
-/// An obvhs vector's components as this crate's `DVec3` (exact).
+/// An obvhs vector's components (its glam need not be this crate's) as a `DVec3` (exact).
 fn f64s(v: [f32; 3]) -> DVec3 {
-    DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)
+    glam::Vec3::from(v).as_dvec3()
 }
 
 /// `b` in `f32`, rounded outwards.

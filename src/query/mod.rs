@@ -117,7 +117,7 @@ impl<'a> Posed<'a> {
     /// Corners in the mesh's own coordinates, posed: [`Posed::tri`]'s value for a triangle
     /// with these corners.
     pub fn pose_corners(&self, corners: &[[f32; 3]; 3]) -> Tri {
-        corners.map(|[x, y, z]| self.pose.apply(DVec3::new(x as f64, y as f64, z as f64)))
+        corners.map(|c| self.pose.apply(glam::Vec3::from(c).as_dvec3()))
     }
 
     /// Make the mesh's oriented boxes ([`crate::obb`]) for a batch of `queries` nearest points:

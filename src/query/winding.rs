@@ -110,7 +110,7 @@ fn direction(k: usize) -> DVec3 {
 /// the surface. Outside the box there is nothing to cross (the caps' apexes are means of
 /// vertices, so inside it too).
 pub(crate) fn ray_crossings(p: DVec3, m: &Posed, extra: &[Tri]) -> Option<(u64, i64)> {
-    let root = m.node_box(0);
+    let root = m.root_box();
     if (p.cmplt(root.min) | p.cmpgt(root.max)).any() {
         return Some((0, 0));
     }

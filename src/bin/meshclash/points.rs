@@ -77,7 +77,7 @@ pub fn summary_json(fields: serde_json::Value, backend: &str, t: &Timings, json:
 pub fn inside(job: Job) -> Result<(), Error> {
     let (m, pts) = (load(job.mesh)?, points(job.points)?);
     let backend = choose_backend(job.kind)?;
-    let prepare_ms = prepare(|| backend.prepare_points(&m, pts.len()))?;
+    let prepare_ms = prepare(|| backend.prepare_inside(&m))?;
     let t = Instant::now();
     let w = progress::during("inside", || backend.winding_numbers(&m, job.pose, &pts))?;
     let mut timings = Timings::default();
@@ -118,7 +118,7 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
     }
     let (m, pts) = (load(job.mesh)?, points(job.points)?);
     let backend = choose_backend(job.kind)?;
-    let prepare_ms = prepare(|| backend.prepare_points(&m, pts.len()))?;
+    let prepare_ms = prepare(|| backend.prepare_closest(&m, pts.len()))?;
     let t = Instant::now();
     let found = progress::during("closest", || {
         backend.closest_points(&m, job.pose, &pts, limit)
