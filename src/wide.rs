@@ -1,21 +1,22 @@
-//! The CPU rays' tree: obvhs's compressed eight-wide hierarchy (Ylitie, Karras and Laine,
-//! "Efficient incoherent ray traversal on GPUs through compressed wide BVHs", 2017), walked
-//! four boxes at a time in `f32`. The binary hierarchy ([`crate::bvh`]) takes 20 steps down
-//! igea where this takes about 7, each a likely cache miss for incoherent rays, and its `f64`
-//! box tests cost as much again (1M rays on igea: 780 → about 350 ms, docs/performance.md).
+//! The CPU rays' tree: eight children a node, their boxes in `f32`, one array per plane so that
+//! a ray meets all eight at once in SIMD lanes, as Embree lays out its BVH8. obvhs builds it
+//! (its compressed wide BVH: Ylitie, Karras and Laine, "Efficient incoherent ray traversal on
+//! GPUs through compressed wide BVHs", 2017, built by SAH); its 8-bit child boxes are not kept:
+//! each child's box here is the union of its triangles' own, so decoding costs nothing and
+//! boxes are as tight as `f32` holds. The binary hierarchy ([`crate::bvh`]) takes 20 steps
+//! down igea where this takes about 7, each a likely cache miss for incoherent rays, and its
+//! `f64` box tests cost as much again (docs/performance.md).
 //!
 //! Only a cull: the walk names the triangles a segment may meet and exact signs decide
 //! ([`crate::query::ray_hits`]). It may name too many, never too few, because every `f32`
 //! error is made smaller than a margin the boxes were grown by:
 //! - the tree's frame is the mesh's coordinates less the centre of its box, scaled by a power
-//!   of two (exact) so that the largest coordinate is about 1; every triangle's box there is
-//!   grown by [`PAD`] and rounded outwards to `f32`;
-//! - after the build every child's quantized box is decoded exactly in `f64` and checked to
-//!   hold its triangles' boxes grown by half the pad (obvhs rounds its 8-bit planes in `f32`,
-//!   not always outwards); a tree that fails is not used, and rays walk the binary one;
+//!   of two (exact) so that the largest coordinate is about 1; every child's box there holds
+//!   its triangles' boxes grown by half of [`PAD`], rounded outwards to `f32`;
 //! - the ray starts where the segment enters the root's box (less [`BEHIND`]), so each
-//!   difference the walk rounds is of coordinates of order 1: a box test is within about
-//!   2^-20 of its exact value, and the ray's own `f32` rounding within 2^-22;
+//!   difference the walk rounds is of coordinates of order 1: a slab's computed `t` is the
+//!   exact one of a plane moved by at most 3 units of `f32` rounding of 2, about 2^-21, and
+//!   the ray's own `f32` rounding moves it by about 2^-22;
 //! - the caller takes the walk only where its segment is carried into the mesh's frame within
 //!   a quarter of the pad ([`WideTree::slack`]): a pose off rigid, or a ray from 1e7 sizes
 //!   away, walks the binary tree.
@@ -24,18 +25,19 @@ use crate::geom::ray::segment_aabb;
 use crate::geom::{Aabb, DVec3};
 use crate::mesh::Mesh;
 use obvhs::cwbvh::CwBvh;
-use obvhs::ray::{Ray, RayHit};
 use obvhs::BvhBuildParams;
 
 /// The pad, as a fraction of the largest coordinate in the tree's frame.
 const PAD: f64 = 1.0 / 65536.0;
-/// obvhs's walk passes over every box the ray leaves before `t = 1e-4` (a renderer's guard
-/// against a ray meeting the surface it leaves), whatever the ray's `tmin`: rays start this far
-/// back instead, in a frame scaled so that its largest coordinate is about 1.
+/// Rays start this far back from where the segment enters the root's box, in a frame scaled so
+/// that its largest coordinate is about 1: a box entered right at the start is entered after
+/// the walk's `t = 0` whatever the rounding.
 const BEHIND: f64 = 1.0 / 4096.0;
 /// The smallest magnitude a direction's component is given (its reciprocal stays finite):
 /// the ray turns by at most this, 2^-40 of its length.
 const TINY: f32 = 1.0 / (1u64 << 40) as f32;
+/// The deepest tree kept (igea's is 7): laying it out recurses once a level.
+const MAX_DEPTH: usize = 30;
 
 /// One of the walk's slots: a triangle's corners in the mesh's own coordinates and its index,
 /// side by side so that a candidate costs one read (posing the corners costs less than the
@@ -46,9 +48,51 @@ pub struct WideSlot {
     pub triangle: u32,
 }
 
+/// A node's eight children: their boxes, one array per axis and side so that a ray meets all
+/// eight in SIMD lanes, and where each leads. Four cache lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Node {
+    lo: [[f32; 8]; 3],
+    hi: [[f32; 8]; 3],
+    /// An inner child's node, or a leaf child's first slot.
+    first: [u32; 8],
+    /// A leaf child's number of slots; 0 for an inner child.
+    count: [u8; 8],
+    /// The children present, a bit each.
+    present: u8,
+}
+
+impl Node {
+    const EMPTY: Node = Node {
+        lo: [[0.0; 8]; 3],
+        hi: [[0.0; 8]; 3],
+        first: [0; 8],
+        count: [0; 8],
+        present: 0,
+    };
+}
+
+/// A child the walk has entered or will: a node (`count` 0) or a leaf's slots, and where the
+/// ray enters its box.
+#[derive(Clone, Copy, Default)]
+struct Pending {
+    first: u32,
+    count: u32,
+    near: f32,
+}
+
+/// A ray in the tree's frame, as the box tests take it.
+struct WalkRay {
+    origin: [f32; 3],
+    inv: [f32; 3],
+    /// Per axis, whether the ray runs towards lower coordinates (it meets upper planes first).
+    back: [bool; 3],
+}
+
 /// The tree, in the mesh's coordinates less `centre`, times `scale` (a power of two: exact).
 pub struct WideTree {
-    bvh: CwBvh,
+    nodes: Vec<Node>,
     slots: Vec<WideSlot>,
     centre: DVec3,
     scale: f64,
@@ -57,8 +101,8 @@ pub struct WideTree {
 }
 
 impl WideTree {
-    /// The tree over `mesh`'s triangles; `None` for an empty mesh, or where the check after
-    /// the build finds a box that does not hold its triangles.
+    /// The tree over `mesh`'s triangles; `None` for an empty mesh, or a tree deeper than
+    /// [`MAX_DEPTH`] or whose leaves do not hold every triangle once.
     pub fn build(mesh: &Mesh) -> Option<WideTree> {
         let boxes: Vec<Aabb> = mesh.triangles.iter().map(|t| tri_box(mesh, t)).collect();
         let whole = boxes.iter().fold(Aabb::EMPTY, |a, b| a.union(b));
@@ -74,18 +118,27 @@ impl WideTree {
             min: (b.min - centre) * scale,
             max: (b.max - centre) * scale,
         };
-        let grown: Vec<obvhs::aabb::Aabb> = boxes
+        let held: Vec<Aabb> = boxes.iter().map(|b| local(b).padded(PAD / 2.0)).collect();
+        let to_build: Vec<obvhs::aabb::Aabb> = held
             .iter()
-            .map(|b| outward(&local(b).padded(PAD)))
+            .map(|b| {
+                let (min, max) = outward(b);
+                obvhs::aabb::Aabb {
+                    min: min.into(),
+                    max: max.into(),
+                }
+            })
             .collect();
         let mut params = BvhBuildParams::medium_build();
         params.max_prims_per_leaf = 3;
-        let bvh = obvhs::cwbvh::builder::build_cwbvh(&grown, params, &mut Default::default());
-        let held: Vec<Aabb> = boxes.iter().map(|b| local(b).padded(PAD / 2.0)).collect();
-        if !covers(&bvh, &held) {
+        let cw = obvhs::cwbvh::builder::build_cwbvh(&to_build, params, &mut Default::default());
+        let mut nodes = Vec::with_capacity(cw.nodes.len());
+        let mut seen = vec![false; held.len()];
+        lay_out(&cw, 0, &held, &mut nodes, &mut seen, 0)?;
+        if !seen.iter().all(|&s| s) {
             return None;
         }
-        let slots = bvh
+        let slots = cw
             .primitive_indices
             .iter()
             .map(|&t| WideSlot {
@@ -94,7 +147,7 @@ impl WideTree {
             })
             .collect();
         Some(WideTree {
-            bvh,
+            nodes,
             slots,
             centre,
             scale,
@@ -129,28 +182,197 @@ impl WideTree {
         let Some((s0, s1)) = segment_aabb(a, b, &self.root.padded(PAD / 4.0)) else {
             return true; // it meets no box
         };
-        // obvhs's vectors are built from arrays: its glam need not be this crate's.
         let unit = ((b - a) / len).as_vec3().to_array().map(away_from_zero);
         // Along the ray, from BEHIND before where the segment enters the root: a fraction `s`
         // of `ab` is at `(s - s0) len + BEHIND`, rounded up and given a pad more (rounding
         // errors are far below it).
         let start = a + (b - a) * s0 - (b - a) / len * BEHIND;
         let reach = |s: f64| up((s - s0) * len * (1.0 + 1.0 / 1048576.0) + BEHIND + PAD);
-        let ray = Ray {
-            origin: start.as_vec3().to_array().into(),
-            direction: unit.into(),
-            inv_direction: unit.map(|c| 1.0 / c).into(),
-            tmin: 0.0, // unused by obvhs
-            tmax: reach(s1),
+        let ray = WalkRay {
+            origin: start.as_vec3().to_array(),
+            inv: unit.map(|c| 1.0 / c),
+            back: unit.map(|c| c < 0.0),
         };
-        let mut hit = RayHit::none();
-        self.bvh
-            .ray_traverse(ray, &mut hit, |_, slot| match visit(slot) {
-                s if s == f64::NEG_INFINITY => f32::NEG_INFINITY,
-                s if s.is_finite() => reach(s),
-                _ => f32::INFINITY,
-            });
-        true
+        self.traverse(&ray, reach(s1), |slot| match visit(slot) {
+            s if s == f64::NEG_INFINITY => f32::NEG_INFINITY,
+            s if s.is_finite() => reach(s),
+            _ => f32::INFINITY,
+        })
+    }
+
+    /// The walk: depth first, the nearest child entered first and the others kept, nearest on
+    /// top; a kept child entered beyond `tmax` (which each slot's `visit` may lower) is passed
+    /// over. `false` where a node is missing (a tree that passed [`WideTree::build`] has none).
+    fn traverse(&self, ray: &WalkRay, mut tmax: f32, mut visit: impl FnMut(usize) -> f32) -> bool {
+        let mut stack: smallvec::SmallVec<[Pending; 64]> = smallvec::SmallVec::new();
+        let mut next = Some(Pending::default()); // the root
+        loop {
+            let here = match next.take() {
+                Some(p) => p,
+                None => match stack.pop() {
+                    Some(p) => p,
+                    None => return true,
+                },
+            };
+            if here.near > tmax {
+                continue;
+            }
+            if here.count > 0 {
+                for slot in here.first..here.first + here.count {
+                    tmax = tmax.min(visit(slot as usize));
+                }
+                if tmax == f32::NEG_INFINITY {
+                    return true;
+                }
+                continue;
+            }
+            let Some(node) = self.nodes.get(here.first as usize) else {
+                return false;
+            };
+            let (near, mut hits) = enter(node, ray, tmax);
+            let mut entered = [Pending::default(); 8];
+            let mut n = 0;
+            while hits != 0 {
+                let ch = hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                entered[n] = Pending {
+                    first: node.first[ch],
+                    count: node.count[ch] as u32,
+                    near: near[ch],
+                };
+                n += 1;
+            }
+            let entered = &mut entered[..n];
+            for e in entered.iter() {
+                self.prefetch(e);
+            }
+            // Farthest first onto the stack; the nearest is walked at once.
+            entered.sort_unstable_by(|x, y| y.near.total_cmp(&x.near));
+            if let Some((nearest, rest)) = entered.split_last() {
+                stack.extend_from_slice(rest);
+                next = Some(*nearest);
+            }
+        }
+    }
+
+    /// Ask for what a child entered leads to (its node, or its leaf's slots) while the walk
+    /// goes on: incoherent rays wait on these reads more than on anything they compute (on
+    /// igea, 1M rays: 850 -> 670 ms on one core).
+    fn prefetch(&self, child: &Pending) {
+        if child.count > 0 {
+            if let Some(s) = self.slots.get(child.first as usize) {
+                let bytes = std::mem::size_of::<WideSlot>() * child.count as usize;
+                prefetch((s as *const WideSlot).cast(), bytes.div_ceil(64));
+            }
+        } else if let Some(n) = self.nodes.get(child.first as usize) {
+            prefetch((n as *const Node).cast(), std::mem::size_of::<Node>() / 64);
+        }
+    }
+}
+
+/// Where the ray enters each of the node's children's boxes (its `t`, at least 0), and which
+/// it enters before leaving it and before `tmax`, a bit each. Written lane by lane, for the
+/// compiler to vectorise: every value is finite (`inv` is, by [`away_from_zero`]), so
+/// comparisons select as SIMD min and max do.
+#[inline(always)]
+fn enter(node: &Node, ray: &WalkRay, tmax: f32) -> ([f32; 8], u32) {
+    let max = |a: f32, b: f32| if a > b { a } else { b };
+    let min = |a: f32, b: f32| if a < b { a } else { b };
+    let side = |k: usize, far: bool| {
+        if ray.back[k] != far {
+            &node.hi[k]
+        } else {
+            &node.lo[k]
+        }
+    };
+    let (nx, ny, nz) = (side(0, false), side(1, false), side(2, false));
+    let (fx, fy, fz) = (side(0, true), side(1, true), side(2, true));
+    let ([ox, oy, oz], [ix, iy, iz]) = (ray.origin, ray.inv);
+    let mut near = [0f32; 8];
+    let mut inside = [false; 8];
+    for i in 0..8 {
+        let enter_at = max(
+            max((nx[i] - ox) * ix, (ny[i] - oy) * iy),
+            max((nz[i] - oz) * iz, 0.0),
+        );
+        let leave_at = min(
+            min((fx[i] - ox) * ix, (fy[i] - oy) * iy),
+            min((fz[i] - oz) * iz, tmax),
+        );
+        near[i] = enter_at;
+        inside[i] = enter_at <= leave_at;
+    }
+    let hits = (0..8).fold(0u32, |m, i| m | (inside[i] as u32) << i);
+    (near, hits & node.present as u32)
+}
+
+/// Node `n` of obvhs's tree laid out at the end of `nodes` (its children after it, depth
+/// first), each child's box the union of its triangles' boxes `held`, rounded outwards; its
+/// index and that union. `None` where the tree is deeper than [`MAX_DEPTH`], or a leaf names a
+/// triangle that is not there or that another leaf has named (`seen`).
+fn lay_out(
+    cw: &CwBvh,
+    n: usize,
+    held: &[Aabb],
+    nodes: &mut Vec<Node>,
+    seen: &mut [bool],
+    depth: usize,
+) -> Option<(u32, Aabb)> {
+    let from = cw.nodes.get(n)?;
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let at = nodes.len();
+    nodes.push(Node::EMPTY);
+    let mut node = Node::EMPTY;
+    let mut all = Aabb::EMPTY;
+    for ch in (0..8).filter(|&ch| !from.is_child_empty(ch)) {
+        let (first, count, content) = if from.is_leaf(ch) {
+            let (first, count) = from.child_primitives(ch);
+            let mut b = Aabb::EMPTY;
+            for slot in first..first + count {
+                let tri = *cw.primitive_indices.get(slot as usize)? as usize;
+                if std::mem::replace(seen.get_mut(tri)?, true) {
+                    return None;
+                }
+                b = b.union(&held[tri]);
+            }
+            (first, u8::try_from(count).ok()?, b)
+        } else {
+            let child = from.child_node_index(ch) as usize;
+            let (at, b) = lay_out(cw, child, held, nodes, seen, depth + 1)?;
+            (at, 0, b)
+        };
+        if content.is_empty() {
+            continue; // a leaf of no triangles
+        }
+        let (min, max) = outward(&content);
+        for k in 0..3 {
+            node.lo[k][ch] = min[k];
+            node.hi[k][ch] = max[k];
+        }
+        node.first[ch] = first;
+        node.count[ch] = count;
+        node.present |= 1 << ch;
+        all = all.union(&content);
+    }
+    nodes[at] = node;
+    Some((at as u32, all))
+}
+
+/// Ask for `lines` cache lines from `p` on (a hint: nothing is read; elsewhere than x86_64,
+/// nothing).
+fn prefetch(p: *const u8, lines: usize) {
+    for l in 0..lines {
+        let _line = p.wrapping_add(64 * l);
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch reads nothing and cannot fault, whatever the address; SSE, which
+        // it needs, is in x86_64's base.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                _line as *const i8,
+            )
+        };
     }
 }
 
@@ -159,13 +381,8 @@ fn tri_box(mesh: &Mesh, t: &[u32; 3]) -> Aabb {
     Aabb::from_points(t.iter().map(|&v| mesh.vertex(v)))
 }
 
-/// An obvhs vector's components (its glam need not be this crate's) as a `DVec3` (exact).
-fn f64s(v: [f32; 3]) -> DVec3 {
-    glam::Vec3::from(v).as_dvec3()
-}
-
-/// `b` in `f32`, rounded outwards.
-fn outward(b: &Aabb) -> obvhs::aabb::Aabb {
+/// `b`'s corners in `f32`, rounded outwards.
+fn outward(b: &Aabb) -> ([f32; 3], [f32; 3]) {
     let down = |x: f64| {
         let y = x as f32;
         if (y as f64) > x {
@@ -174,10 +391,7 @@ fn outward(b: &Aabb) -> obvhs::aabb::Aabb {
             y
         }
     };
-    obvhs::aabb::Aabb {
-        min: b.min.to_array().map(down).into(),
-        max: b.max.to_array().map(up).into(),
-    }
+    (b.min.to_array().map(down), b.max.to_array().map(up))
 }
 
 /// `x` in `f32`, rounded up.
@@ -202,96 +416,63 @@ fn away_from_zero(c: f32) -> f32 {
     }
 }
 
-/// Whether every child's quantized box, decoded exactly in `f64`, holds the boxes `local` of
-/// its triangles, and every slot is in exactly one leaf.
-fn covers(bvh: &CwBvh, local: &[Aabb]) -> bool {
-    let mut seen = vec![false; local.len()];
-    let ok = !bvh.nodes.is_empty() && node_covers(bvh, 0, local, &mut seen, 0).is_some();
-    ok && seen.iter().all(|&s| s)
-}
-
-/// The union of node `n`'s triangles' boxes, if each of its children's boxes holds its own.
-fn node_covers(
-    bvh: &CwBvh,
-    n: usize,
-    local: &[Aabb],
-    seen: &mut [bool],
-    depth: usize,
-) -> Option<Aabb> {
-    let node = bvh.nodes.get(n)?;
-    // obvhs's walk keeps at most 32 pending groups, one a level, and silently drops more: a
-    // deeper tree could lose a branch.
-    if depth > 30 {
-        return None;
-    }
-    let e = f64s(node.compute_extent().to_array());
-    let p = f64s(node.p.to_array());
-    let mut all = Aabb::EMPTY;
-    for ch in (0..8).filter(|&ch| !node.is_child_empty(ch)) {
-        let content = if node.is_leaf(ch) {
-            let (first, count) = node.child_primitives(ch);
-            let mut b = Aabb::EMPTY;
-            for slot in first..first + count {
-                let tri = *bvh.primitive_indices.get(slot as usize)? as usize;
-                let seen_before = std::mem::replace(seen.get_mut(tri)?, true);
-                if seen_before {
-                    return None;
-                }
-                b = b.union(&local[tri]);
-            }
-            b
-        } else {
-            node_covers(
-                bvh,
-                node.child_node_index(ch) as usize,
-                local,
-                seen,
-                depth + 1,
-            )?
-        };
-        let q = node.local_child_aabb(ch);
-        let decoded = Aabb {
-            min: p + f64s(q.min.to_array()) * e,
-            max: p + f64s(q.max.to_array()) * e,
-        };
-        let holds = decoded.min.cmple(content.min).all() && decoded.max.cmpge(content.max).all();
-        if !holds {
-            return None;
-        }
-        all = all.union(&content);
-    }
-    Some(all)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mesh::generate;
 
-    /// The check after the build holds obvhs's boxes to the triangles': one box shrunk by a
-    /// quantum, and the tree is refused.
+    /// The triangles under child `ch` of node `n`.
+    fn under(tree: &WideTree, n: usize, ch: usize, out: &mut Vec<u32>) {
+        let node = &tree.nodes[n];
+        let (first, count) = (node.first[ch] as usize, node.count[ch] as usize);
+        if count > 0 {
+            out.extend(tree.slots[first..first + count].iter().map(|s| s.triangle));
+            return;
+        }
+        let inner = &tree.nodes[first];
+        for c in (0..8).filter(|c| inner.present >> c & 1 == 1) {
+            under(tree, first, c, out);
+        }
+    }
+
+    /// Every child's `f32` box holds the boxes of the triangles under it grown by half the pad
+    /// (computed here in `f64`), and every triangle is in one leaf: on a mesh about the origin
+    /// and one 2e5 from it.
     #[test]
-    fn a_box_that_does_not_hold_its_triangles_fails_the_check() {
-        let mesh = generate::torus(1.0, 0.3, 24, 12);
-        let tree = WideTree::build(&mesh).expect("a sound tree passes");
-        let (centre, scale) = (tree.centre, tree.scale);
-        let held: Vec<Aabb> = mesh
-            .triangles
-            .iter()
-            .map(|t| {
-                let b = tri_box(&mesh, t);
+    fn every_box_holds_its_triangles_grown_by_half_the_pad() {
+        let mut far = generate::sphere(1.0, 12, 24);
+        for v in &mut far.vertices {
+            *v = [v[0] + 1e5, v[1] - 2e5, v[2]];
+        }
+        for mesh in [generate::torus(1.0, 0.3, 24, 12), far] {
+            let tree = WideTree::build(&mesh).expect("a tree");
+            let (centre, scale) = (tree.centre, tree.scale);
+            let held = |t: u32| {
+                let b = tri_box(&mesh, &mesh.triangles[t as usize]);
                 Aabb {
                     min: (b.min - centre) * scale,
                     max: (b.max - centre) * scale,
                 }
                 .padded(PAD / 2.0)
-            })
-            .collect();
-        assert!(covers(&tree.bvh, &held));
-        let mut bvh = tree.bvh.clone();
-        let node = bvh.nodes.iter_mut().find(|n| n.imask == 0).unwrap(); // leaves only
-        let ch = (0..8).find(|&c| !node.is_child_empty(c)).unwrap();
-        node.child_max_x[ch] -= 1;
-        assert!(!covers(&bvh, &held));
+            };
+            let mut in_leaves = vec![0; mesh.triangles.len()];
+            for (n, node) in tree.nodes.iter().enumerate() {
+                for ch in (0..8).filter(|c| node.present >> c & 1 == 1) {
+                    let corner = |side: &[[f32; 8]; 3]| {
+                        DVec3::new(side[0][ch] as f64, side[1][ch] as f64, side[2][ch] as f64)
+                    };
+                    let (lo, hi) = (corner(&node.lo), corner(&node.hi));
+                    let mut tris = Vec::new();
+                    under(&tree, n, ch, &mut tris);
+                    assert!(!tris.is_empty());
+                    for &t in &tris {
+                        let b = held(t);
+                        assert!(lo.cmple(b.min).all() && hi.cmpge(b.max).all(), "{t}");
+                        in_leaves[t as usize] += (node.count[ch] > 0) as u32;
+                    }
+                }
+            }
+            assert!(in_leaves.iter().all(|&k| k == 1));
+        }
     }
 }
