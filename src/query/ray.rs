@@ -436,7 +436,7 @@ mod tests {
                     1 => (tri[0] + tri[1]) * 0.5,
                     _ => m.root_box().center() + (DVec3::new(rnd(), rnd(), rnd()) - 0.5) * size,
                 };
-                let axis = [DVec3::X, DVec3::NEG_Y, DVec3::Z][i as usize % 3];
+                let axis = [DVec3::X, DVec3::NEG_Y, DVec3::Z][(i / 3) as usize % 3];
                 let d = match i % 3 {
                     0 => axis,
                     _ => DVec3::new(rnd(), rnd(), rnd()) - 0.5,
