@@ -10,7 +10,8 @@ use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::ray::segment_aabb;
 use crate::geom::{Aabb, DVec3};
-use crate::query::{ray::hit, ray_hits, ray_segment_end, Hits, Posed, RayHit};
+use crate::query::ray::{coherent_order, hit};
+use crate::query::{ray_hits, ray_segment_end, Hits, Posed, RayHit};
 use rayon::prelude::*;
 
 /// One batch of `rays.wgsl`: its query (`None`: beyond f32, nothing dispatched), each ray's
@@ -36,7 +37,31 @@ impl GpuBackend {
     /// triangles the GPU certifies, their values computed here by the CPU's function; for any
     /// hit, the certain misses (a ray that may hit is answered by the CPU, whose walk names the
     /// hit). The rest on the CPU.
+    ///
+    /// The rays go to the GPU in another order than theirs, by the octant of their direction
+    /// and then along a Morton curve through their origins ([`coherent_order`]): neighbouring
+    /// threads then walk the same nodes, and diverge less (lavapipe, igea, 1M random rays:
+    /// 2 040 -> 1 530 ms in that order). Answers come back in the rays' order.
     pub fn ray_hits(
+        &self,
+        m: &Posed,
+        gm: &GpuMesh,
+        rays: &[(DVec3, DVec3)],
+        max_t: f64,
+        hits: Hits,
+    ) -> Result<Vec<Vec<RayHit>>> {
+        let order = coherent_order(rays, &m.root_box());
+        let sorted: Vec<(DVec3, DVec3)> = order.par_iter().map(|&i| rays[i]).collect();
+        let answers = self.ray_hits_in_order(m, gm, &sorted, max_t, hits)?;
+        let mut out = vec![Vec::new(); rays.len()];
+        for (&i, a) in order.iter().zip(answers) {
+            out[i] = a;
+        }
+        Ok(out)
+    }
+
+    /// [`GpuBackend::ray_hits`], the rays in the order given.
+    fn ray_hits_in_order(
         &self,
         m: &Posed,
         gm: &GpuMesh,
