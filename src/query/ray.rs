@@ -11,8 +11,7 @@ use crate::bvh::STACK;
 use crate::geom::crossing::{crossing_bounds, crossing_order, orient3d_of_differences};
 use crate::geom::predicates::orient3d;
 use crate::geom::ray::SegmentSlabs;
-use crate::geom::{Aabb, DVec3, Tri};
-use rayon::prelude::*;
+use crate::geom::{DVec3, Tri};
 use smallvec::SmallVec;
 use std::cmp::Ordering;
 
@@ -107,35 +106,6 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
         out.truncate(1);
     }
     out
-}
-
-/// The rays' indices by the octant of their direction, then by the Morton code of their
-/// origin's place in `bounds` (10 bits an axis; an origin outside takes the nearest cell, one
-/// not a number the first): rays close in that order start in the same region and head the
-/// same way. For the GPU, whose neighbouring threads then diverge less; on the CPU, sorting a
-/// batch costs what walking it in that order saves (docs/performance.md).
-pub(crate) fn coherent_order(rays: &[(DVec3, DVec3)], bounds: &Aabb) -> Vec<usize> {
-    let size = (bounds.max - bounds.min).max(DVec3::splat(f64::MIN_POSITIVE));
-    let mut keyed: Vec<(u64, usize)> = rays
-        .par_iter()
-        .enumerate()
-        .map(|(i, &(o, d))| {
-            let cell = ((o - bounds.min) / size)
-                .to_array()
-                .map(|x| (x.clamp(0.0, 1.0) * 1023.0) as u64);
-            let octant = (d.x < 0.0) as u64 * 4 + (d.y < 0.0) as u64 * 2 + (d.z < 0.0) as u64;
-            (octant << 30 | morton(cell), i)
-        })
-        .collect();
-    keyed.par_sort_unstable_by_key(|k| k.0);
-    keyed.into_iter().map(|k| k.1).collect()
-}
-
-/// Three 10-bit values interleaved, x's bits highest.
-fn morton(cell: [u64; 3]) -> u64 {
-    (0..10).rev().fold(0, |key, bit| {
-        cell.iter().fold(key, |key, c| key << 1 | (c >> bit & 1))
-    })
 }
 
 /// Every triangle segment `oq` may meet, given to `take` by its posed corners and (asked for
@@ -424,25 +394,6 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (s >> 11) as f64 / (1u64 << 53) as f64
         }
-    }
-
-    /// Rays heading the same way come together, and among them those starting near the box's
-    /// low corner first; every ray once (hand-worked: octants 0, 0, 4, 0, and the Morton order
-    /// of the origins' cells).
-    #[test]
-    fn coherent_order_groups_rays_by_octant_then_origin() {
-        let bounds = Aabb {
-            min: DVec3::ZERO,
-            max: DVec3::ONE,
-        };
-        let rays = [
-            (DVec3::new(0.9, 0.9, 0.9), DVec3::ONE),
-            (DVec3::new(0.1, 0.1, 0.1), DVec3::ONE),
-            (DVec3::new(0.1, 0.1, 0.1), DVec3::new(-1.0, 0.0, 0.0)),
-            (DVec3::new(0.1, 0.9, 0.1), DVec3::Z), // y's bit below x's: after (0.1, 0.1, 0.1)
-            (DVec3::new(f64::NAN, 5.0, -5.0), DVec3::X), // cells 0, 1023, 0
-        ];
-        assert_eq!(coherent_order(&rays, &bounds), vec![1, 4, 3, 0, 2]);
     }
 
     /// `mesh` moved by `offset` and scaled by `scale`, in f32 as a file would hold it.
