@@ -169,7 +169,8 @@ impl WideTree {
     /// The slots whose boxes segment `ab` (the mesh's own coordinates) may meet, given to
     /// `visit`, which answers how far the walk must still go as a fraction of `ab` (past a hit
     /// found: a box entered beyond it holds nothing nearer; `-inf` ends the walk). `false`
-    /// where the segment has no length in `f64`: the caller walks another way.
+    /// where the segment has no length in `f64`, or a node is missing (never, in a tree
+    /// [`WideTree::build`] made): the caller walks another way.
     pub fn walk(&self, a: DVec3, b: DVec3, mut visit: impl FnMut(usize) -> f64) -> bool {
         let (a, b) = (
             (a - self.centre) * self.scale,
