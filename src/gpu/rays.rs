@@ -10,7 +10,7 @@ use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::ray::segment_aabb;
 use crate::geom::{Aabb, DVec3};
-use crate::query::closest::morton_order_in_groups;
+use crate::query::closest::{in_given_order, morton_order_in_groups};
 use crate::query::ray::hit;
 use crate::query::{ray_hits, ray_segment_end, Hits, Posed, RayHit};
 use rayon::prelude::*;
@@ -60,11 +60,7 @@ impl GpuBackend {
         let order = morton_order_in_groups(&origins, octant);
         let sorted: Vec<(DVec3, DVec3)> = order.par_iter().map(|&i| rays[i]).collect();
         let answers = self.ray_hits_in_order(m, gm, &sorted, max_t, hits)?;
-        let mut out = vec![Vec::new(); rays.len()];
-        for (&i, a) in order.iter().zip(answers) {
-            out[i] = a;
-        }
-        Ok(out)
+        Ok(in_given_order(&order, answers))
     }
 
     /// [`GpuBackend::ray_hits`], the rays in the order given.

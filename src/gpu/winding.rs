@@ -8,6 +8,7 @@ use super::layout::{row, WindingOut, WindingQuery};
 use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::DVec3;
+use crate::query::closest::{in_given_order, morton_order};
 use crate::query::containment::{containment_with, first_inside, pick};
 use crate::query::{winding_number, Containment, Inside, Posed, Winding};
 use rayon::prelude::*;
@@ -28,8 +29,24 @@ const BATCH: usize = 1 << 20;
 const DIR: [f32; 3] = [0.5773, 0.5781, 0.5766];
 
 impl GpuBackend {
-    /// The winding number of `m` (posed) around each of `points` ([`winding_number`]).
+    /// The winding number of `m` (posed) around each of `points` ([`winding_number`]). The
+    /// points go to the GPU in Morton order ([`morton_order`]), so that neighbouring threads
+    /// cross the same triangles (lavapipe, igea, 100k points: 136 -> about 100 ms); the
+    /// answers come back in theirs.
     pub fn winding_numbers(
+        &self,
+        m: &Posed,
+        gm: &GpuMesh,
+        points: &[DVec3],
+    ) -> Result<Vec<Winding>> {
+        let order = morton_order(points);
+        let sorted: Vec<DVec3> = order.iter().map(|&i| points[i]).collect();
+        let answers = self.winding_numbers_in_order(m, gm, &sorted)?;
+        Ok(in_given_order(&order, answers))
+    }
+
+    /// [`GpuBackend::winding_numbers`], the points in the order given.
+    fn winding_numbers_in_order(
         &self,
         m: &Posed,
         gm: &GpuMesh,

@@ -99,6 +99,13 @@ pub(crate) fn morton_order_in_groups(
     keyed.into_iter().map(|k| k.2).collect()
 }
 
+/// `answers`, given for the items `order` names in turn, put back in the items' own order.
+pub(crate) fn in_given_order<T>(order: &[usize], answers: Vec<T>) -> Vec<T> {
+    let mut placed: Vec<(usize, T)> = order.iter().copied().zip(answers).collect();
+    placed.sort_unstable_by_key(|(i, _)| *i);
+    placed.into_iter().map(|(_, a)| a).collect()
+}
+
 /// [`closest_point`] with the squared distance limit given: depth-first over the hierarchy,
 /// the nearer child first, a node passed over once its box is farther than the best so far
 /// (strictly: a node at the same distance may hold a tie with a smaller index). Nodes are
@@ -244,5 +251,14 @@ mod tests {
         let group = |i: usize| (i == 2) as u8;
         assert_eq!(morton_order_in_groups(&points, group), vec![1, 3, 0, 4, 2]);
         assert_eq!(morton_order(&points), vec![1, 2, 3, 0, 4]);
+    }
+
+    /// Answers for items 2, 0, 1, in turn, put back in the items' order.
+    #[test]
+    fn answers_in_another_order_come_back_in_the_items() {
+        assert_eq!(
+            in_given_order(&[2, 0, 1], vec!["c", "a", "b"]),
+            ["a", "b", "c"]
+        );
     }
 }
