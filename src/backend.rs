@@ -396,9 +396,7 @@ impl Backend {
     /// the caps a signed distance's winding numbers need.
     pub fn prepare_closest(&self, m: &PreparedMesh, queries: usize) -> Result<()> {
         m.bvh();
-        if queries.saturating_mul(8) >= m.mesh.triangles.len() {
-            m.oriented();
-        }
+        m.oriented_for(queries);
         self.prepare_inside(m)
     }
 

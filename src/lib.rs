@@ -40,6 +40,8 @@ pub mod obb;
 pub mod octree;
 pub mod picture;
 pub mod query;
+#[cfg(test)]
+mod testing;
 pub mod wide;
 
 pub use backend::{Backend, BackendKind};

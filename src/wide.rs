@@ -114,10 +114,7 @@ impl WideTree {
         let reach = (whole.max - centre).max(centre - whole.min).max_element();
         // Largest coordinate in [1/2, 1); a flat or point-like mesh keeps a scale that f32 holds.
         let scale = 2f64.powi(-(reach.max(1e-30).log2().floor() as i32) - 1);
-        let local = |b: &Aabb| Aabb {
-            min: (b.min - centre) * scale,
-            max: (b.max - centre) * scale,
-        };
+        let local = |b: &Aabb| in_frame(b, centre, scale);
         let held: Vec<Aabb> = boxes.iter().map(|b| local(b).padded(PAD / 2.0)).collect();
         let to_build: Vec<obvhs::aabb::Aabb> = held
             .iter()
@@ -380,6 +377,15 @@ fn prefetch(p: *const u8, lines: usize) {
     }
 }
 
+/// Box `b` (the mesh's coordinates) in the tree's frame: less `centre`, times `scale` (exact
+/// in f64 for f32 coordinates, `scale` being a power of two).
+fn in_frame(b: &Aabb, centre: DVec3, scale: f64) -> Aabb {
+    Aabb {
+        min: (b.min - centre) * scale,
+        max: (b.max - centre) * scale,
+    }
+}
+
 /// A triangle's box in the mesh's coordinates (f32 vertices: exact).
 fn tri_box(mesh: &Mesh, t: &[u32; 3]) -> Aabb {
     Aabb::from_points(t.iter().map(|&v| mesh.vertex(v)))
@@ -424,7 +430,13 @@ fn away_from_zero(c: f32) -> f32 {
 mod tests {
     use super::*;
     use crate::mesh::generate;
-    use glam::DVec3;
+    use crate::testing::{lcg, placed};
+
+    /// A torus about the origin and a sphere 2e5 from it.
+    fn meshes() -> [Mesh; 2] {
+        let far = placed(&generate::sphere(1.0, 12, 24), 1.0, [1e5, -2e5, 0.0]);
+        [generate::torus(1.0, 0.3, 24, 12), far]
+    }
 
     /// The triangles under child `ch` of node `n`.
     fn under(tree: &WideTree, n: usize, ch: usize, out: &mut Vec<u32>) {
@@ -445,20 +457,11 @@ mod tests {
     /// and one 2e5 from it.
     #[test]
     fn every_box_holds_its_triangles_grown_by_half_the_pad() {
-        let mut far = generate::sphere(1.0, 12, 24);
-        for v in &mut far.vertices {
-            *v = [v[0] + 1e5, v[1] - 2e5, v[2]];
-        }
-        for mesh in [generate::torus(1.0, 0.3, 24, 12), far] {
+        for mesh in meshes() {
             let tree = WideTree::build(&mesh).expect("a tree");
-            let (centre, scale) = (tree.centre, tree.scale);
             let held = |t: u32| {
                 let b = tri_box(&mesh, &mesh.triangles[t as usize]);
-                Aabb {
-                    min: (b.min - centre) * scale,
-                    max: (b.max - centre) * scale,
-                }
-                .padded(PAD / 2.0)
+                in_frame(&b, tree.centre, tree.scale).padded(PAD / 2.0)
             };
             let mut in_leaves = vec![0; mesh.triangles.len()];
             for (n, node) in tree.nodes.iter().enumerate() {
@@ -488,28 +491,15 @@ mod tests {
     /// (reciprocals of zero components) and at random; a mesh about the origin and one 2e5 away.
     #[test]
     fn the_walk_names_every_box_the_segment_meets_within_the_slack() {
-        let mut far = generate::sphere(1.0, 12, 24);
-        for v in &mut far.vertices {
-            *v = [v[0] + 1e5, v[1] - 2e5, v[2]];
-        }
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
-        for mesh in [generate::torus(1.0, 0.3, 24, 12), far] {
+        let mut rnd = lcg(0x9e37_79b9_7f4a_7c15);
+        for mesh in meshes() {
             let tree = WideTree::build(&mesh).expect("a tree");
-            let (centre, scale) = (tree.centre, tree.scale);
-            let local = |p: DVec3| (p - centre) * scale;
+            let local = |p: DVec3| (p - tree.centre) * tree.scale;
             let grown: Vec<Aabb> = mesh
                 .triangles
                 .iter()
-                .map(|t| {
-                    let b = tri_box(&mesh, t);
-                    Aabb::from_points([local(b.min), local(b.max)]).padded(0.99 * PAD / 4.0)
-                })
+                .map(|t| in_frame(&tri_box(&mesh, t), tree.centre, tree.scale))
+                .map(|b| b.padded(0.99 * PAD / 4.0))
                 .collect();
             let whole = mesh
                 .triangles

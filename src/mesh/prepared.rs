@@ -63,8 +63,8 @@ impl PreparedMesh {
         self.bvh.get_or_init(|| Bvh::build(&self.mesh))
     }
 
-    /// The tree the CPU's rays walk ([`WideTree`]), built on first use; `None` for an empty
-    /// mesh or a tree that failed its check.
+    /// The tree the CPU's rays walk ([`WideTree`]), built on first use; `None` where
+    /// [`WideTree::build`] refuses the mesh (empty, or a tree too deep), and rays walk [`Bvh`].
     pub fn wide(&self) -> Option<&WideTree> {
         self.wide
             .get_or_init(|| WideTree::build(&self.mesh))
@@ -76,6 +76,16 @@ impl PreparedMesh {
     pub fn oriented(&self) -> &Oriented {
         self.oriented
             .get_or_init(|| Oriented::build(self.bvh(), &self.mesh))
+    }
+
+    /// Make the oriented boxes for a batch of `queries` nearest points: a point far from the
+    /// surface reaches a few leaves through them where axis-aligned boxes let it reach
+    /// hundreds. Worth building once a batch has an eighth as many points as the mesh has
+    /// triangles (igea: 80 ms for 100k points that then take a third of the time).
+    pub fn oriented_for(&self, queries: usize) {
+        if queries.saturating_mul(8) >= self.mesh.triangles.len() {
+            self.oriented();
+        }
     }
 
     /// [`PreparedMesh::oriented`] if it has been made.

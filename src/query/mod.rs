@@ -120,14 +120,10 @@ impl<'a> Posed<'a> {
         corners.map(|c| self.pose.apply(glam::Vec3::from(c).as_dvec3()))
     }
 
-    /// Make the mesh's oriented boxes ([`crate::obb`]) for a batch of `queries` nearest points:
-    /// a point far from the surface reaches a few leaves through them where axis-aligned boxes
-    /// let it reach hundreds. Worth building once a batch has an eighth as many points as the
-    /// mesh has triangles (igea: 80 ms for 100k points that then take a third of the time).
+    /// The mesh's oriented boxes ([`crate::obb`]) for a batch of `queries` nearest points:
+    /// [`PreparedMesh::oriented_for`].
     pub fn oriented_for(&self, queries: usize) {
-        if queries.saturating_mul(8) >= self.prep.mesh.triangles.len() {
-            self.prep.oriented();
-        }
+        self.prep.oriented_for(queries);
     }
 
     /// The triangle in slot `s` of the hierarchy, posed: from [`Posed::slot_tris`] when made,

@@ -383,27 +383,8 @@ pub(crate) fn hit(o: DVec3, d: DVec3, q: DVec3, t_end: f64, t: u32, tri: &Tri) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mesh::{generate, Mesh, Pose, PreparedMesh};
-
-    /// A small deterministic generator (no dependency for a unit test).
-    fn lcg(seed: u64) -> impl FnMut() -> f64 {
-        let mut s = seed;
-        move || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
-
-    /// `mesh` moved by `offset` and scaled by `scale`, in f32 as a file would hold it.
-    fn placed(mesh: &Mesh, scale: f32, offset: [f32; 3]) -> Mesh {
-        let mut m = mesh.clone();
-        for v in &mut m.vertices {
-            *v = [0, 1, 2].map(|k| v[k] * scale + offset[k]);
-        }
-        m
-    }
+    use crate::mesh::{generate, Pose, PreparedMesh};
+    use crate::testing::{lcg, placed};
 
     /// The eight-wide walk names every triangle the segment meets (exact signs over every
     /// triangle), whatever the pose, the mesh's scale and its distance from the origin: for
