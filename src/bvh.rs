@@ -219,7 +219,7 @@ fn node(bounds: &Aabb, first: u32, count: u32) -> BvhNode {
 }
 
 /// Half a box's surface area (what the heuristic weighs a child by).
-fn half_area(b: &Aabb) -> f64 {
+pub(crate) fn half_area(b: &Aabb) -> f64 {
     let e = (b.max - b.min).max(DVec3::ZERO);
     e.x * e.y + e.y * e.z + e.z * e.x
 }

@@ -35,6 +35,7 @@ pub mod geom;
 pub mod gpu;
 pub mod json;
 pub mod mesh;
+pub mod nearest_tree;
 pub mod obb;
 #[doc(hidden)]
 pub mod octree;

@@ -17,6 +17,14 @@ use crate::geom::{DVec3, Tri};
 use crate::mesh::{Mesh, Pose};
 use rayon::prelude::*;
 
+/// An [`Obb`] in `f32`, relative to an origin, grown to hold it ([`Obb::rounded`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Obb32 {
+    pub center: [f32; 3],
+    pub axes: [[f32; 3]; 3],
+    pub half: [f32; 3],
+}
+
 /// A box `center + Σ sᵢ axesᵢ` with `|sᵢ| ≤ half[i]`. Fitted boxes have orthonormal axes (to
 /// rounding, which the padding covers); a box carried by a pose has the pose's rotation of
 /// them.
@@ -128,6 +136,37 @@ impl Obb {
             gap = gap.max((len * len - ha.dot(da) - hb.dot(db)) / len);
         }
         gap
+    }
+
+    /// The box relative to `origin` in `f32`: its centre and axes rounded, each half-extent
+    /// grown to cover that. A point `x = c + Σ sⱼ aⱼ` of the box (`|sⱼ| ≤ hⱼ`) lies within
+    /// `Σ hⱼ |aⱼ · a'ₖ| + |c − c'| |a'ₖ|` of the rounded centre `c'` along the rounded axis
+    /// `a'ₖ`, plus the f64 rounding of all this and of the box's own fit (1e-12 of the
+    /// magnitudes); the sum is rounded up to `f32`. The axes are then orthonormal only to
+    /// within 3 2^-23 in each product, which a bound from them allows for.
+    pub fn rounded(&self, origin: DVec3) -> Obb32 {
+        let c = self.center - origin;
+        let c32 = c.as_vec3();
+        let shift = (c - c32.as_dvec3()).length();
+        let magnitude =
+            self.center.abs().max_element() + origin.abs().max_element() + self.half.element_sum();
+        let pad = 1e-12 * magnitude + f64::MIN_POSITIVE;
+        let axes = self.axes.map(|a| a.as_vec3());
+        let half = std::array::from_fn(|k| {
+            let ad = axes[k].as_dvec3();
+            let half: f64 = (0..3)
+                .map(|j| self.half[j] * self.axes[j].dot(ad).abs())
+                .sum::<f64>()
+                + shift * ad.length()
+                + pad;
+            // Nearest rounding is within 2^-24 of it: grown by 1e-6 first, never below.
+            (half * (1.0 + 1e-6)) as f32
+        });
+        Obb32 {
+            center: c32.to_array(),
+            axes: axes.map(|a| a.to_array()),
+            half,
+        }
     }
 
     /// The squared distance from `p` to the box grown by `pad` on every side: in the box's

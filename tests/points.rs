@@ -27,21 +27,24 @@ fn batched_nearest_points_are_brute_forces_in_any_order() {
     // answer must still be brute force's (distance and smallest tied triangle), whatever the
     // order the points come in, ties included (points on a grid over an integer box: centres
     // of faces and edges are equidistant from several triangles), and with a limit.
-    // The batch walks the oriented boxes it builds; a single query on a mesh that has none
-    // walks the axis-aligned ones: the same answers. Placed at the origin, and turned and
-    // moved 1e6 away.
+    // The batch walks the oriented boxes it builds, four to a node; a single query on a mesh
+    // that has the boxes alone walks them two to a node, and on a mesh that has none the
+    // axis-aligned ones: the same answers. Placed at the origin, and turned and moved 1e6
+    // away.
     let make = || {
         [
             common::box_mesh([0.0; 3], [4.0; 3]),
             PreparedMesh::new(generate::torus(1.0, 0.3, 20, 10)),
         ]
     };
-    let (meshes, aligned) = (make(), make());
+    let (meshes, aligned, binary) = (make(), make(), make());
+    binary.iter().for_each(|m| drop(m.oriented()));
     let far = Pose::from_euler_degrees([30.0, -50.0, 70.0], DVec3::new(1e6, -2e6, 5e5));
     let mut rnd = common::lcg(7);
-    for ((m, plain), pose) in meshes
+    for (((m, plain), two), pose) in meshes
         .iter()
         .zip(&aligned)
+        .zip(&binary)
         .flat_map(|pair| [(pair, Pose::IDENTITY), (pair, far)])
     {
         let posed = Posed::new(m, pose);
@@ -56,10 +59,11 @@ fn batched_nearest_points_are_brute_forces_in_any_order() {
             .collect();
         points.extend((0..300).map(|_| b.min + (b.max - b.min) * DVec3::new(rnd(), rnd(), rnd())));
         points.reverse();
-        let unboxed = Posed::new(plain, pose);
+        let (unboxed, two_wide) = (Posed::new(plain, pose), Posed::new(two, pose));
         for limit in [f64::INFINITY, 0.25] {
             let batch = query::closest_points(&points, &posed, limit);
-            assert!(m.oriented_if_made().is_some() && plain.oriented_if_made().is_none());
+            assert!(m.nearest_tree_if_made().is_some() && plain.oriented_if_made().is_none());
+            assert!(two.oriented_if_made().is_some() && two.nearest_tree_if_made().is_none());
             assert_eq!(batch.len(), points.len());
             for (p, c) in points.iter().zip(&batch) {
                 let (d2, t) = brute(*p, &posed);
@@ -73,6 +77,7 @@ fn batched_nearest_points_are_brute_forces_in_any_order() {
                     None => assert!(d2 > limit * limit, "{p}: {d2}"),
                 }
                 assert_eq!(*c, query::closest_point(*p, &unboxed, limit), "{p}");
+                assert_eq!(*c, query::closest_point(*p, &two_wide, limit), "{p}");
             }
         }
     }
@@ -585,16 +590,63 @@ fn oriented_boxes_hold_under_a_rotation_a_little_off_rigid() {
         triangles: vec![[0, 1, 2]],
         unit: None,
     };
-    let m = PreparedMesh::new(mesh);
-    let posed = Posed::new(&m, pose);
+    // Four to a node (a batch makes them so) and two to a node (the boxes alone).
+    let (m, two) = (PreparedMesh::new(mesh.clone()), PreparedMesh::new(mesh));
+    two.oriented();
     let p = DVec3::ONE;
-    let (d2, _) = brute(p, &posed);
+    let (d2, _) = brute(p, &Posed::new(&m, pose));
     // Limits just above the distance: the point must be found whatever the boxes.
     for limit in [d2.sqrt() * (1.0 + 1e-12), 1.8763872] {
-        let batch = query::closest_points(&[p], &posed, limit);
-        assert!(m.oriented_if_made().is_some());
-        let found = batch[0].expect("within the limit");
-        assert_eq!(found.point.distance_squared(p), d2);
+        let batch = query::closest_points(&[p], &Posed::new(&m, pose), limit);
+        assert!(m.nearest_tree_if_made().is_some());
+        let single = query::closest_point(p, &Posed::new(&two, pose), limit);
+        assert!(two.nearest_tree_if_made().is_none());
+        for found in [batch[0], single] {
+            let found = found.expect("within the limit");
+            assert_eq!(found.point.distance_squared(p), d2);
+        }
+    }
+}
+
+/// The same rotation on a mesh whose own coordinates are 1e6 from its origin: there the
+/// stretch between the mesh's frame and the world's reaches a few units, far beyond any
+/// rounding margin, and only the pad (`Posed::cull_pad`) covers it. Points near the surface,
+/// batched (boxes four to a node) and one at a time (two to a node): brute force's answers.
+#[test]
+fn nearest_points_hold_under_a_rotation_off_rigid_far_from_the_origin() {
+    let (c, s) = (1.000000499, 4.99e-7);
+    let matrix = [
+        c, s, s, -1e6, s, c, s, -1e6, s, s, c, -1e6, 0.0, 0.0, 0.0, 1.0,
+    ];
+    let pose = Pose::from_matrix(&matrix).unwrap();
+    let mut mesh = generate::torus(1.0, 0.3, 24, 12);
+    for v in &mut mesh.vertices {
+        *v = v.map(|x| x + 1e6);
+    }
+    let (m, two) = (PreparedMesh::new(mesh.clone()), PreparedMesh::new(mesh));
+    two.oriented();
+    let (posed, posed_two) = (Posed::new(&m, pose), Posed::new(&two, pose));
+    let mut rnd = common::lcg(11);
+    let points: Vec<DVec3> = (0..400)
+        .map(|_| {
+            let t = posed.tri((rnd() * m.mesh.triangles.len() as f64) as u32);
+            let off = DVec3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5);
+            t[0] + off * 10f64.powf(-3.0 + 3.0 * rnd())
+        })
+        .collect();
+    let batch = query::closest_points(&points, &posed, f64::INFINITY);
+    assert!(m.nearest_tree_if_made().is_some() && two.nearest_tree_if_made().is_none());
+    for (p, c) in points.iter().zip(&batch) {
+        let (d2, t) = brute(*p, &posed);
+        let single = query::closest_point(*p, &posed_two, f64::INFINITY);
+        for found in [c, &single] {
+            let found = found.expect("no limit");
+            assert_eq!(
+                (found.triangle, found.point.distance_squared(*p)),
+                (t, d2),
+                "{p}"
+            );
+        }
     }
 }
 

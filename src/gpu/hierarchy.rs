@@ -54,32 +54,16 @@ pub fn obb_nodes(m: &Posed, gm: &GpuMesh) -> Vec<ObbNode> {
         .collect()
 }
 
-/// `b` in the record frame, its centre and axes rounded to `f32` and each half-extent grown to
-/// cover that: a point `x = c + Σ sⱼ aⱼ` of the box (`|sⱼ| ≤ hⱼ`) lies within
-/// `Σ hⱼ |aⱼ · a'ₖ| + |c − c'| |a'ₖ|` of the rounded centre `c'` along the rounded axis `a'ₖ`,
-/// plus the f64 rounding of all this and of the box's own fit (1e-12 of the magnitudes); the
-/// sum is rounded up to `f32`.
+/// `b` in the record frame ([`Obb::rounded`] about the record centre).
 fn record_obb(b: &Obb, center: DVec3) -> ObbNode {
-    let c = b.center - center;
-    let c32 = c.as_vec3();
-    let shift = (c - c32.as_dvec3()).length();
-    let magnitude =
-        b.center.abs().max_element() + center.abs().max_element() + b.half.element_sum();
-    let pad = 1e-12 * magnitude + f64::MIN_POSITIVE;
-    let axes = std::array::from_fn(|k| {
-        let a = b.axes[k].as_vec3();
-        let ad = a.as_dvec3();
-        let half: f64 = (0..3)
-            .map(|j| b.half[j] * b.axes[j].dot(ad).abs())
-            .sum::<f64>()
-            + shift * ad.length()
-            + pad;
-        // Nearest rounding is within 2^-24 of it: grown by 1e-6 first, never below.
-        [a.x, a.y, a.z, (half * (1.0 + 1e-6)) as f32]
-    });
+    let r = b.rounded(center);
+    let [x, y, z] = r.center;
     ObbNode {
-        center: [c32.x, c32.y, c32.z, 0.0],
-        axes,
+        center: [x, y, z, 0.0],
+        axes: std::array::from_fn(|k| {
+            let [ax, ay, az] = r.axes[k];
+            [ax, ay, az, r.half[k]]
+        }),
     }
 }
 

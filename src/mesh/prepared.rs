@@ -4,6 +4,7 @@
 use super::{Bodies, Caps, Mesh, MeshInfo};
 use crate::bvh::Bvh;
 use crate::gpu::Resident;
+use crate::nearest_tree::NearestTree;
 use crate::obb::Oriented;
 use crate::octree::Octree;
 use crate::wide::WideTree;
@@ -30,6 +31,9 @@ pub struct PreparedMesh {
     /// Oriented boxes around the hierarchy's nodes ([`crate::obb`]): for poses, long sweeps and
     /// batches of nearest points, made on first use.
     oriented: OnceLock<Oriented>,
+    /// Those boxes four to a node, for batches of nearest points on the CPU, made with them
+    /// for such a batch.
+    nearest: OnceLock<NearestTree>,
     /// Its uploads to the GPU backends that have answered for it, kept for the next query.
     pub(crate) resident: Resident,
 }
@@ -53,6 +57,7 @@ impl PreparedMesh {
             bvh: OnceLock::new(),
             wide: OnceLock::new(),
             oriented: OnceLock::new(),
+            nearest: OnceLock::new(),
             resident: Resident::default(),
         }
     }
@@ -78,14 +83,22 @@ impl PreparedMesh {
             .get_or_init(|| Oriented::build(self.bvh(), &self.mesh))
     }
 
-    /// Make the oriented boxes for a batch of `queries` nearest points: a point far from the
-    /// surface reaches a few leaves through them where axis-aligned boxes let it reach
-    /// hundreds. Worth building once a batch has an eighth as many points as the mesh has
-    /// triangles (igea: 80 ms for 100k points that then take a third of the time).
+    /// Make the oriented boxes, and their four-wide tree ([`NearestTree`]), for a batch of
+    /// `queries` nearest points: a point far from the surface reaches a few leaves through them
+    /// where axis-aligned boxes let it reach hundreds. Worth building once a batch has an
+    /// eighth as many points as the mesh has triangles (igea: 80 ms for 100k points that then
+    /// take a third of the time).
     pub fn oriented_for(&self, queries: usize) {
         if queries.saturating_mul(8) >= self.mesh.triangles.len() {
-            self.oriented();
+            self.nearest
+                .get_or_init(|| NearestTree::build(self.bvh(), self.oriented()));
         }
+    }
+
+    /// The oriented boxes four to a node ([`NearestTree`]), if [`PreparedMesh::oriented_for`]
+    /// has made them.
+    pub fn nearest_tree_if_made(&self) -> Option<&NearestTree> {
+        self.nearest.get()
     }
 
     /// [`PreparedMesh::oriented`] if it has been made.

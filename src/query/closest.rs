@@ -108,9 +108,11 @@ pub(crate) fn in_given_order<T>(order: &[usize], answers: Vec<T>) -> Vec<T> {
 
 /// [`closest_point`] with the squared distance limit given: depth-first over the hierarchy,
 /// the nearer child first, a node passed over once its box is farther than the best so far
-/// (strictly: a node at the same distance may hold a tie with a smaller index). Nodes are
-/// bounded by their oriented boxes where the mesh has them made ([`crate::obb`]), else by
-/// their axis-aligned ones: either bound is a lower bound, so the answer is the same.
+/// (strictly: a node at the same distance may hold a tie with a smaller index). Over the
+/// oriented boxes four to a node where a batch has made them ([`crate::nearest_tree`]), else
+/// the binary hierarchy, bounded by its oriented boxes where the mesh has them made
+/// ([`crate::obb`]), else by its axis-aligned ones: every bound is a lower bound, so the
+/// answer is the same.
 fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
     let bvh = m.prep.bvh();
     let pl = m.pose.unapply(p);
@@ -126,6 +128,18 @@ fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
         None => distance_squared_point_aabb(pl, &bvh.nodes[n].aabb().padded(pad)),
     };
     let mut best: Best = None;
+    if let Some(tree) = m.prep.nearest_tree_if_made() {
+        let searched = tree.search(pl, pad, limit, |slots| {
+            for s in slots {
+                consider(p, bvh.tris[s], &m.slot_tri(s), limit, &mut best);
+            }
+            best.map_or(limit, |b| b.0)
+        });
+        if searched {
+            return answer(p, m, best);
+        }
+        best = None;
+    }
     let mut stack = [(0.0, 0usize); STACK];
     stack[0] = (reach(0), 0);
     let mut top = 1;
