@@ -650,6 +650,37 @@ fn nearest_points_hold_under_a_rotation_off_rigid_far_from_the_origin() {
     }
 }
 
+/// A triangle 1e-23 across at the origin: squared distances there are below f32's smallest
+/// normal, where rounding is absolute; the nearest-point tree's bound came out at 2^-149,
+/// above the true 7.84e-46, and lost the triangle (found by a review).
+#[test]
+fn nearest_points_on_a_mesh_of_subnormal_size_are_found() {
+    let mesh = Mesh {
+        source: "a tiny triangle".into(),
+        vertices: vec![[0.0, 0.0, 0.0], [1e-23, 0.0, 0.0], [0.0, 1e-23, 0.0]],
+        triangles: vec![[0, 1, 2]],
+        unit: None,
+    };
+    let m = PreparedMesh::new(mesh);
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    // The GPU's boxes too, where there is an adapter.
+    let gpu = common::gpu_or_skip("nearest_points_on_a_mesh_of_subnormal_size")
+        .map(|ctx| meshclash::gpu::GpuBackend::new(ctx).unwrap());
+    for z in [2.8e-23, 6.7e-21, 1e-24] {
+        let p = DVec3::new(0.0, 0.0, z);
+        let (d2, t) = brute(p, &posed);
+        let limit = d2.sqrt() * 1.07;
+        let found = query::closest_points(&[p], &posed, limit)[0].expect("within the limit");
+        assert!(m.nearest_tree_if_made().is_some());
+        assert_eq!((found.triangle, found.point.distance_squared(p)), (t, d2));
+        if let Some(gpu) = &gpu {
+            let gm = gpu.resident(&m).unwrap();
+            let got = gpu.closest_points(&posed, &gm, &[p], limit).unwrap();
+            assert_eq!(got, vec![Some(found)], "{z}");
+        }
+    }
+}
+
 /// The GPU's oriented boxes (`gpu::obb_nodes`: f32 centre and axes, each half-extent grown for
 /// that rounding) hold every vertex of their nodes, checked in f64 against the f32 box: the
 /// host formula the closest stage's bound rests on, apart from the answers it leads to.
