@@ -18,6 +18,7 @@
 use crate::bvh::{half_area, Bvh, BvhNode};
 use crate::geom::DVec3;
 use crate::obb::{Obb32, Oriented};
+use crate::wide::{push_entered, Pending};
 use rayon::prelude::*;
 use smallvec::SmallVec;
 
@@ -68,15 +69,6 @@ impl Node {
         self.count[lane] = count;
         self.present |= 1 << lane;
     }
-}
-
-/// A child the search has reached or will: a node (`count` 0) or a leaf's slots, and the lower
-/// bound on its squared distance.
-#[derive(Clone, Copy, Default)]
-struct Pending {
-    first: u32,
-    count: u32,
-    d2: f64,
 }
 
 /// The tree, its boxes relative to `origin`.
@@ -174,7 +166,7 @@ impl NearestTree {
                 Some(h) => h,
                 None => return true,
             };
-            if here.d2 > bound {
+            if here.near as f64 > bound {
                 continue;
             }
             if here.count > 0 {
@@ -183,26 +175,13 @@ impl NearestTree {
                 continue;
             }
             let node = &self.nodes[here.first as usize];
-            let (d2, mut hits) = lower_bounds(node, &point, bound);
-            let mut entered = [Pending::default(); WIDTH];
-            let mut n = 0;
-            while hits != 0 {
-                let i = hits.trailing_zeros() as usize;
-                hits &= hits - 1;
-                entered[n] = Pending {
-                    first: node.first[i],
-                    count: node.count[i],
-                    d2: d2[i] as f64,
-                };
-                n += 1;
-            }
-            // Farthest first onto the stack; the nearest is taken at once.
-            let entered = &mut entered[..n];
-            entered.sort_unstable_by(|x, y| y.d2.total_cmp(&x.d2));
-            if let Some((nearest, rest)) = entered.split_last() {
-                stack.extend_from_slice(rest);
-                next = Some(*nearest);
-            }
+            let (d2, hits) = lower_bounds(node, &point, bound);
+            let child = |i: usize| Pending {
+                first: node.first[i],
+                count: node.count[i],
+                near: d2[i],
+            };
+            next = push_entered::<WIDTH>(hits, child, &mut stack);
         }
     }
 }

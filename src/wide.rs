@@ -74,12 +74,37 @@ impl Node {
 }
 
 /// A child the walk has entered or will: a node (`count` 0) or a leaf's slots, and where the
-/// ray enters its box.
+/// ray enters its box (for the nearest-point tree, [`crate::nearest_tree`], a lower bound on
+/// its squared distance).
 #[derive(Clone, Copy, Default)]
-struct Pending {
-    first: u32,
-    count: u32,
-    near: f32,
+pub(crate) struct Pending {
+    pub first: u32,
+    pub count: u32,
+    pub near: f32,
+}
+
+/// The children of a node a walk has entered (`hits`, a bit each, at most `W`; `child` makes
+/// each): all but the nearest pushed onto `stack`, farthest first, and the nearest returned,
+/// to be taken at once.
+#[inline(always)]
+pub(crate) fn push_entered<const W: usize>(
+    mut hits: u32,
+    mut child: impl FnMut(usize) -> Pending,
+    stack: &mut smallvec::SmallVec<[Pending; 64]>,
+) -> Option<Pending> {
+    let mut entered = [Pending::default(); W];
+    let mut n = 0;
+    while hits != 0 {
+        let i = hits.trailing_zeros() as usize;
+        hits &= hits - 1;
+        entered[n] = child(i);
+        n += 1;
+    }
+    let entered = &mut entered[..n];
+    entered.sort_unstable_by(|x, y| y.near.total_cmp(&x.near));
+    let (nearest, rest) = entered.split_last()?;
+    stack.extend_from_slice(rest);
+    Some(*nearest)
 }
 
 /// A ray in the tree's frame, as the box tests take it.
@@ -227,29 +252,17 @@ impl WideTree {
             let Some(node) = self.nodes.get(here.first as usize) else {
                 return false;
             };
-            let (near, mut hits) = enter(node, ray, tmax);
-            let mut entered = [Pending::default(); 8];
-            let mut n = 0;
-            while hits != 0 {
-                let ch = hits.trailing_zeros() as usize;
-                hits &= hits - 1;
-                entered[n] = Pending {
+            let (near, hits) = enter(node, ray, tmax);
+            let child = |ch: usize| {
+                let c = Pending {
                     first: node.first[ch],
                     count: node.count[ch] as u32,
                     near: near[ch],
                 };
-                n += 1;
-            }
-            let entered = &mut entered[..n];
-            for e in entered.iter() {
-                self.prefetch(e);
-            }
-            // Farthest first onto the stack; the nearest is walked at once.
-            entered.sort_unstable_by(|x, y| y.near.total_cmp(&x.near));
-            if let Some((nearest, rest)) = entered.split_last() {
-                stack.extend_from_slice(rest);
-                next = Some(*nearest);
-            }
+                self.prefetch(&c);
+                c
+            };
+            next = push_entered::<8>(hits, child, &mut stack);
         }
     }
 

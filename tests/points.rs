@@ -38,7 +38,9 @@ fn batched_nearest_points_are_brute_forces_in_any_order() {
         ]
     };
     let (meshes, aligned, binary) = (make(), make(), make());
-    binary.iter().for_each(|m| drop(m.oriented()));
+    for m in &binary {
+        m.oriented();
+    }
     let far = Pose::from_euler_degrees([30.0, -50.0, 70.0], DVec3::new(1e6, -2e6, 5e5));
     let mut rnd = common::lcg(7);
     for (((m, plain), two), pose) in meshes
@@ -573,17 +575,21 @@ fn the_nearest_point_of_a_sliver_is_on_it() {
     assert!((d - 6.288164e-6).abs() < 1e-12, "{d}");
 }
 
+/// A rotation about 1e-6 off orthonormal (as six-digit matrices are, and accepted), then a
+/// translation by `t` along every axis.
+fn off_rigid(t: f64) -> Pose {
+    let (c, s) = (1.000000499, 4.99e-7);
+    let matrix = [c, s, s, t, s, c, s, t, s, s, c, t, 0.0, 0.0, 0.0, 1.0];
+    Pose::from_matrix(&matrix).unwrap()
+}
+
 /// A rotation 1e-6 off orthonormal (accepted: six-digit matrices are) stretches distances in
 /// the mesh's own frame along one direction; an oriented box turned to that direction must be
 /// padded for the whole stretch, not the per-axis share an axis-aligned box needs. Found by a
 /// review: the nearest point 1.8763859981 away was pruned by a box bound of 1.8763883749.
 #[test]
 fn oriented_boxes_hold_under_a_rotation_a_little_off_rigid() {
-    let (c, s) = (1.000000499, 4.99e-7);
-    let matrix = [
-        c, s, s, -1.0, s, c, s, -1.0, s, s, c, -1.0, 0.0, 0.0, 0.0, 1.0,
-    ];
-    let pose = Pose::from_matrix(&matrix).unwrap();
+    let pose = off_rigid(-1.0);
     let mesh = Mesh {
         source: "one triangle".into(),
         vertices: vec![[1.0, 1.0, 0.75], [1.0, 0.75, 1.0], [0.75, 1.0, 1.0]],
@@ -614,11 +620,7 @@ fn oriented_boxes_hold_under_a_rotation_a_little_off_rigid() {
 /// batched (boxes four to a node) and one at a time (two to a node): brute force's answers.
 #[test]
 fn nearest_points_hold_under_a_rotation_off_rigid_far_from_the_origin() {
-    let (c, s) = (1.000000499, 4.99e-7);
-    let matrix = [
-        c, s, s, -1e6, s, c, s, -1e6, s, s, c, -1e6, 0.0, 0.0, 0.0, 1.0,
-    ];
-    let pose = Pose::from_matrix(&matrix).unwrap();
+    let pose = off_rigid(-1e6);
     let mut mesh = generate::torus(1.0, 0.3, 24, 12);
     for v in &mut mesh.vertices {
         *v = v.map(|x| x + 1e6);
