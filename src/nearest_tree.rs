@@ -17,9 +17,8 @@
 
 use crate::bvh::{half_area, Bvh, BvhNode};
 use crate::geom::DVec3;
-use crate::obb::{Obb32, Oriented};
+use crate::obb::{Obb, Obb32, Oriented};
 use crate::wide::{push_entered, Pending};
-use rayon::prelude::*;
 use smallvec::SmallVec;
 
 /// Children a node holds at most.
@@ -95,25 +94,22 @@ impl NearestTree {
             origin,
             reach,
         };
-        let boxes: Vec<Obb32> = oriented
-            .boxes
-            .par_iter()
-            .map(|b| b.rounded(origin))
-            .collect();
         if let Some(root) = bvh.nodes.first() {
             tree.nodes.push(Node::EMPTY);
             if root.is_leaf() {
-                tree.nodes[0].set(0, &boxes[0], root.index, root.count);
+                let b = oriented.boxes[0].rounded(origin);
+                tree.nodes[0].set(0, &b, root.index, root.count);
             } else {
-                tree.regroup(&bvh.nodes, &boxes, 0, 0);
+                tree.regroup(&bvh.nodes, &oriented.boxes, 0, 0);
             }
         }
         tree
     }
 
-    /// Lay out the children of inner node `nodes[n]` (and those below them) into `self.nodes[at]`,
-    /// opening inner children of largest area while there is room.
-    fn regroup(&mut self, nodes: &[BvhNode], boxes: &[Obb32], n: usize, at: usize) {
+    /// Lay out the children of inner node `nodes[n]` (and those below them) into
+    /// `self.nodes[at]`, opening inner children of largest area while there is room; each
+    /// child's box rounded as it is laid out (every box is a child once).
+    fn regroup(&mut self, nodes: &[BvhNode], boxes: &[Obb], n: usize, at: usize) {
         let first = nodes[n].index as usize;
         let mut kids: SmallVec<[usize; WIDTH]> = SmallVec::from_slice(&[first, first + 1]);
         while kids.len() < WIDTH {
@@ -127,7 +123,7 @@ impl NearestTree {
             kids.push(c + 1);
         }
         for (lane, &k) in kids.iter().enumerate() {
-            let b = &boxes[k];
+            let b = &boxes[k].rounded(self.origin);
             if nodes[k].is_leaf() {
                 self.nodes[at].set(lane, b, nodes[k].index, nodes[k].count);
             } else {
