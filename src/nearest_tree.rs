@@ -18,7 +18,7 @@
 use crate::bvh::{half_area, Bvh, BvhNode};
 use crate::geom::DVec3;
 use crate::obb::{Obb, Obb32, Oriented};
-use crate::wide::{push_entered, Pending};
+use crate::wide::{push_entered, up, Pending};
 use smallvec::SmallVec;
 
 /// Children a node holds at most.
@@ -180,15 +180,7 @@ impl NearestTree {
             next = push_entered::<WIDTH>(hits, child, &mut stack);
         }
     }
-}
 
-/// A point relative to the tree's origin, in `f32`, and what every gap is taken less by.
-struct SearchPoint {
-    q: [f32; 3],
-    margin: f32,
-}
-
-impl NearestTree {
     /// `p` (within `pad` of the exact point) as the bounds take it; `None` where a gap's
     /// square could pass `f32`'s largest value (a point, or a mesh, beyond 1e18 of the origin),
     /// or `p` is not a number.
@@ -207,14 +199,21 @@ impl NearestTree {
     }
 }
 
+/// A point relative to the tree's origin, in `f32`, and what every gap is taken less by.
+struct SearchPoint {
+    q: [f32; 3],
+    margin: f32,
+}
+
 /// The relative error a bound allows for: `f32`'s rounding of the point, of its difference
 /// from a box's centre, of the projection on an axis and of the gap, each a few units of 2^-24
 /// of the point's, the centre's and the half-extent's magnitudes (axes of length 1 at most
 /// but for 2^-23), and twice that.
 const GROWTH: f64 = 1.0 / 1048576.0;
 
-/// 2^-140, taken from every bound for the rounding of values below f32's smallest normal.
-const TINY: f32 = 1.0 / (1u64 << 60) as f32 / (1u64 << 60) as f32 / (1u64 << 20) as f32;
+/// 2^-140 (a subnormal: its tenth mantissa bit), taken from every bound for the rounding of
+/// values below f32's smallest normal.
+const TINY: f32 = f32::from_bits(1 << 9);
 
 /// A lower bound on the squared distance from the point to each of the node's four boxes (to
 /// everything inside), and which are within `bound`, a bit each: how far the point lies
@@ -243,16 +242,6 @@ fn lower_bounds(node: &Node, p: &SearchPoint, bound: f64) -> ([f32; WIDTH], u32)
     }
     let hits = (0..WIDTH).fold(0u32, |m, i| m | ((d2[i] as f64 <= bound) as u32) << i);
     (d2, hits & node.present)
-}
-
-/// `x` in `f32`, rounded up.
-fn up(x: f64) -> f32 {
-    let y = x as f32;
-    if (y as f64) < x {
-        y.next_up()
-    } else {
-        y
-    }
 }
 
 #[cfg(test)]

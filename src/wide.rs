@@ -418,7 +418,7 @@ fn outward(b: &Aabb) -> ([f32; 3], [f32; 3]) {
 }
 
 /// `x` in `f32`, rounded up.
-fn up(x: f64) -> f32 {
+pub(crate) fn up(x: f64) -> f32 {
     let y = x as f32;
     if (y as f64) < x {
         y.next_up()

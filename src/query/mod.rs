@@ -120,9 +120,8 @@ impl<'a> Posed<'a> {
         corners.map(|c| self.pose.apply(glam::Vec3::from(c).as_dvec3()))
     }
 
-    /// The mesh's oriented boxes ([`crate::obb`]) and their four-wide tree for a batch of `queries`
-    /// nearest points:
-    /// [`PreparedMesh::oriented_for`].
+    /// The mesh's oriented boxes ([`crate::obb`]), four to a node, for a batch of `queries`
+    /// nearest points: [`PreparedMesh::oriented_for`].
     pub fn oriented_for(&self, queries: usize) {
         self.prep.oriented_for(queries);
     }
