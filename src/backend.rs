@@ -392,11 +392,18 @@ impl Backend {
     /// Build what a batch of `queries` nearest points walks, and on the GPU upload the mesh,
     /// ahead of the batch: each is made once per mesh and kept, so a caller that times its
     /// queries, as the CLI's summaries do (`prepare_ms`), keeps this out of them. The binary
-    /// hierarchy, for a batch of an eighth as many points as triangles its oriented boxes, and
-    /// the caps a signed distance's winding numbers need.
+    /// hierarchy and its oriented boxes (which the GPU walks two to a node, and the CPU, for a
+    /// batch of an eighth as many points as triangles, four to a node), and the caps a signed
+    /// distance's winding numbers need.
     pub fn prepare_closest(&self, m: &PreparedMesh, queries: usize) -> Result<()> {
         m.bvh();
-        m.oriented_for(queries);
+        self.answer(
+            |_| {
+                m.oriented();
+                Ok(())
+            },
+            || m.oriented_for(queries),
+        )?;
         self.prepare_inside(m)
     }
 
