@@ -86,8 +86,8 @@ impl PreparedMesh {
     /// Make the oriented boxes, and their four-wide tree ([`NearestTree`]), for a batch of
     /// `queries` nearest points: a point far from the surface reaches a few leaves through them
     /// where axis-aligned boxes let it reach hundreds. Worth building once a batch has an
-    /// eighth as many points as the mesh has triangles (igea: 80 ms for 100k points that then
-    /// take a third of the time).
+    /// eighth as many points as the mesh has triangles (igea: 80 ms for the boxes and 35 for
+    /// the tree; 100k points then take a quarter of the time, docs/performance.md).
     pub fn oriented_for(&self, queries: usize) {
         if queries.saturating_mul(8) >= self.mesh.triangles.len() {
             self.nearest

@@ -117,6 +117,25 @@ fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
     let bvh = m.prep.bvh();
     let pl = m.pose.unapply(p);
     let pad = m.cull_pad(&[p]);
+    if let Some(tree) = m.prep.nearest_tree_if_made() {
+        let mut best: Best = None;
+        let searched = tree.search(pl, pad, limit, |slots| {
+            for s in slots {
+                consider(p, bvh.tris[s], &m.slot_tri(s), limit, &mut best);
+            }
+            best.map_or(limit, |b| b.0)
+        });
+        if searched {
+            return answer(p, m, best);
+        }
+    }
+    closest_on_binary(p, pl, pad, m, limit)
+}
+
+/// [`closest_within`] over the binary hierarchy, `p` carried into the mesh's frame as `pl`
+/// within `pad`.
+fn closest_on_binary(p: DVec3, pl: DVec3, pad: f64, m: &Posed, limit: f64) -> Option<Closest> {
+    let bvh = m.prep.bvh();
     let oriented = m.prep.oriented_if_made().map(|o| &o.boxes[..]);
     // A rotation accepted a little off orthonormal stretches the mesh's frame against the
     // world's along one direction, by up to 1.5 times the pad (a review's worst case; the
@@ -128,18 +147,6 @@ fn closest_within(p: DVec3, m: &Posed, limit: f64) -> Option<Closest> {
         None => distance_squared_point_aabb(pl, &bvh.nodes[n].aabb().padded(pad)),
     };
     let mut best: Best = None;
-    if let Some(tree) = m.prep.nearest_tree_if_made() {
-        let searched = tree.search(pl, pad, limit, |slots| {
-            for s in slots {
-                consider(p, bvh.tris[s], &m.slot_tri(s), limit, &mut best);
-            }
-            best.map_or(limit, |b| b.0)
-        });
-        if searched {
-            return answer(p, m, best);
-        }
-        best = None;
-    }
     let mut stack = [(0.0, 0usize); STACK];
     stack[0] = (reach(0), 0);
     let mut top = 1;
