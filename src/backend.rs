@@ -218,9 +218,34 @@ impl Backend {
         Ok(on_cpu())
     }
 
+    /// Two parts' distance and contacts need a triangle on each: a mesh with none is refused
+    /// as its file would have been ([`Error::Empty`]).
+    fn both_have_triangles(a: &PreparedMesh, b: &PreparedMesh) -> Result<()> {
+        match [a, b].into_iter().find(|m| m.mesh.triangles.is_empty()) {
+            Some(m) => Err(Error::Empty {
+                path: m.mesh.source.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Backend::answer`] for a query on `m` alone. A mesh with no triangles is answered on the
+    /// CPU, where its queries find nothing; the GPU stages take at least one triangle.
+    fn answer_on<T>(
+        &self,
+        m: &PreparedMesh,
+        on_gpu: impl FnOnce(&GpuBackend) -> Result<T>,
+        on_cpu: impl FnOnce() -> T,
+    ) -> Result<T> {
+        if m.mesh.triangles.is_empty() {
+            return Ok(on_cpu());
+        }
+        self.answer(on_gpu, on_cpu)
+    }
+
     /// Everything a clash review asks of two placed parts ([`query::check`]): intersecting
     /// pairs, containment, distance and closest points, and the pairs closer than
-    /// `opts.clearance`.
+    /// `opts.clearance`. A part with no triangles is refused ([`Error::Empty`]).
     pub fn check(
         &self,
         a: &PreparedMesh,
@@ -229,6 +254,7 @@ impl Backend {
         pose_b: Pose,
         opts: &CheckOptions,
     ) -> Result<CheckReport> {
+        Self::both_have_triangles(a, b)?;
         self.answer(
             |g| {
                 let (ga, gb) = (g.resident(a)?, g.resident(b)?);
@@ -249,7 +275,8 @@ impl Backend {
         points: &[DVec3],
     ) -> Result<Vec<Winding>> {
         let posed = Posed::new(m, pose);
-        self.answer(
+        self.answer_on(
+            m,
             |g| g.winding_numbers(&posed, &*g.resident(m)?, points),
             || {
                 use rayon::prelude::*;
@@ -273,7 +300,8 @@ impl Backend {
         max_distance: f64,
     ) -> Result<Vec<Option<Closest>>> {
         let posed = Posed::new(m, pose);
-        self.answer(
+        self.answer_on(
+            m,
             |g| g.closest_points(&posed, &*g.resident(m)?, points, max_distance),
             || query::closest_points(points, &posed, max_distance),
         )
@@ -293,7 +321,8 @@ impl Backend {
     ) -> Result<Vec<Vec<RayHit>>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
-        self.answer(
+        self.answer_on(
+            m,
             |g| g.ray_hits(&posed, &*g.resident(m)?, rays, max_t, hits),
             || {
                 if m.wide().is_none() {
@@ -317,7 +346,8 @@ impl Backend {
     ) -> Result<Vec<Option<SphereContact>>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
-        self.answer(
+        self.answer_on(
+            m,
             |g| g.sphere_contacts(&posed, &*g.resident(m)?, spheres),
             || {
                 posed.slots_for(spheres.len());
@@ -343,7 +373,8 @@ impl Backend {
     ) -> Result<Vec<SphereSweep>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
-        self.answer(
+        self.answer_on(
+            m,
             |g| g.sphere_sweeps(&posed, &*g.resident(m)?, spheres, tol),
             || {
                 posed.slots_for(spheres.len());
@@ -360,7 +391,8 @@ impl Backend {
     /// Every pair of triangles of `m` that meet other than along their shared edges and
     /// vertices ([`query::self_intersections`]).
     pub fn self_intersections(&self, m: &PreparedMesh) -> Result<SelfReport> {
-        self.answer(
+        self.answer_on(
+            m,
             |g| g.self_intersections(m, &*g.resident(m)?),
             || query::self_intersections(m),
         )
@@ -370,7 +402,8 @@ impl Backend {
     /// `clearance_d` if asked ([`query::poses`]). On the GPU, every pose in one dispatch
     /// (`gpu::poses`: a thread per pose proves the surfaces apart and keeps the pairs that may
     /// be nearest, which the host measures in f64; the rest, and the clearance counts, on the
-    /// CPU: the same answers); on the CPU in parallel over the poses.
+    /// CPU: the same answers); on the CPU in parallel over the poses. A part with no triangles
+    /// is refused ([`Error::Empty`]).
     pub fn poses(
         &self,
         a: &PreparedMesh,
@@ -379,6 +412,7 @@ impl Backend {
         poses: &[Pose],
         clearance_d: Option<f64>,
     ) -> Result<Vec<PoseAnswer>> {
+        Self::both_have_triangles(a, b)?;
         self.answer(
             |g| {
                 let (ga, gb) = (g.resident(a)?, g.resident(b)?);
@@ -464,7 +498,8 @@ impl Backend {
     }
 
     /// The distance between the solids, 0 when they interfere ([`query::solid_distance`]);
-    /// answered on the CPU, which stops at the first evidence.
+    /// answered on the CPU, which stops at the first evidence. A part with no triangles is
+    /// refused ([`Error::Empty`]).
     pub fn solid_distance(
         &self,
         a: &PreparedMesh,
@@ -472,6 +507,7 @@ impl Backend {
         b: &PreparedMesh,
         pose_b: Pose,
     ) -> Result<SolidDistance> {
+        Self::both_have_triangles(a, b)?;
         Ok(query::solid_distance(
             &Posed::new(a, pose_a),
             &Posed::new(b, pose_b),

@@ -87,6 +87,11 @@ impl Bvh {
     /// Build over every triangle of `mesh` (zero-area ones included: a ray or a point can meet
     /// a segment's worth of triangle, and the exact tests decide).
     pub fn build(mesh: &Mesh) -> Bvh {
+        if mesh.triangles.is_empty() {
+            // No nodes: a root of count 0 would read as an inner node whose children are
+            // itself.
+            return Bvh::default();
+        }
         let mut items: Vec<Item> = mesh
             .triangles
             .par_iter()

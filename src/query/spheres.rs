@@ -112,7 +112,14 @@ impl SphereSweep {
 /// already touching or inside at the start has contact at 0.
 pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> SphereSweep {
     let Some(start) = sphere_contact(c, r, m) else {
-        return SphereSweep::Undecided { from: 0.0 };
+        // No nearest point: a mesh with no triangles, which nothing meets, or a centre that is
+        // not finite.
+        let clear = m.prep.mesh.triangles.is_empty() && c.is_finite() && (c + v).is_finite();
+        return if clear {
+            SphereSweep::Clear
+        } else {
+            SphereSweep::Undecided { from: 0.0 }
+        };
     };
     let mut sweep = match Sweep::start(&start) {
         Ok(sweep) => sweep,
