@@ -285,11 +285,56 @@ impl WideTree {
 }
 
 /// Where the ray enters each of the node's children's boxes (its `t`, at least 0), and which
-/// it enters before leaving it and before `tmax`, a bit each. Written lane by lane, for the
-/// compiler to vectorise: every value is finite (`inv` is, by [`away_from_zero`]), so
-/// comparisons select as SIMD min and max do.
+/// it enters before leaving it and before `tmax`, a bit each: [`enter_lanes`] in SSE, four
+/// children at a time, each child's entered bit taken by `movmskps` (the compiler packed the
+/// lanes' bits with multiplies and shuffles; 1M rays on igea on one core: about 5 % faster).
+/// The same values, bit for bit: `maxps` and `minps` select as `enter_lanes`'s comparisons do.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn enter(node: &Node, ray: &WalkRay, tmax: f32) -> ([f32; 8], u32) {
+    use std::arch::x86_64::*;
+    let side = |k: usize, far: bool| {
+        if ray.back[k] != far {
+            &node.hi[k]
+        } else {
+            &node.lo[k]
+        }
+    };
+    let mut near = [0f32; 8];
+    let mut hits = 0u32;
+    // SAFETY: SSE and SSE2 are in x86_64's base; every load and store is of four lanes within
+    // an array of eight (`half` is 0 or 4).
+    unsafe {
+        let tmax4 = _mm_set1_ps(tmax);
+        for half in [0, 4] {
+            let plane = |k: usize, far: bool| {
+                let p = _mm_loadu_ps(side(k, far).as_ptr().add(half));
+                let o = _mm_set1_ps(ray.origin[k]);
+                _mm_mul_ps(_mm_sub_ps(p, o), _mm_set1_ps(ray.inv[k]))
+            };
+            let enter_at = _mm_max_ps(
+                _mm_max_ps(plane(0, false), plane(1, false)),
+                _mm_max_ps(plane(2, false), _mm_setzero_ps()),
+            );
+            let leave_at = _mm_min_ps(
+                _mm_min_ps(plane(0, true), plane(1, true)),
+                _mm_min_ps(plane(2, true), tmax4),
+            );
+            _mm_storeu_ps(near.as_mut_ptr().add(half), enter_at);
+            hits |= (_mm_movemask_ps(_mm_cmple_ps(enter_at, leave_at)) as u32) << half;
+        }
+    }
+    (near, hits & node.present as u32)
+}
+
+/// Where the ray enters each of the node's children's boxes (its `t`, at least 0), and which
+/// it enters before leaving it and before `tmax`, a bit each. Written lane by lane, for the
+/// compiler to vectorise: every value is finite (`inv` is, by [`away_from_zero`]), so
+/// comparisons select as SIMD min and max do. Elsewhere than x86_64, [`enter`] itself; there,
+/// its SSE version's twin in the tests.
+#[cfg(any(not(target_arch = "x86_64"), test))]
+#[inline(always)]
+fn enter_lanes(node: &Node, ray: &WalkRay, tmax: f32) -> ([f32; 8], u32) {
     let max = |a: f32, b: f32| if a > b { a } else { b };
     let min = |a: f32, b: f32| if a < b { a } else { b };
     let side = |k: usize, far: bool| {
@@ -319,6 +364,9 @@ fn enter(node: &Node, ray: &WalkRay, tmax: f32) -> ([f32; 8], u32) {
     let hits = (0..8).fold(0u32, |m, i| m | (inside[i] as u32) << i);
     (near, hits & node.present as u32)
 }
+
+#[cfg(not(target_arch = "x86_64"))]
+use enter_lanes as enter;
 
 /// Node `n` of obvhs's tree laid out at the end of `nodes` (its children after it, depth
 /// first), each child's box the union of its triangles' boxes `held`, rounded outwards; its
@@ -463,6 +511,48 @@ mod tests {
         for c in (0..8).filter(|c| inner.present >> c & 1 == 1) {
             under(tree, first, c, out);
         }
+    }
+
+    /// The SSE [`enter`] equals [`enter_lanes`] bit for bit: every node of both meshes' trees
+    /// against rays from random points (most outside the boxes, some inside) in random
+    /// directions or at a child's centre, components of [`TINY`] among them, and `tmax` from
+    /// 0 to far past the mesh.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn enter_in_sse_equals_enter_lane_by_lane() {
+        let mut rnd = lcg(0x5eed_0f_55e);
+        let mut entered = 0;
+        for mesh in meshes() {
+            let tree = WideTree::build(&mesh).expect("a tree");
+            for node in &tree.nodes {
+                for _ in 0..64 {
+                    let mut c = || (rnd() * 2.4 - 1.2) as f32;
+                    let (origin, mut unit) = ([c(), c(), c()], [c(), c(), c()]);
+                    // Half of them aimed at a child's centre.
+                    let ch = (rnd() * 8.0) as usize;
+                    if rnd() < 0.5 && node.present >> ch & 1 == 1 {
+                        unit =
+                            [0, 1, 2].map(|k| (node.lo[k][ch] + node.hi[k][ch]) / 2.0 - origin[k]);
+                    }
+                    if rnd() < 0.2 {
+                        unit[(rnd() * 3.0) as usize] = 0.0;
+                    }
+                    let unit = unit.map(away_from_zero);
+                    let ray = WalkRay {
+                        origin,
+                        inv: unit.map(|c| 1.0 / c),
+                        back: unit.map(|c| c < 0.0),
+                    };
+                    let tmax = [0.0, 0.5, 4.0][(rnd() * 3.0) as usize];
+                    let (near, hits) = enter(node, &ray, tmax);
+                    let (twin_near, twin_hits) = enter_lanes(node, &ray, tmax);
+                    assert_eq!(near.map(f32::to_bits), twin_near.map(f32::to_bits));
+                    assert_eq!(hits, twin_hits);
+                    entered += hits.count_ones();
+                }
+            }
+        }
+        assert!(entered > 1000, "{entered}: the rays must enter boxes too");
     }
 
     /// Every child's `f32` box holds the boxes of the triangles under it grown by half the pad
