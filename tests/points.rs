@@ -683,6 +683,58 @@ fn nearest_points_on_a_mesh_of_subnormal_size_are_found() {
     }
 }
 
+/// A torus 1e-21 across, 1 200 triangles: the squares of its lengths are below f32's normal
+/// range, where rounding is absolute, and the GPU's closest stage, whose margins are relative
+/// to the mesh, pruned the nearest triangle of hundreds of points (found by a probe: distance
+/// 0.0356 of the size for 0.0259). Such a batch is the CPU's now (`SMALLEST_SCALE`): every
+/// nearest point is brute force's, and the GPU backend's equal the CPU's, for nearest points,
+/// winding numbers and rays alike; at 1e-3 across the GPU stages answer, the same.
+#[test]
+fn a_mesh_too_small_for_f32_squares_is_answered_as_brute_force_on_every_backend() {
+    let gpu = common::gpu_or_skip("a_mesh_too_small_for_f32_squares")
+        .map(|ctx| meshclash::gpu::GpuBackend::new(ctx).unwrap());
+    for size in [1e-21, 1e-3] {
+        let mut mesh = generate::torus(1.0, 0.3, 40, 15);
+        for c in mesh.vertices.iter_mut().flatten() {
+            *c = (*c as f64 * size) as f32;
+        }
+        let m = PreparedMesh::new(mesh);
+        let posed = Posed::new(&m, Pose::IDENTITY);
+        let mut rnd = common::lcg(7);
+        let mut near = || DVec3::new(rnd() * 3.0 - 1.5, rnd() * 3.0 - 1.5, rnd() - 0.5) * size;
+        let points: Vec<DVec3> = (0..1500).map(|_| near()).collect();
+        let found = query::closest_points(&points, &posed, f64::INFINITY);
+        for (p, f) in points.iter().zip(&found).step_by(5) {
+            let f = f.expect("a nearest point");
+            assert_eq!(
+                (f.point.distance_squared(*p), f.triangle),
+                brute(*p, &posed)
+            );
+        }
+        let Some(gpu) = &gpu else { continue };
+        let gm = gpu.resident(&m).unwrap();
+        let on_gpu = gpu.closest_points(&posed, &gm, &points, f64::INFINITY);
+        assert_eq!(on_gpu.unwrap(), found, "{size}: nearest points");
+        let w = gpu.winding_numbers(&posed, &gm, &points).unwrap();
+        for (p, w) in points.iter().zip(&w) {
+            let cpu = query::winding_number(*p, &posed);
+            assert_eq!(
+                w.value.to_bits(),
+                cpu.value.to_bits(),
+                "{size}: winding at {p}"
+            );
+        }
+        let rays: Vec<(DVec3, DVec3)> = points.iter().map(|&p| (p, near() - p)).collect();
+        let hits = gpu.ray_hits(&posed, &gm, &rays, f64::INFINITY, query::Hits::First);
+        for ((o, d), h) in rays.iter().zip(hits.unwrap()) {
+            assert_eq!(
+                h,
+                query::ray_hits(*o, *d, &posed, f64::INFINITY, query::Hits::First)
+            );
+        }
+    }
+}
+
 /// The GPU's oriented boxes (`gpu::obb_nodes`: f32 centre and axes, each half-extent grown for
 /// that rounding) hold every vertex of their nodes, checked in f64 against the f32 box: the
 /// host formula the closest stage's bound rests on, apart from the answers it leads to.

@@ -148,6 +148,12 @@ pub struct GpuMesh {
     pub(crate) obbs: std::sync::Mutex<Option<std::sync::Arc<wgpu::Buffer>>>,
 }
 
+/// The smallest frame the batch stages take (2^-40, about 1e-12 across): in a smaller one the
+/// squares of its lengths fall below f32's normal range, where rounding is absolute and no
+/// longer within margins taken relative to the frame (a torus 1e-20 across got wrong nearest
+/// points). Such a batch is the CPU's.
+pub(crate) const SMALLEST_SCALE: f64 = 1.0 / (1u64 << 40) as f64;
+
 impl GpuMesh {
     /// How far a point or a corner may lie, in this mesh's record frame, from where the CPU's
     /// f64 geometry puts it, for coordinates up to `scale` in the frame and `world` in world
@@ -163,7 +169,7 @@ impl GpuMesh {
 
     /// For a batch of points (`points` in the world, `local` in the record frame): the
     /// frame's scale (the farthest point or vertex) and the world's magnitude, or `None` where
-    /// f32 cannot hold them.
+    /// f32 cannot hold them or the frame is below [`SMALLEST_SCALE`].
     pub(crate) fn batch_scale(
         &self,
         m: &crate::query::Posed,
@@ -178,7 +184,7 @@ impl GpuMesh {
         let world = points
             .iter()
             .fold(m.frame_magnitude(), |a, p| a.max(p.abs().max_element()));
-        (scale < 1e30 && world.is_finite()).then_some((scale, world))
+        (SMALLEST_SCALE < scale && scale < 1e30 && world.is_finite()).then_some((scale, world))
     }
 }
 

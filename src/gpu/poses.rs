@@ -6,6 +6,7 @@
 //! cannot hold, are answered on the CPU. Every answer is the CPU's to the bit.
 
 use super::layout::{PoseItem, PoseOut, PosesQuery, POSE_DONE};
+use super::mesh::SMALLEST_SCALE;
 use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::tritri;
@@ -182,7 +183,7 @@ fn nearest_of(a: &Posed, b: &Posed, o: &PoseOut) -> crate::query::DistanceReport
 }
 
 /// The pose's item, or `None` where the CPU answers: an empty part, parts far apart for their
-/// size, coordinates beyond f32.
+/// size, coordinates beyond f32 or parts below [`SMALLEST_SCALE`].
 ///
 /// B's record frame goes into A's by `x = M y + s`, `M` the relative rotation and
 /// `s = M c_B + t − c_A`. A point there may lie `delta` from where the CPU's f64 geometry puts
@@ -209,7 +210,7 @@ fn item(a: &Posed, ga: &GpuMesh, b: &Posed, gb: &GpuMesh) -> Option<PoseItem> {
     let world = a.frame_magnitude().max(b.frame_magnitude());
     // f32 squares distances: beyond 1e15 (squares past 1e30, near f32's 3.4e38 once summed
     // and padded) the CPU answers.
-    if !(scale < 1e15 && world.is_finite()) {
+    if !(SMALLEST_SCALE < scale && scale < 1e15 && world.is_finite()) {
         return None;
     }
     let magnitude =

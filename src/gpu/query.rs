@@ -6,6 +6,7 @@ use super::layout::{
     Hit, Query, CERTAIN, DISJOINT, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, MODE_SELF,
     MODE_SELF_CROSS,
 };
+use super::mesh::SMALLEST_SCALE;
 use super::GpuMesh;
 use super::{Found, GpuBackend, Narrow};
 use crate::error::{Error, Result};
@@ -74,6 +75,12 @@ pub fn frame_from(
     if !(m.is_finite() && m < 1e30 && d.is_finite()) {
         return Err(Error::Gpu(format!(
             "coordinates of magnitude {m:e} are beyond f32; use --backend cpu"
+        )));
+    }
+    if m <= SMALLEST_SCALE {
+        return Err(Error::Gpu(format!(
+            "parts of size {m:e} are below what f32 certifies (their squares fall below its \
+             normal range); use --backend cpu"
         )));
     }
     let band = 8.0 * e_in + 64.0 * U * m;

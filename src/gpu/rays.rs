@@ -258,8 +258,8 @@ fn record_box(m: &Posed, gm: &GpuMesh) -> Aabb {
     }
 }
 
-/// The dispatch's query, or `None` where f32 cannot hold the mesh or the world's coordinates
-/// are not finite. `delta` covers every rounding between the CPU's geometry and this frame's,
+/// The dispatch's query, or `None` where f32 cannot hold the mesh (or it is below
+/// [`super::mesh::SMALLEST_SCALE`]) or the world's coordinates are not finite. `delta` covers every rounding between the CPU's geometry and this frame's,
 /// as the winding stage's does: clipped ends and corners rounded to f32 (the ends lie within
 /// the mesh's box, a few delta out), the CPU's posed f64 coordinates and the rays' own
 /// (clipping is exact to an ulp of them), and `Rᵀ` for the inverse of a rotation a little off
@@ -278,7 +278,7 @@ fn query(
         .zip(ends)
         .filter_map(|(r, e)| e.map(|(q, _)| r.0.abs().max(q.abs()).max_element()))
         .fold(m.frame_magnitude(), f64::max);
-    if !(scale < 1e12 && world < 1e300) {
+    if !(super::mesh::SMALLEST_SCALE < scale && scale < 1e12 && world < 1e300) {
         return None;
     }
     let delta = gm.delta(m, scale, world);
