@@ -686,14 +686,16 @@ fn nearest_points_on_a_mesh_of_subnormal_size_are_found() {
 /// A torus 1e-21 across, 1 200 triangles: the squares of its lengths are below f32's normal
 /// range, where rounding is absolute, and the GPU's closest stage, whose margins are relative
 /// to the mesh, pruned the nearest triangle of hundreds of points (found by a probe: distance
-/// 0.0356 of the size for 0.0259). Such a batch is the CPU's now (`SMALLEST_SCALE`): every
-/// nearest point is brute force's, and the GPU backend's equal the CPU's, for nearest points,
-/// winding numbers and rays alike; at 1e-3 across the GPU stages answer, the same.
+/// 0.0356 of the size for 0.0259). The same torus 1e20 across: squares overflow f32, and the
+/// stage gave half the points no nearest point at all. Such batches are the CPU's now
+/// (`SMALLEST_SCALE`, `LARGEST_SCALE`): every nearest point is brute force's, and the GPU
+/// backend's equal the CPU's, for nearest points, winding numbers and rays alike; at 1e-3
+/// across the GPU stages answer, the same.
 #[test]
-fn a_mesh_too_small_for_f32_squares_is_answered_as_brute_force_on_every_backend() {
-    let gpu = common::gpu_or_skip("a_mesh_too_small_for_f32_squares")
+fn meshes_too_small_or_too_large_for_f32_squares_are_answered_as_brute_force() {
+    let gpu = common::gpu_or_skip("meshes_too_small_or_too_large_for_f32_squares")
         .map(|ctx| meshclash::gpu::GpuBackend::new(ctx).unwrap());
-    for size in [1e-21, 1e-3] {
+    for size in [1e-21, 1e20, 1e-3] {
         let mut mesh = generate::torus(1.0, 0.3, 40, 15);
         for c in mesh.vertices.iter_mut().flatten() {
             *c = (*c as f64 * size) as f32;

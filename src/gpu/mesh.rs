@@ -154,6 +154,11 @@ pub struct GpuMesh {
 /// points). Such a batch is the CPU's.
 pub(crate) const SMALLEST_SCALE: f64 = 1.0 / (1u64 << 40) as f64;
 
+/// The largest frame the batch stages take: they square distances, and beyond 1e15 (squares
+/// past 1e30, near f32's 3.4e38 once summed and padded) a square can overflow (a torus 1e20
+/// across got no nearest point at all for half its points). Such a batch is the CPU's.
+pub(crate) const LARGEST_SCALE: f64 = 1e15;
+
 impl GpuMesh {
     /// How far a point or a corner may lie, in this mesh's record frame, from where the CPU's
     /// f64 geometry puts it, for coordinates up to `scale` in the frame and `world` in world
@@ -169,7 +174,7 @@ impl GpuMesh {
 
     /// For a batch of points (`points` in the world, `local` in the record frame): the
     /// frame's scale (the farthest point or vertex) and the world's magnitude, or `None` where
-    /// f32 cannot hold them or the frame is below [`SMALLEST_SCALE`].
+    /// the frame is outside [`SMALLEST_SCALE`] and [`LARGEST_SCALE`].
     pub(crate) fn batch_scale(
         &self,
         m: &crate::query::Posed,
@@ -184,7 +189,8 @@ impl GpuMesh {
         let world = points
             .iter()
             .fold(m.frame_magnitude(), |a, p| a.max(p.abs().max_element()));
-        (SMALLEST_SCALE < scale && scale < 1e30 && world.is_finite()).then_some((scale, world))
+        (SMALLEST_SCALE < scale && scale < LARGEST_SCALE && world.is_finite())
+            .then_some((scale, world))
     }
 }
 
