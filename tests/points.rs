@@ -311,6 +311,45 @@ fn bad_point_tables_are_refused_by_row() {
     assert!(err.contains("--max-distance"), "{err}");
 }
 
+/// A table of no rows is a batch of none in every format: a CSV of its header alone, an empty
+/// CSV, `[]` and a `.npy` of shape (0, 3) alike (the first two were refused as "rows of 0
+/// numbers"); the answer is a count of 0 and a table of its header alone.
+#[test]
+fn tables_of_no_rows_are_batches_of_none() {
+    let teapot = common::case_path("meshes/teapot.stl");
+    let t = teapot.to_str().unwrap();
+    let none = scratch("none.npy");
+    npy(&none, &[], false);
+    let mut tables = vec![none];
+    for (name, body) in [
+        ("header.csv", "x,y,z\n"),
+        ("blank.csv", ""),
+        ("none.json", "[]"),
+    ] {
+        let p = scratch(name);
+        std::fs::write(&p, body).unwrap();
+        tables.push(p);
+    }
+    for table in &tables {
+        let out = scratch("none-out.csv");
+        let (code, stdout, err) = meshclash(&[
+            "closest",
+            t,
+            table.to_str().unwrap(),
+            "--json",
+            "--out",
+            out.to_str().unwrap(),
+            "--backend",
+            "cpu",
+        ]);
+        assert_eq!(code, 0, "{table:?}: {err}");
+        let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(summary["count"], 0, "{table:?}");
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(written.trim(), "distance,triangle,x,y,z,u,v", "{table:?}");
+    }
+}
+
 /// The meshes and poses the GPU's nearest points run over: a box with integer corners (points
 /// on a grid tie between triangles), a torus far from the origin and turned, the teapot (open),
 /// a random soup.

@@ -63,6 +63,14 @@ pub fn read_widths(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
             )))
         }
     };
+    // A table of no rows (a CSV of its header alone, `[]`): as a `.npy` of shape (0, k), a
+    // batch of none, whose width nothing tells.
+    if rows.values.is_empty() && rows.width == 0 {
+        return Ok(Rows {
+            width: widths[0],
+            values: Vec::new(),
+        });
+    }
     if !widths.contains(&rows.width) {
         let want: Vec<String> = widths.iter().map(|w| w.to_string()).collect();
         return Err(Error::Argument(format!(
