@@ -997,11 +997,13 @@ fn meshes_stay_resident_across_queries() {
 
 /// Parts 1e-22 across, 1e-23 apart: the squares of their lengths are below f32's normal range,
 /// where rounding is absolute and the pair stages' margins, relative to the parts, do not hold
-/// (a probe found the GPU's clearance losing 166 of 2 866 pairs within 2e-23). The GPU refuses
-/// them, naming the CPU; the same scene 1e-3 across is answered as the CPU answers it.
+/// (a probe found the GPU's clearance losing 166 of 2 866 pairs within 2e-23). Parts 1e10
+/// across: the distance kernels' fourth powers of lengths overflow f32 (`LARGEST_PAIR_SCALE`).
+/// The GPU refuses both, naming the CPU; the same scene 1e-3 across is answered as the CPU
+/// answers it.
 #[test]
-fn parts_too_small_for_f32_squares_are_refused_by_the_gpu() {
-    let Some(b) = backend("parts_too_small_for_f32_squares", None) else {
+fn parts_too_small_or_too_large_for_f32_are_refused_by_the_gpu() {
+    let Some(b) = backend("parts_too_small_or_too_large_for_f32", None) else {
         return;
     };
     let scaled = |mesh: Mesh, size: f64, x: f64| {
@@ -1014,13 +1016,13 @@ fn parts_too_small_for_f32_squares_are_refused_by_the_gpu() {
         }
         PreparedMesh::new(mesh)
     };
-    for size in [1e-22, 1e-3] {
+    for size in [1e-22, 1e10, 1e-3] {
         let torus = scaled(generate::torus(1.0, 0.3, 48, 24), size, 0.0);
         let ball = scaled(generate::sphere(0.3, 12, 24), size, 0.3);
         let opts = CheckOptions {
             clearance: Some(0.2 * size),
         };
-        if size < 1e-12 {
+        if size != 1e-3 {
             let (ga, gb) = (b.upload(&torus).unwrap(), b.upload(&ball).unwrap());
             let id = Pose::IDENTITY;
             match b.check(&torus, &ga, id, &ball, &gb, id, &opts) {

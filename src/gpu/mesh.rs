@@ -148,16 +148,27 @@ pub struct GpuMesh {
     pub(crate) obbs: std::sync::Mutex<Option<std::sync::Arc<wgpu::Buffer>>>,
 }
 
-/// The smallest frame the batch stages take (2^-40, about 1e-12 across): in a smaller one the
-/// squares of its lengths fall below f32's normal range, where rounding is absolute and no
-/// longer within margins taken relative to the frame (a torus 1e-20 across got wrong nearest
-/// points). Such a batch is the CPU's.
-pub(crate) const SMALLEST_SCALE: f64 = 1.0 / (1u64 << 40) as f64;
+/// The smallest frame the GPU stages take (2^-14, about 6e-5 across). Their margins are
+/// relative to the frame, and f32's rounding stops being relative below its normal range:
+/// squares of lengths under about 1e-19, and cross products of a triangle's edges where twice
+/// its area is under about 1e-19 (flushed to zero by most drivers, which drops the face from
+/// its distance: an error up to its inradius, 1e-10, which the pair stages' band covers from
+/// this size on). A torus 1e-20 across got wrong nearest points and lost clearance pairs. Such
+/// a mesh is the CPU's.
+pub(crate) const SMALLEST_SCALE: f64 = 1.0 / (1u64 << 14) as f64;
 
-/// The largest frame the batch stages take: they square distances, and beyond 1e15 (squares
-/// past 1e30, near f32's 3.4e38 once summed and padded) a square can overflow (a torus 1e20
-/// across got no nearest point at all for half its points). Such a batch is the CPU's.
-pub(crate) const LARGEST_SCALE: f64 = 1e15;
+/// The largest frame the batch stages (nearest points, winding numbers, rays) take: they take
+/// products of three lengths (orientations), which must stay below f32's 3.4e38 with room
+/// (about 30 S^3; from 1.6e12 a product overflows to infinity, which a bound then takes for a
+/// certain sign; a torus 1e20 across got no nearest point for half its points). Such a batch is
+/// the CPU's.
+pub(crate) const LARGEST_SCALE: f64 = 1e12;
+
+/// The largest frame the pair stages (`check`, `self`, poses) take: their distance kernels take
+/// fourth powers of lengths (the squared cross product of two edges, about 144 m^4), which
+/// must stay below f32's 3.4e38 (2^29, about 5.4e8; a review's f32 emulation found an edge-edge
+/// distance 300 times too large from 4.3e9 on).
+pub(crate) const LARGEST_PAIR_SCALE: f64 = (1u64 << 29) as f64;
 
 impl GpuMesh {
     /// How far a point or a corner may lie, in this mesh's record frame, from where the CPU's

@@ -6,7 +6,7 @@
 //! cannot hold, are answered on the CPU. Every answer is the CPU's to the bit.
 
 use super::layout::{PoseItem, PoseOut, PosesQuery, POSE_DONE};
-use super::mesh::{LARGEST_SCALE, SMALLEST_SCALE};
+use super::mesh::{LARGEST_PAIR_SCALE, SMALLEST_SCALE};
 use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::tritri;
@@ -183,7 +183,7 @@ fn nearest_of(a: &Posed, b: &Posed, o: &PoseOut) -> crate::query::DistanceReport
 }
 
 /// The pose's item, or `None` where the CPU answers: an empty part, parts far apart for their
-/// size, parts below [`SMALLEST_SCALE`] or beyond [`LARGEST_SCALE`].
+/// size, parts below [`SMALLEST_SCALE`] or beyond [`LARGEST_PAIR_SCALE`].
 ///
 /// B's record frame goes into A's by `x = M y + s`, `M` the relative rotation and
 /// `s = M c_B + t − c_A`. A point there may lie `delta` from where the CPU's f64 geometry puts
@@ -208,7 +208,7 @@ fn item(a: &Posed, ga: &GpuMesh, b: &Posed, gb: &GpuMesh) -> Option<PoseItem> {
     let s = rel.apply(gb.center) - ga.center;
     let scale = ga.radius + s.length() + gb.radius;
     let world = a.frame_magnitude().max(b.frame_magnitude());
-    if !(SMALLEST_SCALE < scale && scale < LARGEST_SCALE && world.is_finite()) {
+    if !(SMALLEST_SCALE < scale && scale < LARGEST_PAIR_SCALE && world.is_finite()) {
         return None;
     }
     let magnitude =

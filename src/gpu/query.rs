@@ -6,7 +6,7 @@ use super::layout::{
     Hit, Query, CERTAIN, DISJOINT, MODE_CLEARANCE, MODE_DISTANCE, MODE_INTERSECT, MODE_SELF,
     MODE_SELF_CROSS,
 };
-use super::mesh::SMALLEST_SCALE;
+use super::mesh::{LARGEST_PAIR_SCALE, SMALLEST_SCALE};
 use super::GpuMesh;
 use super::{Found, GpuBackend, Narrow};
 use crate::error::{Error, Result};
@@ -72,9 +72,10 @@ pub fn frame_from(
     // The CPU's own coordinates are rounded once in f64 when posed.
     let far = |p: &Posed, c: DVec3, r: f64| c.length() + r + p.pose.translation.abs().max_element();
     let e_in = 16.0 * U * m + 1e-15 * far(a, ca, rad_a).max(far(b, cb, rad_b));
-    if !(m.is_finite() && m < 1e30 && d.is_finite()) {
+    if !(m.is_finite() && m < LARGEST_PAIR_SCALE && d.is_finite()) {
         return Err(Error::Gpu(format!(
-            "coordinates of magnitude {m:e} are beyond f32; use --backend cpu"
+            "coordinates of magnitude {m:e} are beyond what f32 certifies here (powers of \
+             lengths would overflow it); use --backend cpu"
         )));
     }
     if m <= SMALLEST_SCALE {

@@ -6,6 +6,7 @@
 //! watertightness is the CPU's exact predicates'.
 
 use super::layout::{row, RayOut, RayQuery, SlotsOut, NO_HIT, RAYS_ALL, RAYS_ANY, RAYS_FIRST};
+use super::mesh::{LARGEST_SCALE, SMALLEST_SCALE};
 use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::ray::segment_aabb;
@@ -258,8 +259,8 @@ fn record_box(m: &Posed, gm: &GpuMesh) -> Aabb {
     }
 }
 
-/// The dispatch's query, or `None` where f32 cannot hold the mesh (or it is below
-/// [`super::mesh::SMALLEST_SCALE`]) or the world's coordinates are not finite. `delta` covers every rounding between the CPU's geometry and this frame's,
+/// The dispatch's query, or `None` where the mesh's frame is outside [`SMALLEST_SCALE`] and
+/// [`LARGEST_SCALE`] or the world's coordinates are not finite. `delta` covers every rounding between the CPU's geometry and this frame's,
 /// as the winding stage's does: clipped ends and corners rounded to f32 (the ends lie within
 /// the mesh's box, a few delta out), the CPU's posed f64 coordinates and the rays' own
 /// (clipping is exact to an ulp of them), and `Rᵀ` for the inverse of a rotation a little off
@@ -278,7 +279,7 @@ fn query(
         .zip(ends)
         .filter_map(|(r, e)| e.map(|(q, _)| r.0.abs().max(q.abs()).max_element()))
         .fold(m.frame_magnitude(), f64::max);
-    if !(super::mesh::SMALLEST_SCALE < scale && scale < 1e12 && world < 1e300) {
+    if !(SMALLEST_SCALE < scale && scale < LARGEST_SCALE && world < 1e300) {
         return None;
     }
     let delta = gm.delta(m, scale, world);
