@@ -284,6 +284,17 @@ impl WideTree {
     }
 }
 
+/// The planes of the node's children's boxes on axis `k` that the ray meets first (`far`:
+/// last): the upper ones for a ray running towards lower coordinates.
+#[inline(always)]
+fn side<'n>(node: &'n Node, ray: &WalkRay, k: usize, far: bool) -> &'n [f32; 8] {
+    if ray.back[k] != far {
+        &node.hi[k]
+    } else {
+        &node.lo[k]
+    }
+}
+
 /// Where the ray enters each of the node's children's boxes (its `t`, at least 0), and which
 /// it enters before leaving it and before `tmax`, a bit each: [`enter_lanes`] in SSE, four
 /// children at a time, each child's entered bit taken by `movmskps` (the compiler packed the
@@ -293,13 +304,7 @@ impl WideTree {
 #[inline(always)]
 fn enter(node: &Node, ray: &WalkRay, tmax: f32) -> ([f32; 8], u32) {
     use std::arch::x86_64::*;
-    let side = |k: usize, far: bool| {
-        if ray.back[k] != far {
-            &node.hi[k]
-        } else {
-            &node.lo[k]
-        }
-    };
+    let side = |k: usize, far: bool| side(node, ray, k, far);
     let mut near = [0f32; 8];
     let mut hits = 0u32;
     // SAFETY: SSE and SSE2 are in x86_64's base; every load and store is of four lanes within
@@ -337,13 +342,7 @@ fn enter(node: &Node, ray: &WalkRay, tmax: f32) -> ([f32; 8], u32) {
 fn enter_lanes(node: &Node, ray: &WalkRay, tmax: f32) -> ([f32; 8], u32) {
     let max = |a: f32, b: f32| if a > b { a } else { b };
     let min = |a: f32, b: f32| if a < b { a } else { b };
-    let side = |k: usize, far: bool| {
-        if ray.back[k] != far {
-            &node.hi[k]
-        } else {
-            &node.lo[k]
-        }
-    };
+    let side = |k: usize, far: bool| side(node, ray, k, far);
     let (nx, ny, nz) = (side(0, false), side(1, false), side(2, false));
     let (fx, fy, fz) = (side(0, true), side(1, true), side(2, true));
     let ([ox, oy, oz], [ix, iy, iz]) = (ray.origin, ray.inv);

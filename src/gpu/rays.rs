@@ -260,9 +260,10 @@ fn record_box(m: &Posed, gm: &GpuMesh) -> Aabb {
 }
 
 /// The dispatch's query, or `None` where the mesh's frame is outside [`SMALLEST_SCALE`] and
-/// [`LARGEST_SCALE`] or the world's coordinates are not finite. `delta` covers every rounding between the CPU's geometry and this frame's,
-/// as the winding stage's does: clipped ends and corners rounded to f32 (the ends lie within
-/// the mesh's box, a few delta out), the CPU's posed f64 coordinates and the rays' own
+/// [`LARGEST_SCALE`] or the world's coordinates are not finite. `delta` covers every rounding
+/// between the CPU's geometry and this frame's, as the winding stage's does: clipped ends and
+/// corners rounded to f32 (the ends lie within the mesh's box, a few delta out), the CPU's
+/// posed f64 coordinates and the rays' own
 /// (clipping is exact to an ulp of them), and `Rᵀ` for the inverse of a rotation a little off
 /// orthonormal.
 fn query(
