@@ -154,7 +154,7 @@ pub struct GpuMesh {
 /// its area is under about 1e-19 (flushed to zero by most drivers, which drops the face from
 /// its distance: an error up to its inradius, 1e-10, which the pair stages' band covers from
 /// this size on). A torus 1e-20 across got wrong nearest points and lost clearance pairs. Such
-/// a mesh's batches are the CPU's, and the pair stages refuse it (naming `--backend cpu`).
+/// a mesh's queries are the CPU's.
 pub(crate) const SMALLEST_SCALE: f64 = 1.0 / (1u64 << 14) as f64;
 
 /// The largest frame the batch stages (nearest points, winding numbers, rays) take: they take
@@ -167,8 +167,8 @@ pub(crate) const LARGEST_SCALE: f64 = 1e12;
 /// The largest frame the pair stages (`check`, `self`, poses) take: their distance kernels take
 /// fourth powers of lengths (the squared cross product of two edges, about 144 m^4), which
 /// must stay below f32's 3.4e38 (2^29, about 5.4e8; a review's f32 emulation found an edge-edge
-/// distance 300 times too large from 4.3e9 on). Beyond it `check` and `self` refuse the parts
-/// (naming `--backend cpu`) and poses go to the CPU.
+/// distance 300 times too large from 4.3e9 on). Beyond it `check`, `self` and poses are the
+/// CPU's.
 pub(crate) const LARGEST_PAIR_SCALE: f64 = (1u64 << 29) as f64;
 
 impl GpuMesh {

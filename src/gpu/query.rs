@@ -46,6 +46,23 @@ fn rows(pose: &Pose, c: DVec3, origin: DVec3) -> ([[f32; 4]; 3], f64) {
     (rows, t.abs().max_element())
 }
 
+/// Where a pair's frame is centred: midway between the root boxes' points nearest each other,
+/// where contact, if any, happens.
+fn frame_origin(a: &Posed, b: &Posed) -> DVec3 {
+    let (ba, bb) = (a.node_box(0), b.node_box(0));
+    (bb.center().clamp(ba.min, ba.max) + ba.center().clamp(bb.min, bb.max)) * 0.5
+}
+
+/// Whether the pair's frame is within what the pair stages certify: its scale (as
+/// [`frame_from`] takes it) above [`SMALLEST_SCALE`] and below [`LARGEST_PAIR_SCALE`]. Parts
+/// outside are the CPU's, as parts far apart are.
+fn certifiable(a: &Posed, ga: &GpuMesh, b: &Posed, gb: &GpuMesh) -> bool {
+    let origin = frame_origin(a, b);
+    let reach = |p: &Posed, g: &GpuMesh| rows(&p.pose, g.center, origin).1 + g.radius;
+    let m = reach(a, ga).max(reach(b, gb));
+    SMALLEST_SCALE < m && m < LARGEST_PAIR_SCALE
+}
+
 /// The frame for `a` against `b` with cull tolerance `d`.
 pub fn frame(a: &Posed, ga: &GpuMesh, b: &Posed, gb: &GpuMesh, d: f64, mode: u32) -> Result<Frame> {
     frame_from(a, ga.center, ga.radius, b, gb.center, gb.radius, d, mode)
@@ -63,9 +80,7 @@ pub fn frame_from(
     d: f64,
     mode: u32,
 ) -> Result<Frame> {
-    let (ba, bb) = (a.node_box(0), b.node_box(0));
-    // Midway between the boxes' points nearest each other: where contact, if any, happens.
-    let origin = (bb.center().clamp(ba.min, ba.max) + ba.center().clamp(bb.min, bb.max)) * 0.5;
+    let origin = frame_origin(a, b);
     let (ra, ta) = rows(&a.pose, ca, origin);
     let (rb, tb) = rows(&b.pose, cb, origin);
     let m = (ta + rad_a).max(tb + rad_b);
@@ -448,6 +463,9 @@ impl GpuBackend {
         let mut timings = Timings::default();
         let since = self.stats();
         let posed = Posed::new(m, Pose::IDENTITY);
+        if !certifiable(&posed, g, &posed, g) {
+            return Ok(crate::query::self_intersections(m));
+        }
         let t = Instant::now();
         let Found {
             hits, candidates, ..
@@ -487,7 +505,8 @@ impl GpuBackend {
         })
     }
 
-    /// [`crate::query::check`] with the GPU stages.
+    /// [`crate::query::check`] with the GPU stages; parts beyond what they certify on the CPU
+    /// ([`certifiable`]).
     #[allow(clippy::too_many_arguments)]
     pub fn check(
         &self,
@@ -499,6 +518,10 @@ impl GpuBackend {
         pose_b: Pose,
         opts: &CheckOptions,
     ) -> Result<CheckReport> {
+        let (pa, pb) = (Posed::new(a, pose_a), Posed::new(b, pose_b));
+        if !certifiable(&pa, ga, &pb, gb) {
+            return Ok(crate::query::check(a, pose_a, b, pose_b, opts));
+        }
         check_with(
             (a, pose_a),
             (b, pose_b),
