@@ -207,10 +207,12 @@ fn seg_seg(p1: vec3<f32>, q1: vec3<f32>, p2: vec3<f32>, q2: vec3<f32>) -> f32 {
             // parallel, where s0 came out anywhere in [0, 1] and the distance up to
             // 2500 u of the frame's scale too large (a review found pairs past the band).
             let n = cross(d1, d2);
-            let den = dot(n, n);
+            let k = pow2_scale(n);
+            let w = n * k;
+            let den = dot(w, w);
             var s0 = 0.0;
             if (den > 0.0) {
-                s0 = clamp(dot(n, cross(d2, r)) / den, 0.0, 1.0);
+                s0 = clamp(dot(w, cross(d2, r)) / den * k, 0.0, 1.0);
             }
             let t0 = (b * s0 + f) / e;
             if (t0 < 0.0) {
@@ -259,14 +261,16 @@ struct FaceTerm {
 fn vertices_face(x: array<vec3<f32>, 3>, t: array<vec3<f32>, 3>) -> FaceTerm {
     let l = longest(t);
     let cr = cross(t[1] - t[0], t[2] - t[0]);
+    let s = pow2_scale(cr);
+    let w = cr * s;
     var h = 0.0;
     if (l != 0.0) {
-        h = length(cr) / l;
+        h = length(w) / s / l;
     }
     if (!(h >= 1e-2 * l)) {
         return FaceTerm(INF, h);
     }
-    let n = normalize(cr);
+    let n = normalize(w);
     return FaceTerm(min(min(vertex_face(x[0], t, n), vertex_face(x[1], t, n)), vertex_face(x[2], t, n)), 0.0);
 }
 
@@ -303,12 +307,10 @@ struct Plane {
 }
 
 fn plane_of(p: array<vec3<f32>, 3>) -> Plane {
-    let cr = cross(p[1] - p[0], p[2] - p[0]);
-    let len = length(cr);
-    if (!(len > 0.0)) {
+    let n = unit_or_zero(cross(p[1] - p[0], p[2] - p[0]));
+    if (!(dot(n, n) > 0.0)) {
         return Plane(vec3<f32>(0.0), INF, 0.0);
     }
-    let n = cr / len;
     return Plane(n, max(abs(dot(p[1] - p[0], n)), abs(dot(p[2] - p[0], n))), longest(p));
 }
 
@@ -390,9 +392,22 @@ fn gap_on(dp: array<vec3<f32>, 2>, dt: array<vec3<f32>, 3>, u: vec3<f32>) -> f32
 
 // v / |v|, or 0 where v has no direction (a zero-area triangle's normal).
 fn unit_or_zero(v: vec3<f32>) -> vec3<f32> {
-    let l = length(v);
+    let w = v * pow2_scale(v);
+    let l = length(w);
     if (l > 0.0) {
-        return v / l;
+        return w / l;
     }
     return vec3<f32>(0.0);
+}
+
+// The power of two that takes v's largest component into [1/2, 1) (within f32's normal
+// exponents). Scaling by it is exact, and it keeps the squares of a short vector's components
+// normal: a triangle a few units in the last place across has an edge cross product near
+// 1e-19, whose squares drivers that flush subnormals to zero would drop (a normal came out
+// zero, or a few per cent long). Wherever nothing is subnormal the results are unchanged.
+fn pow2_scale(v: vec3<f32>) -> f32 {
+    let a = abs(v);
+    let m = max(max(a.x, a.y), a.z);
+    let e = i32((bitcast<u32>(m) >> 23u) & 0xffu);
+    return bitcast<f32>(u32(clamp(253 - e, 1, 254)) << 23u);
 }

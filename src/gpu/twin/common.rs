@@ -108,9 +108,11 @@ pub fn seg_seg(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> f32 {
             let b = d1.dot(d2);
             // Lagrange's identity, as the shader (common.wgsl says why).
             let n = d1.cross(d2);
-            let den = n.dot(n);
+            let k = pow2_scale(n);
+            let w = n * k;
+            let den = w.dot(w);
             let s0 = if den > 0.0 {
-                (n.dot(d2.cross(r)) / den).clamp(0.0, 1.0)
+                (w.dot(d2.cross(r)) / den * k).clamp(0.0, 1.0)
             } else {
                 0.0
             };
@@ -155,12 +157,14 @@ fn longest(t: &[Vec3; 3]) -> f32 {
 fn vertices_face(x: &[Vec3; 3], t: &[Vec3; 3]) -> (f32, f32) {
     let l = longest(t);
     let cr = (t[1] - t[0]).cross(t[2] - t[0]);
-    let h = if l != 0.0 { cr.length() / l } else { 0.0 };
+    let s = pow2_scale(cr);
+    let w = cr * s;
+    let h = if l != 0.0 { w.length() / s / l } else { 0.0 };
     let well_shaped = h >= 1e-2 * l; // false for NaN too, as in WGSL
     if !well_shaped {
         return (INF, h);
     }
-    let n = cr.normalize();
+    let n = w.normalize();
     let best = vertex_face(x[0], t, n)
         .min(vertex_face(x[1], t, n))
         .min(vertex_face(x[2], t, n));
@@ -187,13 +191,11 @@ pub fn axis_bound(p: &[Vec3; 3], t: &[Vec3; 3]) -> f32 {
 
 /// `common.wgsl::plane_bound(p, plane_of(p), t)`.
 pub fn plane_bound(p: &[Vec3; 3], t: [Vec3; 3]) -> f32 {
-    let cr = (p[1] - p[0]).cross(p[2] - p[0]);
-    let len = cr.length();
+    let n = unit_or_zero((p[1] - p[0]).cross(p[2] - p[0]));
     // No plane (zero area, or NaN): the shader's INF thickness.
-    if len.is_nan() || len <= 0.0 {
+    if n.dot(n).is_nan() || n.dot(n) <= 0.0 {
         return f32::NEG_INFINITY;
     }
-    let n = cr / len;
     let w = (p[1] - p[0]).dot(n).abs().max((p[2] - p[0]).dot(n).abs());
     let d = t.map(|v| v - p[0]);
     let h = d.map(|x| x.dot(n));
@@ -216,9 +218,7 @@ pub fn plane_bound(p: &[Vec3; 3], t: [Vec3; 3]) -> f32 {
 /// `common.wgsl::frame_bound` in A's frame, as `cull_pairs.wgsl::near_of` makes it: `p`'s
 /// unit normal (`plane_of`: 0 without area) and its edges' normals within its plane.
 pub fn frame_bound(p: &[Vec3; 3], t: &[Vec3; 3]) -> f32 {
-    let cr = (p[1] - p[0]).cross(p[2] - p[0]);
-    let len = cr.length();
-    let n = if len > 0.0 { cr / len } else { Vec3::ZERO };
+    let n = unit_or_zero((p[1] - p[0]).cross(p[2] - p[0]));
     let dp = [p[1] - p[0], p[2] - p[0]];
     let en = [
         unit_or_zero((p[1] - p[0]).cross(n)),
@@ -255,12 +255,22 @@ fn gap_on(dp: &[Vec3; 2], dt: &[Vec3; 3], u: Vec3) -> f32 {
 
 /// `common.wgsl::unit_or_zero`.
 pub fn unit_or_zero(v: Vec3) -> Vec3 {
-    let l = v.length();
+    let w = v * pow2_scale(v);
+    let l = w.length();
     if l > 0.0 {
-        v / l
+        w / l
     } else {
         Vec3::ZERO
     }
+}
+
+/// `common.wgsl::pow2_scale`: the power of two that takes `v`'s largest component into
+/// [1/2, 1) (within f32's normal exponents).
+pub fn pow2_scale(v: Vec3) -> f32 {
+    let a = v.abs();
+    let m = a.x.max(a.y).max(a.z);
+    let e = ((m.to_bits() >> 23) & 0xff) as i32;
+    f32::from_bits(((253 - e).clamp(1, 254) as u32) << 23)
 }
 
 /// `common.wgsl::tri_dist`.
@@ -285,4 +295,98 @@ pub fn pair_dist(p: &[Vec3; 3], r: &[Vec3; 3]) -> (f32, f32) {
 /// The triangle `i` of a mesh in the query's local frame.
 pub fn local_tri(rows: &[[f32; 4]; 3], t: &TriRecord) -> [Vec3; 3] {
     [0, 1, 2].map(|k| to_local(rows, v3(t.v[k])))
+}
+
+/// Drivers that flush subnormal `f32` results to zero (and read subnormal inputs as zero), as
+/// GPUs commonly do, emulated on the CPU by MXCSR's FTZ and DAZ bits: the pair kernels' terms
+/// on small triangles come out the same as without flushing, bit for bit, because no value
+/// they take is subnormal.
+#[cfg(all(test, target_arch = "x86_64"))]
+mod flushing_subnormals {
+    use super::*;
+    use crate::testing::lcg;
+    use std::hint::black_box;
+
+    /// `f` with FTZ and DAZ set on this thread. Its inputs and result pass through
+    /// `black_box`, so the compiler cannot move its arithmetic across the mode switches.
+    fn flushing<R>(f: impl FnOnce() -> R) -> R {
+        let mut saved = 0u32;
+        // SAFETY: stmxcsr and ldmxcsr read and write the SSE control word through a valid
+        // pointer to a u32; the mode is restored before returning (nothing in `f` unwinds
+        // past it: a panic in `f` aborts the test either way).
+        unsafe { std::arch::asm!("stmxcsr [{}]", in(reg) &mut saved, options(nostack)) };
+        let flush = saved | 0x8040;
+        unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) &flush, options(nostack)) };
+        let r = black_box(f());
+        unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) &saved, options(nostack)) };
+        r
+    }
+
+    /// `x` moved by `k` units in its last place.
+    fn ulps(x: f32, k: i32) -> f32 {
+        f32::from_bits((x.to_bits() as i32 + k) as u32)
+    }
+
+    /// The terms of a pair as bits: p's plane and frame bounds against r, the pair's distance
+    /// (its edge-edge and vertex-face terms) and p's unit normal.
+    fn terms(p: &[Vec3; 3], r: &[Vec3; 3]) -> [u32; 6] {
+        let n = unit_or_zero((p[1] - p[0]).cross(p[2] - p[0]));
+        [
+            plane_bound(p, *r),
+            frame_bound(p, r),
+            tri_dist(p, r),
+            n.x,
+            n.y,
+            n.z,
+        ]
+        .map(f32::to_bits)
+    }
+
+    /// A point in the cube [-1, 1]^3.
+    fn point(rnd: &mut impl FnMut() -> f64) -> Vec3 {
+        Vec3::new(rnd() as f32, rnd() as f32, rnd() as f32) * 2.0 - 1.0
+    }
+
+    /// A triangle at `at` whose other corners are up to 4 units in the last place away.
+    fn small(at: Vec3, rnd: &mut impl FnMut() -> f64) -> [Vec3; 3] {
+        let mut corner = || {
+            let mut k = || (rnd() * 9.0) as i32 - 4;
+            Vec3::new(ulps(at.x, k()), ulps(at.y, k()), ulps(at.z, k()))
+        };
+        [at, corner(), corner()]
+    }
+
+    /// Triangles a few units in the last place across (twice their area near f32's smallest
+    /// normal number, 1.2e-38, or below it), in parts 1e-4 to 1e-1 across (smaller ones are
+    /// the CPU's: `gpu::mesh::SMALLEST_SCALE`), against another such triangle or an ordinary
+    /// one, 1e-3 of the part away or more. Before the kernels scaled their cross products by
+    /// a power of two, a flushed square made a normal up to a few per cent long.
+    #[test]
+    fn small_triangles_give_the_same_terms_whether_or_not_subnormals_flush() {
+        let mut rnd = lcg(19);
+        let mut straddling = 0;
+        for i in 0..4000 {
+            let size = 10f32.powi(-1 - (i % 4));
+            let base = point(&mut rnd) * size;
+            let p = small(base, &mut rnd);
+            let toward = point(&mut rnd).normalize_or(Vec3::X);
+            let away = base + toward * size * (1e-3 + rnd() as f32);
+            let r = if i % 2 == 0 {
+                small(away, &mut rnd)
+            } else {
+                let (a, b) = (point(&mut rnd), point(&mut rnd));
+                [away, away + a * size, away + b * size]
+            };
+            let cr = (p[1] - p[0]).cross(p[2] - p[0]);
+            let squares = [cr.x * cr.x, cr.y * cr.y, cr.z * cr.z];
+            if squares.iter().any(|&s| s != 0.0 && !s.is_normal()) {
+                straddling += 1;
+            }
+            let want = terms(&p, &r);
+            let got = flushing(|| terms(black_box(&p), black_box(&r)));
+            assert_eq!(got, want, "{p:?} {r:?}");
+        }
+        // Not vacuous: many of the small triangles have a subnormal square in their normal.
+        assert!(straddling > 500, "{straddling}");
+    }
 }
