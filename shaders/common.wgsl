@@ -401,10 +401,10 @@ fn unit_or_zero(v: vec3<f32>) -> vec3<f32> {
 }
 
 // The power of two that takes v's largest component into [1/2, 1) (within f32's normal
-// exponents). Scaling by it is exact, and it keeps the squares of a short vector's components
-// normal: a triangle a few units in the last place across has an edge cross product near
-// 1e-19, whose squares drivers that flush subnormals to zero would drop (a normal came out
-// zero, or a few per cent long). Wherever nothing is subnormal the results are unchanged.
+// exponents). Scaling a short vector up by it is exact, and keeps the squares of its
+// components normal: a triangle a few units in the last place across has an edge cross
+// product near 1e-19, whose squares drivers that flush subnormals to zero would drop (a
+// normal came out zero, or a few per cent long). Where nothing was subnormal, nothing changes.
 fn pow2_scale(v: vec3<f32>) -> f32 {
     let a = abs(v);
     let m = max(max(a.x, a.y), a.z);

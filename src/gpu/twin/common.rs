@@ -307,8 +307,10 @@ mod flushing_subnormals {
     use crate::testing::lcg;
     use std::hint::black_box;
 
-    /// `f` with FTZ and DAZ set on this thread. Its inputs and result pass through
-    /// `black_box`, so the compiler cannot move its arithmetic across the mode switches.
+    /// `f` with FTZ and DAZ set on this thread, checked to have taken. The compiler does not
+    /// know the mode switches change arithmetic: `f`'s inputs and result (and the unflushed
+    /// values compared with them) pass through `black_box`, whose reads and writes stay on
+    /// their side of the switches.
     fn flushing<R>(f: impl FnOnce() -> R) -> R {
         let mut saved = 0u32;
         // SAFETY: stmxcsr and ldmxcsr read and write the SSE control word through a valid
@@ -317,8 +319,11 @@ mod flushing_subnormals {
         unsafe { std::arch::asm!("stmxcsr [{}]", in(reg) &mut saved, options(nostack)) };
         let flush = saved | 0x8040;
         unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) &flush, options(nostack)) };
+        // The mode took: a subnormal product comes out zero.
+        let canary = black_box(black_box(1e-38f32) * black_box(0.5f32));
         let r = black_box(f());
         unsafe { std::arch::asm!("ldmxcsr [{}]", in(reg) &saved, options(nostack)) };
+        assert_eq!(canary, 0.0, "FTZ did not take");
         r
     }
 
@@ -382,7 +387,8 @@ mod flushing_subnormals {
             if squares.iter().any(|&s| s != 0.0 && !s.is_normal()) {
                 straddling += 1;
             }
-            let want = terms(&p, &r);
+            let want = black_box(terms(black_box(&p), black_box(&r)));
+            assert_ne!(black_box(1e-38f32) * black_box(0.5f32), 0.0);
             let got = flushing(|| terms(black_box(&p), black_box(&r)));
             assert_eq!(got, want, "{p:?} {r:?}");
         }
