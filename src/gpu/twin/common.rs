@@ -304,7 +304,8 @@ pub fn local_tri(rows: &[[f32; 4]; 3], t: &TriRecord) -> [Vec3; 3] {
 #[cfg(all(test, target_arch = "x86_64"))]
 pub(crate) mod flushing_subnormals {
     use super::*;
-    use crate::testing::{flushing, lcg};
+    use crate::gpu::twin::flushing;
+    use crate::testing::lcg;
     use std::hint::black_box;
 
     /// `x` moved by `k` units in its last place.
@@ -368,7 +369,7 @@ pub(crate) mod flushing_subnormals {
                 straddling += 1;
             }
             let want = black_box(terms(black_box(&p), black_box(&r)));
-            let got = flushing(|| terms(black_box(&p), black_box(&r)));
+            let got = flushing(|| terms(black_box(&p), black_box(&r))).expect("FTZ and DAZ take");
             assert_eq!(got, want, "{p:?} {r:?}");
         }
         // Not vacuous: many of the small triangles have a subnormal square in their normal.
