@@ -18,7 +18,7 @@
 use crate::bvh::{half_area, Bvh, BvhNode};
 use crate::geom::DVec3;
 use crate::obb::{Obb, Obb32, Oriented};
-use crate::wide::{push_entered, up, Pending};
+use crate::wide::{push_entered, up, Kept, Pending};
 use smallvec::SmallVec;
 
 /// Children a node holds at most.
@@ -155,12 +155,12 @@ impl NearestTree {
         let Some(point) = self.point(p, pad) else {
             return false;
         };
-        let mut stack: SmallVec<[Pending; 64]> = SmallVec::new();
+        let mut stack = Kept::new();
         let mut next = Some(Pending::default()); // the root node
         loop {
             let here = match next.take().or_else(|| stack.pop()) {
                 Some(h) => h,
-                None => return true,
+                None => return !stack.overflowed(),
             };
             if here.near as f64 > bound {
                 continue;
