@@ -404,10 +404,11 @@ fn unit_or_zero(v: vec3<f32>) -> vec3<f32> {
 // exponents). Scaling a short vector up by it is exact, and keeps the squares of its
 // components normal: a triangle a few units in the last place across has an edge cross
 // product near 1e-19, whose squares drivers that flush subnormals to zero would drop (a
-// normal came out zero, or a few per cent long). Where nothing was subnormal, nothing changes.
+// normal came out zero, or a few per cent long). Where nothing was subnormal, nothing changes
+// (but for seg_seg's s0 within 2^-126 k of 0, now 0).
 fn pow2_scale(v: vec3<f32>) -> f32 {
     let a = abs(v);
     let m = max(max(a.x, a.y), a.z);
     let e = i32((bitcast<u32>(m) >> 23u) & 0xffu);
-    return bitcast<f32>(u32(clamp(253 - e, 1, 254)) << 23u);
+    return bitcast<f32>(u32(max(253 - e, 1)) << 23u);
 }

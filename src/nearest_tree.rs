@@ -18,7 +18,7 @@
 use crate::bvh::{half_area, Bvh, BvhNode};
 use crate::geom::DVec3;
 use crate::obb::{Obb, Obb32, Oriented};
-use crate::wide::{push_entered, up, Kept, Pending};
+use crate::wide::{push_entered, up, Pending, Pendings};
 use smallvec::SmallVec;
 
 /// Children a node holds at most.
@@ -140,8 +140,8 @@ impl NearestTree {
     /// `visit` by their slots; `visit` answers the squared distance the search must still
     /// reach within (the nearest so far, or `bound`): a box whose lower bound exceeds it is
     /// passed over, as [`crate::query::closest_point`]'s binary search passes nodes over.
-    /// `false` where the bounds cannot be computed in `f32` ([`NearestTree::point`]): the caller
-    /// searches another way.
+    /// `false` where the bounds cannot be computed in `f32` ([`NearestTree::point`]), or the
+    /// boxes kept for later overflow [`crate::wide::Pendings`]: the caller searches another way.
     pub fn search(
         &self,
         p: DVec3,
@@ -155,12 +155,12 @@ impl NearestTree {
         let Some(point) = self.point(p, pad) else {
             return false;
         };
-        let mut stack = Kept::new();
+        let mut stack = Pendings::new();
         let mut next = Some(Pending::default()); // the root node
         loop {
             let here = match next.take().or_else(|| stack.pop()) {
                 Some(h) => h,
-                None => return !stack.overflowed(),
+                None => return true,
             };
             if here.near as f64 > bound {
                 continue;
@@ -178,6 +178,9 @@ impl NearestTree {
                 near: d2[i],
             };
             next = push_entered::<WIDTH>(hits, child, &mut stack);
+            if stack.overflowed() {
+                return false;
+            }
         }
     }
 

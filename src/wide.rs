@@ -19,7 +19,7 @@
 //!   the ray's own `f32` rounding moves it by about 2^-22;
 //! - the caller takes the walk only where its segment is carried into the mesh's frame within
 //!   a quarter of the pad ([`WideTree::slack`]): a pose off rigid, or a ray from 1e7 sizes
-//!   away, walks the binary tree.
+//!   away, walks the binary tree (as does a walk whose kept children overflow [`Pendings`]).
 
 use crate::geom::ray::segment_aabb;
 use crate::geom::{Aabb, DVec3};
@@ -83,23 +83,24 @@ pub(crate) struct Pending {
     pub near: f32,
 }
 
-/// The children a walk keeps for later, the nearest on top: a fixed array of [`Kept::ROOM`].
-/// A walk keeps at most its tree's width less one a level (49 on igea's eight-wide tree);
-/// a deeper one overflows, which the walk reports so that its caller can search another way.
-/// A `SmallVec` checked where its items lived at every push and pop: about 500 instructions a
-/// nearest-point search, 2 % of its time.
-pub(crate) struct Kept {
-    items: [Pending; Kept::ROOM],
+/// The children a walk keeps for later, the nearest on top: a fixed array of [`Pendings::ROOM`].
+/// A walk keeps at most its tree's width less one a level: 7 in the eight-wide tree (49 on
+/// igea's, 7 levels deep), 3 in the four-wide nearest tree. A walk of a deeper tree may
+/// overflow it; it then stops and reports itself incomplete, and its caller searches another
+/// way (the binary hierarchy). A `SmallVec` checked where its items lived at every push and
+/// pop: about 500 instructions a nearest-point search, 2 % of its time.
+pub(crate) struct Pendings {
+    items: [Pending; Pendings::ROOM],
     len: usize,
     overflowed: bool,
 }
 
-impl Kept {
+impl Pendings {
     const ROOM: usize = 64;
 
-    pub fn new() -> Kept {
-        Kept {
-            items: [Pending::default(); Kept::ROOM],
+    pub fn new() -> Pendings {
+        Pendings {
+            items: [Pending::default(); Pendings::ROOM],
             len: 0,
             overflowed: false,
         }
@@ -136,7 +137,7 @@ impl Kept {
 pub(crate) fn push_entered<const W: usize>(
     mut hits: u32,
     mut child: impl FnMut(usize) -> Pending,
-    kept: &mut Kept,
+    kept: &mut Pendings,
 ) -> Option<Pending> {
     let mut entered = [Pending::default(); W];
     let mut n = 0;
@@ -239,8 +240,10 @@ impl WideTree {
     /// The slots whose boxes segment `ab` (the mesh's own coordinates) may meet, given to
     /// `visit`, which answers how far the walk must still go as a fraction of `ab` (past a hit
     /// found: a box entered beyond it holds nothing nearer; `-inf` ends the walk). `false`
-    /// where the segment has no length in `f64`, or a node is missing (never, in a tree
-    /// [`WideTree::build`] made): the caller walks another way.
+    /// where the segment has no length in `f64`, the children kept for later overflowed
+    /// [`Pendings`] (a tree deeper than igea's, on some walks), or a node is missing (never, in
+    /// a tree [`WideTree::build`] made): the caller walks another way, and may be given some
+    /// slots again.
     pub fn walk(&self, a: DVec3, b: DVec3, mut visit: impl FnMut(usize) -> f64) -> bool {
         let (a, b) = (
             (a - self.centre) * self.scale,
@@ -273,16 +276,17 @@ impl WideTree {
 
     /// The walk: depth first, the nearest child entered first and the others kept, nearest on
     /// top; a kept child entered beyond `tmax` (which each slot's `visit` may lower) is passed
-    /// over. `false` where a node is missing (a tree that passed [`WideTree::build`] has none).
+    /// over. `false` where the kept children overflow [`Pendings`], or a node is missing (a
+    /// tree that passed [`WideTree::build`] has none).
     fn traverse(&self, ray: &WalkRay, mut tmax: f32, mut visit: impl FnMut(usize) -> f32) -> bool {
-        let mut stack = Kept::new();
+        let mut stack = Pendings::new();
         let mut next = Some(Pending::default()); // the root
         loop {
             let here = match next.take() {
                 Some(p) => p,
                 None => match stack.pop() {
                     Some(p) => p,
-                    None => return !stack.overflowed(),
+                    None => return true,
                 },
             };
             if here.near > tmax {
@@ -311,6 +315,9 @@ impl WideTree {
                 c
             };
             next = push_entered::<8>(hits, child, &mut stack);
+            if stack.overflowed() {
+                return false;
+            }
         }
     }
 
@@ -564,20 +571,20 @@ mod tests {
     /// be, so that the walk reports itself incomplete rather than miss a box.
     #[test]
     fn kept_children_past_the_room_are_reported() {
-        let mut kept = Kept::new();
+        let mut kept = Pendings::new();
         let child = |i: u32| Pending {
             first: i,
             count: 0,
             near: 0.0,
         };
-        for i in 0..Kept::ROOM as u32 {
+        for i in 0..Pendings::ROOM as u32 {
             kept.push(child(i));
         }
         assert!(!kept.overflowed());
         kept.push(child(99));
         assert!(kept.overflowed());
         let order: Vec<u32> = std::iter::from_fn(|| kept.pop()).map(|p| p.first).collect();
-        assert_eq!(order, (0..Kept::ROOM as u32).rev().collect::<Vec<_>>());
+        assert_eq!(order, (0..Pendings::ROOM as u32).rev().collect::<Vec<_>>());
     }
 
     /// The SSE [`enter`] equals [`enter_lanes`] bit for bit: every node of both meshes' trees

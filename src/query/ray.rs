@@ -112,7 +112,8 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
 /// only when met) its index; `take` answers how far the walk must still go, as
 /// [`walk_segment`]'s visitor does. The eight-wide tree where the segment's rounding into the
 /// mesh's frame is within its margins ([`crate::wide`]), else the binary one, nearest leaves
-/// first.
+/// first; the binary one too after an eight-wide walk that could not finish, which may give
+/// `take` a triangle twice (the hits are merged by feature after).
 fn each_candidate(
     o: DVec3,
     q: DVec3,

@@ -270,7 +270,7 @@ pub fn pow2_scale(v: Vec3) -> f32 {
     let a = v.abs();
     let m = a.x.max(a.y).max(a.z);
     let e = ((m.to_bits() >> 23) & 0xff) as i32;
-    f32::from_bits(((253 - e).clamp(1, 254) as u32) << 23)
+    f32::from_bits(((253 - e).max(1) as u32) << 23)
 }
 
 /// `common.wgsl::tri_dist`.
@@ -304,13 +304,13 @@ pub fn local_tri(rows: &[[f32; 4]; 3], t: &TriRecord) -> [Vec3; 3] {
 #[cfg(all(test, target_arch = "x86_64"))]
 pub(crate) mod flushing_subnormals {
     use super::*;
-    use crate::gpu::twin::flushing;
-    use crate::testing::lcg;
+    use crate::testing::{flushing, lcg};
     use std::hint::black_box;
 
     /// `x` moved by `k` units in its last place.
     pub(crate) fn ulps(x: f32, k: i32) -> f32 {
-        f32::from_bits((x.to_bits() as i32 + k) as u32)
+        let step = |y: f32| if k > 0 { y.next_up() } else { y.next_down() };
+        (0..k.unsigned_abs()).fold(x, |y, _| step(y))
     }
 
     /// The terms of a pair as bits: p's plane and frame bounds against r, the pair's distance
