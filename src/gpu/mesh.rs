@@ -153,8 +153,9 @@ pub struct GpuMesh {
 /// squares of lengths under about 1e-19, and, in the batch stages, the squared cross product
 /// of a triangle's edges where twice its area is under about 1e-19 (flushed to zero by most
 /// drivers, which drops the face from its distance: an error up to its inradius, 1e-10, which
-/// the band covers from this size on; the pair kernels scale it first, `pow2_scale`). A torus 1e-20 across got wrong nearest points and lost clearance pairs. Such
-/// a mesh's queries are the CPU's.
+/// the band covers from this size on; the pair kernels scale it first, `pow2_scale`). A torus
+/// 1e-20 across got wrong nearest points and lost clearance pairs. Such a mesh's queries are
+/// the CPU's.
 pub(crate) const SMALLEST_SCALE: f64 = 1.0 / (1u64 << 14) as f64;
 
 /// The largest frame the batch stages (nearest points, winding numbers, rays) take: they take
