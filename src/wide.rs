@@ -87,8 +87,8 @@ pub(crate) struct Pending {
 /// A walk keeps at most its tree's width less one a level: 7 in the eight-wide tree (49 on
 /// igea's, 7 levels deep), 3 in the four-wide nearest tree. A walk of a deeper tree may
 /// overflow it; it then stops and reports itself incomplete, and its caller searches another
-/// way (the binary hierarchy). A `SmallVec` checked where its items lived at every push and
-/// pop: about 500 instructions a nearest-point search, 2 % of its time.
+/// way (the binary hierarchy). It replaced a `SmallVec`, which checked where its items lived
+/// at every push and pop: about 500 instructions a nearest-point search, 2 % of its time.
 pub(crate) struct Pendings {
     items: [Pending; Pendings::ROOM],
     len: usize,
