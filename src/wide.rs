@@ -92,16 +92,23 @@ pub(crate) struct Pending {
 pub(crate) struct Pendings {
     items: [Pending; Pendings::ROOM],
     len: usize,
+    /// How many it takes: [`Pendings::ROOM`], less in tests that make walks overflow.
+    room: usize,
     overflowed: bool,
 }
 
 impl Pendings {
-    const ROOM: usize = 64;
+    pub(crate) const ROOM: usize = 64;
 
     pub fn new() -> Pendings {
+        #[cfg(not(test))]
+        let room = Pendings::ROOM;
+        #[cfg(test)]
+        let room = TEST_ROOM.with(|r| r.get()).min(Pendings::ROOM);
         Pendings {
             items: [Pending::default(); Pendings::ROOM],
             len: 0,
+            room,
             overflowed: false,
         }
     }
@@ -115,7 +122,11 @@ impl Pendings {
     /// Keeps `p`; where there is no room, drops it and remembers that it did.
     #[inline(always)]
     fn push(&mut self, p: Pending) {
-        match self.items.get_mut(self.len) {
+        let slot = self
+            .items
+            .get_mut(self.len)
+            .filter(|_| self.len < self.room);
+        match slot {
             Some(slot) => {
                 *slot = p;
                 self.len += 1;
@@ -128,6 +139,14 @@ impl Pendings {
     pub fn overflowed(&self) -> bool {
         self.overflowed
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The room the walks of a test's thread give [`Pendings`]: a test that makes it small
+    /// makes walks overflow, to see their callers search another way and miss nothing.
+    pub(crate) static TEST_ROOM: std::cell::Cell<usize> =
+        const { std::cell::Cell::new(Pendings::ROOM) };
 }
 
 /// The children of a node a walk has entered (`hits`, a bit each, at most `W`; `child` makes
@@ -544,6 +563,7 @@ fn away_from_zero(c: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::mesh::generate;
     use crate::testing::{lcg, placed};
 

@@ -282,4 +282,33 @@ mod tests {
             ["a", "b", "c"]
         );
     }
+
+    /// Searches of the four-wide tree that overflow their room for pending boxes (made small
+    /// here, as a tree far deeper than igea's would make it) fall back to the binary search:
+    /// the same nearest points, ties and all, as with room to spare.
+    #[test]
+    fn nearest_points_whose_search_overflows_are_the_same() {
+        use crate::mesh::{generate, Pose, PreparedMesh};
+        use crate::wide::{Pendings, TEST_ROOM};
+        let prep = PreparedMesh::new(generate::torus(1.0, 0.3, 24, 12));
+        let m = Posed::new(&prep, Pose::IDENTITY);
+        m.oriented_for(usize::MAX / 16);
+        let tree = prep.nearest_tree_if_made().expect("made for a batch");
+        let room = |r: usize| TEST_ROOM.with(|c| c.set(r));
+        let mut rnd = crate::testing::lcg(17);
+        let mut overflowed = 0;
+        for _ in 0..300 {
+            let p = DVec3::new(rnd(), rnd(), rnd()) * 4.0 - 2.0;
+            room(Pendings::ROOM);
+            let want = closest_point(p, &m, f64::INFINITY);
+            room(0);
+            if !tree.search(p, 0.0, f64::INFINITY, |_| f64::INFINITY) {
+                overflowed += 1;
+            }
+            assert_eq!(closest_point(p, &m, f64::INFINITY), want, "{p}");
+        }
+        room(Pendings::ROOM);
+        // Not vacuous: a search that opens every box overflows a room of none.
+        assert!(overflowed > 150, "{overflowed}");
+    }
 }

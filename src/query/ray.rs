@@ -478,4 +478,50 @@ mod tests {
         // Not vacuous: the brute force (not the walk) finds hits on some of the rays.
         assert!(met > 50, "{met}");
     }
+
+    /// Walks that overflow their room for pending children (made small here, as a tree far
+    /// deeper than igea's would make it) stop, and the binary walk answers, though the wide
+    /// walk has given some triangles already: every triangle exact signs say the ray meets,
+    /// once each, and the same first hit as with room to spare.
+    #[test]
+    fn rays_whose_wide_walk_overflows_miss_nothing_and_count_nothing_twice() {
+        use crate::wide::{Pendings, TEST_ROOM};
+        let prep = PreparedMesh::new(generate::torus(1.0, 0.3, 24, 12));
+        let m = Posed::new(&prep, Pose::IDENTITY);
+        let w = prep.wide().unwrap();
+        let room = |r: usize| TEST_ROOM.with(|c| c.set(r));
+        let mut rnd = lcg(13);
+        let (mut overflowed, mut met) = (0, 0);
+        for i in 0..300 {
+            // From anywhere about the torus, towards one of its vertices: most rays hit.
+            let o = DVec3::new(rnd(), rnd(), rnd()) * 3.0 - 1.5;
+            let d = m.vertex(i * 7 % prep.mesh.vertices.len() as u32) - o;
+            let (q, _) = ray_segment_end(o, d, &m, f64::INFINITY).unwrap();
+            room(Pendings::ROOM);
+            let first = ray_hits(o, d, &m, f64::INFINITY, Hits::First);
+            room(0);
+            let overflows = !w.walk(o, q, |_| f64::INFINITY);
+            let mut want: Vec<u32> = (0..prep.mesh.triangles.len() as u32)
+                .filter(|&t| meets(o, q, &m.tri(t)).is_some())
+                .collect();
+            let mut got: Vec<u32> = ray_hits(o, d, &m, f64::INFINITY, Hits::All)
+                .iter()
+                .map(|h| h.triangle)
+                .collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "{o} {d}");
+            assert_eq!(ray_hits(o, d, &m, f64::INFINITY, Hits::First), first);
+            if overflows && !want.is_empty() {
+                overflowed += 1;
+                met += want.len();
+            }
+        }
+        room(Pendings::ROOM);
+        // Not vacuous: walks overflow a room of none, those of rays that hit among them.
+        assert!(
+            overflowed > 100 && met > 200,
+            "{overflowed} overflowed, {met} met"
+        );
+    }
 }
