@@ -378,7 +378,7 @@ fn side<'n>(node: &'n Node, ray: &WalkRay, k: usize, far: bool) -> &'n [f32; 8] 
 #[inline(always)]
 fn enter(node: &Node, ray: &WalkRay, tmax: f32) -> ([f32; 8], u32) {
     use std::arch::x86_64::*;
-    let side = |k: usize, far: bool| side(node, ray, k, far);
+    let planes = |k: usize, far: bool| side(node, ray, k, far);
     let mut near = [0f32; 8];
     let mut hits = 0u32;
     // SAFETY: SSE and SSE2 are in x86_64's base; every load and store is of four lanes within
@@ -387,7 +387,7 @@ fn enter(node: &Node, ray: &WalkRay, tmax: f32) -> ([f32; 8], u32) {
         let tmax4 = _mm_set1_ps(tmax);
         for half in [0, 4] {
             let plane = |k: usize, far: bool| {
-                let p = _mm_loadu_ps(side(k, far).as_ptr().add(half));
+                let p = _mm_loadu_ps(planes(k, far).as_ptr().add(half));
                 let o = _mm_set1_ps(ray.origin[k]);
                 _mm_mul_ps(_mm_sub_ps(p, o), _mm_set1_ps(ray.inv[k]))
             };
@@ -416,9 +416,9 @@ fn enter(node: &Node, ray: &WalkRay, tmax: f32) -> ([f32; 8], u32) {
 fn enter_lanes(node: &Node, ray: &WalkRay, tmax: f32) -> ([f32; 8], u32) {
     let max = |a: f32, b: f32| if a > b { a } else { b };
     let min = |a: f32, b: f32| if a < b { a } else { b };
-    let side = |k: usize, far: bool| side(node, ray, k, far);
-    let (nx, ny, nz) = (side(0, false), side(1, false), side(2, false));
-    let (fx, fy, fz) = (side(0, true), side(1, true), side(2, true));
+    let planes = |k: usize, far: bool| side(node, ray, k, far);
+    let (nx, ny, nz) = (planes(0, false), planes(1, false), planes(2, false));
+    let (fx, fy, fz) = (planes(0, true), planes(1, true), planes(2, true));
     let ([ox, oy, oz], [ix, iy, iz]) = (ray.origin, ray.inv);
     let mut near = [0f32; 8];
     let mut inside = [false; 8];

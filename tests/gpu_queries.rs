@@ -1006,8 +1006,7 @@ fn parts_too_small_or_too_large_for_f32_are_answered_as_on_the_cpu() {
     let Some(b) = backend("parts_too_small_or_too_large_for_f32", None) else {
         return;
     };
-    let scaled = |mesh: Mesh, size: f64, x: f64| {
-        let mut mesh = mesh;
+    let scaled = |mut mesh: Mesh, size: f64, x: f64| {
         for v in &mut mesh.vertices {
             v[0] += x as f32;
             for c in v.iter_mut() {

@@ -263,9 +263,8 @@ fn record_box(m: &Posed, gm: &GpuMesh) -> Aabb {
 /// [`LARGEST_SCALE`] or the world's coordinates are not finite. `delta` covers every rounding
 /// between the CPU's geometry and this frame's, as the winding stage's does: clipped ends and
 /// corners rounded to f32 (the ends lie within the mesh's box, a few delta out), the CPU's
-/// posed f64 coordinates and the rays' own
-/// (clipping is exact to an ulp of them), and `Rᵀ` for the inverse of a rotation a little off
-/// orthonormal.
+/// posed f64 coordinates and the rays' own (clipping is exact to an ulp of them), and `Rᵀ` for
+/// the inverse of a rotation a little off orthonormal.
 fn query(
     m: &Posed,
     gm: &GpuMesh,
