@@ -78,6 +78,11 @@ fn rays_through_vertices_edges_and_faces_hit_once_each_way() {
             // Stopping short of the target: nothing.
             assert!(query::ray_hits(from, d, &posed, 1.999, Hits::Any).is_empty());
             assert_eq!(query::ray_hits(from, d, &posed, 2.0, Hits::Any).len(), 1);
+            // From the target itself, with no length at all: the hit at the origin, once.
+            for hits in [Hits::First, Hits::Any, Hits::All] {
+                let at = query::ray_hits(target, d, &posed, 0.0, hits);
+                assert!(at.len() == 1 && at[0].t == 0.0, "from {target}: {at:?}");
+            }
         }
     }
     // Along an edge of the cube (in two faces' planes): it touches the end faces at their
@@ -93,6 +98,173 @@ fn rays_through_vertices_edges_and_faces_hit_once_each_way() {
     );
     let ts: Vec<f64> = along.iter().map(|h| h.t).collect();
     assert_eq!(ts, [1.0, 3.0], "{along:?}");
+}
+
+/// A solid of unit cells `cells` (in `[0, 3)³`): every face between a cell in it and one out,
+/// two triangles each, outward, placed by `x ↦ scale · x + shift` (exact in f32 for the
+/// scales and shifts used).
+fn voxel_solid(cells: &[[i64; 3]], scale: f32, shift: f32) -> PreparedMesh {
+    let filled = |c: [i64; 3]| cells.contains(&c);
+    let mut soup: Soup = Vec::new();
+    for &c in cells {
+        for k in 0..3 {
+            for side in [0, 1] {
+                let mut n = c;
+                n[k] += if side == 1 { 1 } else { -1 };
+                if filled(n) {
+                    continue;
+                }
+                // The face's corners, counter-clockwise seen from outside.
+                let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+                let corner = |a: i64, b: i64| {
+                    let mut p = c;
+                    p[k] += side;
+                    p[i] += a;
+                    p[j] += b;
+                    p.map(|x| x as f32 * scale + shift)
+                };
+                let q = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)];
+                let q = if side == 1 {
+                    q
+                } else {
+                    [q[0], q[3], q[2], q[1]]
+                };
+                soup.push([q[0], q[1], q[2]]);
+                soup.push([q[0], q[2], q[3]]);
+            }
+        }
+    }
+    PreparedMesh::new(Mesh::from_soup("voxels", soup).unwrap())
+}
+
+/// Where the ray from `o` along `d` (integers, in eighths of a cell; no component of `d`
+/// zero, so it lies in no face's plane) meets the surface of the solid `cells`, exactly: the
+/// distinct `t ≥ 0` at which it crosses a grid plane at a point that closes both a cell in
+/// the solid and one out of it, as fractions `(numerator, denominator > 0)`, ascending.
+fn voxel_contacts(cells: &[[i64; 3]], o: [i64; 3], d: [i64; 3]) -> Vec<(i64, i64)> {
+    let mut found: Vec<(i64, i64)> = Vec::new();
+    for k in 0..3 {
+        for plane in -1..=4 {
+            // t = (8 plane - o_k) / d_k, as a fraction with a positive denominator.
+            let (mut num, mut den) = (8 * plane - o[k], d[k]);
+            if den < 0 {
+                (num, den) = (-num, -den);
+            }
+            if num < 0 {
+                continue;
+            }
+            // The point, in eighths times den: o den + num d; the cells whose closure holds it.
+            let p = [0, 1, 2].map(|j| o[j] * den + num * d[j]);
+            let spans = p.map(|x| {
+                let cell = x.div_euclid(8 * den);
+                if x.rem_euclid(8 * den) == 0 {
+                    vec![cell - 1, cell]
+                } else {
+                    vec![cell]
+                }
+            });
+            let mut kinds = [false; 2];
+            for &x in &spans[0] {
+                for &y in &spans[1] {
+                    for &z in &spans[2] {
+                        kinds[cells.contains(&[x, y, z]) as usize] = true;
+                    }
+                }
+            }
+            if kinds == [true, true] && !found.iter().any(|&(n, e)| n * den == num * e) {
+                found.push((num, den));
+            }
+        }
+    }
+    found.sort_by(|a, b| (a.0 * b.1).cmp(&(b.0 * a.1)));
+    found
+}
+
+/// Closed solids of unit cells, concave: a corner with its three neighbours, a staircase, a
+/// ring, and cells at random (some meeting only along an edge or at a corner). Rays from
+/// random points in eighths of a cell exactly through every vertex and edge midpoint, scaled
+/// small and shifted far from the origin: one hit at each distinct point where the ray meets
+/// the surface, where it crosses and where it only touches (exact contacts above), never two.
+/// Before the edges were decided on the ray's own line (its rounded end's line passed a corner
+/// beside it), a ray through a concave corner hit it twice.
+#[test]
+fn rays_through_the_corners_and_edges_of_concave_solids_hit_once_at_each_contact() {
+    let mut rnd = common::lcg(0x00c0_ffee);
+    let mut random = Vec::new();
+    for x in 0..3 {
+        for y in 0..3 {
+            for z in 0..3 {
+                if rnd() < 0.45 {
+                    random.push([x, y, z]);
+                }
+            }
+        }
+    }
+    let solids: [Vec<[i64; 3]>; 4] = [
+        vec![[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]],
+        (0..27)
+            .map(|i| [i % 3, i / 3 % 3, i / 9])
+            .filter(|c| c[0] + c[1] + c[2] <= 2)
+            .collect(),
+        (0..9)
+            .map(|i| [i % 3, i / 3, 0])
+            .filter(|c| c != &[1, 1, 0])
+            .collect(),
+        random,
+    ];
+    let (mut rays, mut touching) = (0, 0);
+    for cells in &solids {
+        for (scale, shift) in [(1.0f32, 0.0f32), (1.0 / 1024.0, 0.0), (1.0, 1048576.0)] {
+            let m = voxel_solid(cells, scale, shift);
+            let posed = Posed::new(&m, Pose::IDENTITY);
+            // Every vertex and edge midpoint, in eighths of a cell.
+            let mut targets: Vec<[i64; 3]> = Vec::new();
+            for t in &m.mesh.triangles {
+                for k in 0..3 {
+                    let at = |i: u32| {
+                        let v = m.mesh.vertex(i);
+                        [v.x, v.y, v.z].map(|x| ((x - shift as f64) / scale as f64 * 8.0) as i64)
+                    };
+                    let (a, b) = (at(t[k]), at(t[(k + 1) % 3]));
+                    targets.push(a);
+                    targets.push([0, 1, 2].map(|j| (a[j] + b[j]) / 2));
+                }
+            }
+            targets.sort();
+            targets.dedup();
+            for target in targets {
+                let o = [0; 3].map(|_| (rnd() * 40.0) as i64 - 8);
+                let d = [0, 1, 2].map(|j| target[j] - o[j]);
+                if d.contains(&0) {
+                    continue;
+                }
+                let world =
+                    |p: [i64; 3]| DVec3::from_array(p.map(|x| x as f64 / 8.0)) * scale as f64;
+                let (wo, wd) = (world(o) + DVec3::splat(shift as f64), world(d));
+                let got = query::ray_hits(wo, wd, &posed, f64::INFINITY, Hits::All);
+                let want = voxel_contacts(cells, o, d);
+                let ts: Vec<f64> = got.iter().map(|h| h.t).collect();
+                assert_eq!(
+                    got.len(),
+                    want.len(),
+                    "{cells:?} x{scale}+{shift}: {o:?} {d:?}: {ts:?} / {want:?}"
+                );
+                for (h, &(num, den)) in got.iter().zip(&want) {
+                    let t = num as f64 / den as f64;
+                    assert!(
+                        (h.t - t).abs() <= 1e-9 * (1.0 + t),
+                        "{o:?} {d:?}: {ts:?} / {want:?}"
+                    );
+                }
+                let first = query::ray_hits(wo, wd, &posed, f64::INFINITY, Hits::First);
+                assert_eq!(first, got[..got.len().min(1)], "{o:?} {d:?}");
+                rays += 1;
+                touching += want.len() % 2; // an odd count from outside: a contact only touched
+            }
+        }
+    }
+    // Not vacuous: hundreds of rays, some of them only touching the surface somewhere.
+    assert!(rays > 500 && touching > 10, "{rays} {touching}");
 }
 
 #[test]
@@ -290,7 +462,7 @@ fn gpu_rays_equal_the_cpus_to_the_bit() {
         let rays = gpu_rays(&posed, &targets, 7);
         let gm = gpu.resident(&m).unwrap();
         for hits in [Hits::First, Hits::Any, Hits::All] {
-            for max_t in [f64::INFINITY, 1.5] {
+            for max_t in [f64::INFINITY, 1.5, 0.0] {
                 let got = gpu.ray_hits(&posed, &gm, &rays, max_t, hits).unwrap();
                 for (i, &(o, d)) in rays.iter().enumerate() {
                     let want = query::ray_hits(o, d, &posed, max_t, hits);

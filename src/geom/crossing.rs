@@ -9,36 +9,37 @@ use super::{DVec3, Tri};
 use num_bigint::BigInt;
 use std::cmp::Ordering;
 
-/// Rigorous bounds `[lo, hi]` on where segment `pq` crosses the plane of `tri`, as a fraction
-/// of `pq`, given that it crosses the triangle (closed). Two bounds, the tighter taken: the
-/// crossing is a point of the triangle, so its projection on `pq` lies between its corners'
-/// (tight for a graze); and it divides `pq` as the orientations of `p` and `q` against the
-/// plane do, each within Shewchuk's error bound (tight for a steep crossing).
-pub fn crossing_bounds(p: DVec3, q: DVec3, tri: &Tri) -> (f64, f64) {
-    let (lo, hi) = projection_bounds(p, q, tri);
-    let (op, ep) = orient3d_with_bound(tri[0], tri[1], tri[2], p);
-    let (oq, eq) = orient3d_with_bound(tri[0], tri[1], tri[2], q);
-    let (a, b) = (op.abs(), oq.abs());
-    if !(a + b > ep + eq && (a + b + ep + eq).is_finite()) {
+/// Rigorous bounds `[lo, hi]` on where the ray from `o` along `d` crosses the plane of `tri`,
+/// as its parameter `t` (the crossing is at `o + t d`), given that its line crosses the
+/// triangle (closed). Two bounds, the tighter taken: the crossing is a point of the triangle,
+/// so its projection on the ray lies between its corners' (tight for a graze); and it is at
+/// `t = op / dn`, the orientation of `o` against the plane over that of `d`, each within
+/// Shewchuk's error bound (tight for a steep crossing).
+pub fn crossing_bounds(o: DVec3, d: DVec3, tri: &Tri) -> (f64, f64) {
+    let (lo, hi) = projection_bounds(o, d, tri);
+    let (op, ep) = orient3d_with_bound(tri[0], tri[1], tri[2], o);
+    let (dn, en) = orient3d_of_differences(d, tri[1] - tri[0], tri[2] - tri[0]);
+    let (a, b) = (op.abs(), dn.abs());
+    if !(b > en && (a + ep + b + en).is_finite()) {
         return (lo, hi);
     }
-    // The crossing divides pq as |op| : |oq|; the quotients' own rounding, 4 units.
+    // The quotients' own rounding, 4 units.
     let round = 1.0 + 4.0 * f64::EPSILON;
-    let lo_o = (a - ep).max(0.0) / (a + b + ep + eq) / round;
-    let hi_o = (a + ep) / (a + b - ep - eq) * round;
+    let lo_o = (a - ep).max(0.0) / (b + en) / round;
+    let hi_o = (a + ep) / (b - en) * round;
     (lo.max(lo_o), hi.min(hi_o))
 }
 
-/// The corners' projections on `pq`, as fractions of it, widened by their rounding: the
+/// The corners' projections on the ray, as its parameter `t`, widened by their rounding: the
 /// crossing is a point of the triangle, so it lies between them. Along the unit direction, so
 /// nothing squares out of range; `(-inf, inf)` where a value is still not finite.
-fn projection_bounds(p: DVec3, q: DVec3, tri: &Tri) -> (f64, f64) {
-    let len = super::length(q - p);
-    let unit = (q - p) / len;
-    let proj = tri.map(|v| (v - p).dot(unit) / len);
+fn projection_bounds(o: DVec3, d: DVec3, tri: &Tri) -> (f64, f64) {
+    let len = super::length(d);
+    let unit = d / len;
+    let proj = tri.map(|v| (v - o).dot(unit) / len);
     let reach = tri
         .iter()
-        .map(|&v| super::length(v - p))
+        .map(|&v| super::length(v - o))
         .fold(0.0, f64::max);
     // Each projection: a difference, a unit vector, a dot product and a division, within 16
     // units of its magnitudes' roundoff; underflow within a few of the smallest normal.
@@ -78,26 +79,34 @@ pub fn orient3d_of_differences(ad: DVec3, bd: DVec3, cd: DVec3) -> (f64, f64) {
     )
 }
 
-/// Which of the planes of `a` and `b` segment `pq` crosses first (both crossed, each triangle
-/// met through its closed inside), exactly: `Less` when `a`'s. Every coordinate is an integer
-/// times a common power of two, so the orientations and their products are exact in integers.
-pub fn crossing_order(p: DVec3, q: DVec3, a: &Tri, b: &Tri) -> Ordering {
-    let points = [p, q, a[0], a[1], a[2], b[0], b[1], b[2]];
-    let ints = Integers::of(&points);
-    let orient = |t: [usize; 3], x: usize| ints.orient3d(t[0], t[1], t[2], x);
-    let (pa, qa) = (
-        orient([2, 3, 4], 0).magnitude().clone(),
-        orient([2, 3, 4], 1),
-    );
-    let (pb, qb) = (
-        orient([5, 6, 7], 0).magnitude().clone(),
-        orient([5, 6, 7], 1),
-    );
-    // a's crossing divides pq as |pa| : |qa|, at |pa| / (|pa| + |qa|); likewise b's.
-    // pa/(pa+qa) < pb/(pb+qb)  <=>  pa qb < pb qa.
-    let left = BigInt::from(pa) * BigInt::from(qb.magnitude().clone());
-    let right = BigInt::from(pb) * BigInt::from(qa.magnitude().clone());
-    left.cmp(&right)
+/// Which of the planes of `a` and `b` the ray from `o` along `d` crosses first (both crossed
+/// at `t ≥ 0`, each triangle met through its closed inside), exactly: `Less` when `a`'s. Every
+/// coordinate is an integer times a common power of two, so the orientations and their
+/// products are exact in integers.
+pub fn crossing_order(o: DVec3, d: DVec3, a: &Tri, b: &Tri) -> Ordering {
+    let ints = Integers::of(&[o, d, a[0], a[1], a[2], b[0], b[1], b[2]]);
+    // A plane (corners i, i + 1, i + 2) is crossed at t = op / dn: o's orientation against it
+    // over d's, d . ((b - a) x (c - a)); both of the same sign where t >= 0.
+    let place = |i: usize| {
+        let op = ints.orient3d(i, i + 1, i + 2, 0);
+        let dn = det(&ints.v[1], &ints.diff(i + 1, i), &ints.diff(i + 2, i));
+        (op.magnitude().clone(), dn.magnitude().clone())
+    };
+    let ((pa, da), (pb, db)) = (place(2), place(5));
+    // pa / da < pb / db  <=>  pa db < pb da.
+    (pa * db).cmp(&(pb * da))
+}
+
+/// The sign of `d · ((a − o) × (b − o))`, exactly: the orientation of edge `ab` against the
+/// line through `o` along `d` (`orient3d(o + d, a, b, o)`, where `o + d` would be rounded).
+pub fn orient_along(o: DVec3, d: DVec3, a: DVec3, b: DVec3) -> i8 {
+    let ints = Integers::of(&[o, d, a, b]);
+    let det = det(&ints.v[1], &ints.diff(2, 0), &ints.diff(3, 0));
+    match det.sign() {
+        num_bigint::Sign::Minus => -1,
+        num_bigint::Sign::NoSign => 0,
+        num_bigint::Sign::Plus => 1,
+    }
 }
 
 /// Coordinates as integers: each f64 is `m · 2^e`; all are scaled by the same power of two
@@ -131,16 +140,21 @@ impl Integers {
         Integers { v }
     }
 
+    /// Point `i` less point `d`.
+    fn diff(&self, i: usize, d: usize) -> [BigInt; 3] {
+        [0, 1, 2].map(|k| &self.v[i][k] - &self.v[d][k])
+    }
+
     /// `(a − d) · ((b − d) × (c − d))`, exactly.
     fn orient3d(&self, a: usize, b: usize, c: usize, d: usize) -> BigInt {
-        let diff = |i: usize| -> [BigInt; 3] { [0, 1, 2].map(|k| &self.v[i][k] - &self.v[d][k]) };
-        let (ad, bd, cd) = (diff(a), diff(b), diff(c));
-        let minor =
-            |x: &[BigInt; 3], y: &[BigInt; 3], i: usize, j: usize| &x[i] * &y[j] - &x[j] * &y[i];
-        &ad[2] * minor(&bd, &cd, 0, 1)
-            + &bd[2] * minor(&cd, &ad, 0, 1)
-            + &cd[2] * minor(&ad, &bd, 0, 1)
+        det(&self.diff(a, d), &self.diff(b, d), &self.diff(c, d))
     }
+}
+
+/// `x · (y × z)`, the determinant of the rows `x`, `y`, `z`.
+fn det(x: &[BigInt; 3], y: &[BigInt; 3], z: &[BigInt; 3]) -> BigInt {
+    let minor = |x: &[BigInt; 3], y: &[BigInt; 3]| &x[0] * &y[1] - &x[1] * &y[0];
+    &x[2] * minor(y, z) + &y[2] * minor(z, x) + &z[2] * minor(x, y)
 }
 
 /// A finite f64 as `m · 2^e` with integer `m` (0 as `(0, 0)`).
@@ -183,17 +197,18 @@ mod tests {
                 DVec3::new(x, -1.0, 2.0),
             ]
         };
-        assert_eq!(crossing_order(p, q, &wall(1.0), &wall(2.0)), Ordering::Less);
+        let d = q - p;
+        assert_eq!(crossing_order(p, d, &wall(1.0), &wall(2.0)), Ordering::Less);
         assert_eq!(
-            crossing_order(p, q, &wall(3.0), &wall(2.0)),
+            crossing_order(p, d, &wall(3.0), &wall(2.0)),
             Ordering::Greater
         );
         assert_eq!(
-            crossing_order(p, q, &wall(2.0), &wall(2.0)),
+            crossing_order(p, d, &wall(2.0), &wall(2.0)),
             Ordering::Equal
         );
         // The bounds hold the exact places (0.1, 0.2) and are tight.
-        let (lo, hi) = crossing_bounds(p, q, &wall(1.0));
+        let (lo, hi) = crossing_bounds(p, d, &wall(1.0));
         assert!(lo <= 0.1 && 0.1 <= hi && hi - lo < 1e-12, "{lo} {hi}");
     }
 
@@ -211,7 +226,7 @@ mod tests {
             ]
         };
         for (x, s) in [(1.0, 1.0), (3e153, 3e153)] {
-            let (lo, hi) = crossing_bounds(p, q, &wall(x, s));
+            let (lo, hi) = crossing_bounds(p, q - p, &wall(x, s));
             let exact = x / 3.13e154;
             assert!(lo <= exact && exact <= hi, "{x}: {lo} {hi} {exact}");
         }
@@ -262,9 +277,10 @@ mod tests {
         ];
         // A is crossed first (exactly 0.0083049442 against 0.0083049525): its bounds must let
         // it be, and the exact comparison says so.
-        let (la, _) = crossing_bounds(p, q, &a);
-        let (_, hb) = crossing_bounds(p, q, &b);
+        let d = q - p;
+        let (la, _) = crossing_bounds(p, d, &a);
+        let (_, hb) = crossing_bounds(p, d, &b);
         assert!(la <= hb, "{la} {hb}");
-        assert_eq!(crossing_order(p, q, &a, &b), Ordering::Less);
+        assert_eq!(crossing_order(p, d, &a, &b), Ordering::Less);
     }
 }

@@ -84,12 +84,12 @@ impl GpuBackend {
         m.slots_for(rays.len());
         let tris = &m.prep.bvh().tris;
         // The hits through the triangles in `slots`, by `t` then index, as the CPU sorts them.
-        let hits_at = |&(o, d): &(DVec3, DVec3), (q, t_end): (DVec3, f64), slots: &[u32]| {
+        let hits_at = |&(o, d): &(DVec3, DVec3), (_, t_end): (DVec3, f64), slots: &[u32]| {
             let mut found: Vec<RayHit> = slots
                 .iter()
                 .map(|&s| {
                     let t = tris[s as usize];
-                    hit(o, d, q, t_end, t, &m.tri(t))
+                    hit(o, d, t_end, t, &m.tri(t))
                 })
                 .collect();
             found.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));

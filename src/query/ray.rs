@@ -8,7 +8,9 @@
 
 use super::Posed;
 use crate::bvh::STACK;
-use crate::geom::crossing::{crossing_bounds, crossing_order, orient3d_of_differences};
+use crate::geom::crossing::{
+    crossing_bounds, crossing_order, orient3d_of_differences, orient_along,
+};
 use crate::geom::predicates::orient3d;
 use crate::geom::ray::SegmentSlabs;
 use crate::geom::{DVec3, Tri};
@@ -51,27 +53,35 @@ enum Feature {
 /// The hits of the ray from `o` along `d` up to `o + max_t · d` (`f64::INFINITY`: no limit).
 /// `d` must be non-zero and finite; a ray whose segment past the mesh cannot be held in f64
 /// (an origin beyond about 1e307) meets nothing ([`ray_segment_end`] says which). An origin on
-/// the surface is a hit at `t = 0`; `max_t` bounds the segment tested, whose end is rounded.
+/// the surface is a hit at `t = 0`. What the ray meets, and which hit is first, is decided on
+/// its own line (`o` and `d` exactly); only the end of the segment tested, `o + max_t · d`, is
+/// rounded.
 pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<RayHit> {
     let Some((q, t_end)) = ray_segment_end(o, d, m, max_t) else {
         return Vec::new();
     };
     let mut found: SmallVec<[Met; 4]> = SmallVec::new();
-    // For the first hit, a rigorous bound on where the nearest hit so far lies (a fraction of
-    // oq): a box entered past it holds nothing nearer. Triangles that share that hit's edge or
-    // vertex have boxes entered at or before it. For any hit, the first ends the walk.
+    // For the first hit, a rigorous bound on where the nearest hit so far lies (the ray's
+    // `t`): a box entered past it holds nothing nearer. Triangles that share that hit's edge
+    // or vertex have boxes entered at or before it. For any hit, the first ends the walk.
     let mut bound = f64::INFINITY;
+    // The walks take it as a fraction of `oq`, rounded up; `q` is within a rounding of the
+    // ray, far less than the pad their boxes are grown by.
+    let fraction = |t: f64| match t / t_end * (1.0 + 4.0 * f64::EPSILON) {
+        f if f.is_finite() => f,
+        _ => f64::INFINITY,
+    };
     // Each triangle the walk names, by its corners (and, only once met, its index).
     let take = |tri: &Tri, index: &dyn Fn() -> u32| {
         if hits == Hits::Any && !found.is_empty() {
             return f64::NEG_INFINITY;
         }
-        let Some(part) = meets(o, q, tri) else {
-            return bound;
+        let Some(part) = meets(o, d, q, tri) else {
+            return fraction(bound);
         };
         let t = index();
         let place = match hits {
-            Hits::First => crossing_bounds(o, q, tri),
+            Hits::First => crossing_bounds(o, d, tri),
             _ => (f64::NAN, f64::NAN),
         };
         found.push(Met {
@@ -85,21 +95,21 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
             Hits::First => bound = bound.min(place.1),
             Hits::All => {}
         }
-        bound
+        fraction(bound)
     };
     each_candidate(o, q, m, take);
     // One hit per feature, the smallest triangle standing for it.
     found.sort_unstable_by_key(|x| (x.feature, x.t));
     found.dedup_by_key(|x| x.feature);
     if hits == Hits::First {
-        return nearest(o, q, &found)
-            .map(|x| hit(o, d, q, t_end, x.t, &x.tri))
+        return nearest(o, d, &found)
+            .map(|x| hit(o, d, t_end, x.t, &x.tri))
             .into_iter()
             .collect();
     }
     let mut out: Vec<RayHit> = found
         .iter()
-        .map(|x| hit(o, d, q, t_end, x.t, &x.tri))
+        .map(|x| hit(o, d, t_end, x.t, &x.tri))
         .collect();
     out.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
     if hits != Hits::All {
@@ -145,8 +155,8 @@ fn each_candidate(
     });
 }
 
-/// A triangle a segment meets: what of it, which, its posed corners, and for the first hit
-/// the bounds on where along the segment ([`crossing_bounds`]).
+/// A triangle a ray meets: what of it, which, its posed corners, and for the first hit the
+/// bounds on where along the ray ([`crossing_bounds`]).
 #[derive(Clone, Copy)]
 struct Met {
     feature: Feature,
@@ -155,10 +165,10 @@ struct Met {
     place: (f64, f64),
 }
 
-/// The triangle (standing for its feature) whose crossing of segment `oq` is nearest `o`,
-/// exactly; ties to the smaller index. Crossings are told apart by their bounds where those
-/// do not overlap, and compared exactly where they do.
-fn nearest(o: DVec3, q: DVec3, found: &[Met]) -> Option<&Met> {
+/// The triangle (standing for its feature) whose crossing of the ray from `o` along `d` is
+/// nearest `o`, exactly; ties to the smaller index. Crossings are told apart by their bounds
+/// where those do not overlap, and compared exactly where they do.
+fn nearest(o: DVec3, d: DVec3, found: &[Met]) -> Option<&Met> {
     let reach = found
         .iter()
         .map(|x| x.place.1)
@@ -177,7 +187,7 @@ fn nearest(o: DVec3, q: DVec3, found: &[Met]) -> Option<&Met> {
         } else if x.place.0 > best.place.1 {
             Ordering::Greater
         } else {
-            crossing_order(o, q, &x.tri, &best.tri)
+            crossing_order(o, d, &x.tri, &best.tri)
         };
         match order {
             Ordering::Less => x,
@@ -303,9 +313,14 @@ impl Part {
     }
 }
 
-/// What segment `oq` meets of triangle `tri`, by exact signs: `None` when it misses, lies in
-/// its plane, or the triangle has no area.
-fn meets(o: DVec3, q: DVec3, tri: &Tri) -> Option<Part> {
+/// What the ray from `o` along `d`, up to `q` (its segment's end), meets of triangle `tri`, by
+/// exact signs: `None` when it misses, lies in its plane, or the triangle has no area. Which
+/// edge or corner the line passes through is decided on the ray's own line, from `o` and `d`
+/// as given: `q` is rounded, and the line through it can pass a corner the ray goes through
+/// exactly, beside it (the line then grazes one triangle's edge and crosses another's inside
+/// by the corner: two hits where a concave corner has one). `q` only bounds the segment: the
+/// crossing must lie between the planes' sides of `o` and `q` (with `q = o`, at `o`).
+fn meets(o: DVec3, d: DVec3, q: DVec3, tri: &Tri) -> Option<Part> {
     // Boxes apart on an axis: no contact, by comparisons alone (most triangles of the leaves a
     // ray passes through are beside it).
     let (lo, hi) = (o.min(q), o.max(q));
@@ -317,14 +332,16 @@ fn meets(o: DVec3, q: DVec3, tri: &Tri) -> Option<Part> {
         return None;
     }
     // The line against each edge first: most triangles left are beside the line, and the three
-    // share their differences from `o` (each sign certain by Shewchuk's first bound, else exact).
-    let (d, a) = (q - o, tri.map(|v| v - o));
+    // share their differences from `o` (each sign certain by Shewchuk's first bound, which
+    // holds for `d` exact as for a rounded difference, else exact).
+    let a = tri.map(|v| v - o);
     let mut s = [0i8; 3];
     for k in 0..3 {
         let l = (k + 1) % 3;
-        // orient3d(o, q, a, b) = -orient3d(q, a, b, o): an odd permutation.
-        s[k] = certain(orient3d_of_differences(d, a[k], a[l]))
-            .map_or_else(|| orient3d(o, q, tri[k], tri[l]), |x| -x);
+        // The line's orientation against edge k: orient3d(o, o + d, a, b), which is
+        // -(d . ((a - o) x (b - o))), an odd permutation of the differences' determinant.
+        s[k] = -certain(orient3d_of_differences(d, a[k], a[l]))
+            .unwrap_or_else(|| orient_along(o, d, tri[k], tri[l]));
         if s[..=k].iter().any(|&x| x > 0) && s[..=k].iter().any(|&x| x < 0) {
             return None;
         }
@@ -332,9 +349,10 @@ fn meets(o: DVec3, q: DVec3, tri: &Tri) -> Option<Part> {
     let op = certain(orient3d_of_differences(a[0], a[1], a[2]))
         .unwrap_or_else(|| orient3d(tri[0], tri[1], tri[2], o));
     let oq = orient3d(tri[0], tri[1], tri[2], q);
-    if op * oq > 0 || (op == 0 && oq == 0) {
+    if op * oq > 0 {
         return None;
     }
+    // Three zero signs: the line lies in the plane (or the triangle has no area).
     let zero: SmallVec<[usize; 3]> = (0..3).filter(|&k| s[k] == 0).collect();
     match zero[..] {
         [] => Some(Part::Inside),
@@ -343,7 +361,7 @@ fn meets(o: DVec3, q: DVec3, tri: &Tri) -> Option<Part> {
         [0, 1] => Some(Part::Corner(1)),
         [1, 2] => Some(Part::Corner(2)),
         [0, 2] => Some(Part::Corner(0)),
-        _ => None, // a triangle with no area seen along the ray
+        _ => None, // in the plane, or a triangle with no area seen along the ray
     }
 }
 
@@ -359,25 +377,28 @@ fn certain((det, err): (f64, f64)) -> Option<i8> {
     }
 }
 
-/// The hit of segment `oq` (`o + t d`, `t` up to `t_end`) on triangle `t`, in f64: the one
-/// computation of a hit's values, whichever backend found the triangle.
-pub(crate) fn hit(o: DVec3, d: DVec3, q: DVec3, t_end: f64, t: u32, tri: &Tri) -> RayHit {
+/// The hit of the ray `o + t d` (`t` up to `t_end`) on triangle `t`, in f64: the one
+/// computation of a hit's values, whichever backend found the triangle. `t` is where the ray
+/// crosses the triangle's plane, `o`'s orientation against it over `d`'s (within a few
+/// roundings of the exact one), held to `[0, t_end]`.
+pub(crate) fn hit(o: DVec3, d: DVec3, t_end: f64, t: u32, tri: &Tri) -> RayHit {
     let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
-    let den = n.dot(q - o);
-    let s = if den != 0.0 {
-        (n.dot(tri[0] - o) / den).clamp(0.0, 1.0)
+    let den = n.dot(d);
+    let at = if den != 0.0 {
+        (n.dot(tri[0] - o) / den).clamp(0.0, t_end)
     } else {
         0.0
     };
-    let point = o + (q - o) * s;
+    let at = if at.is_nan() { 0.0 } else { at };
+    let point = o + d * at;
     let (u, v) = super::closest::barycentric(point, tri);
     RayHit {
-        t: s * t_end,
+        t: at,
         triangle: t,
         u,
         v,
         point,
-        front: d.dot(n) < 0.0,
+        front: den < 0.0,
     }
 }
 
@@ -433,7 +454,7 @@ mod tests {
                     f64::INFINITY
                 }));
                 for t in 0..n {
-                    if meets(o, q, &m.tri(t)).is_some() {
+                    if meets(o, d, q, &m.tri(t)).is_some() {
                         met += 1;
                         assert!(named[t as usize], "{o} {d}: triangle {t} not named");
                     }
@@ -446,11 +467,18 @@ mod tests {
     }
 
     /// The ray from `o` along `d` (its segment `oq`) meets, `Hits::All`, exactly the triangles
-    /// exact signs say it meets, over every triangle, once each: how many.
+    /// exact signs say it meets, over every triangle, once each (one for each edge or corner
+    /// several share, the smallest index): how many.
     fn all_hits_equal_brute_force(o: DVec3, d: DVec3, q: DVec3, m: &Posed) -> usize {
-        let mut want: Vec<u32> = (0..m.prep.mesh.triangles.len() as u32)
-            .filter(|&t| meets(o, q, &m.tri(t)).is_some())
+        let mut met: Vec<(Feature, u32)> = (0..m.prep.mesh.triangles.len() as u32)
+            .filter_map(|t| {
+                let part = meets(o, d, q, &m.tri(t))?;
+                Some((part.named(t, || m.prep.mesh.triangles[t as usize]), t))
+            })
             .collect();
+        met.sort();
+        met.dedup_by_key(|x| x.0);
+        let mut want: Vec<u32> = met.iter().map(|x| x.1).collect();
         let mut got: Vec<u32> = ray_hits(o, d, m, f64::INFINITY, Hits::All)
             .iter()
             .map(|h| h.triangle)
