@@ -339,6 +339,47 @@ fn a_pass_at_a_known_gap_reports_it() {
     assert!(r.min_time > 0.35 && r.min_time < 0.65, "{}", r.min_time);
 }
 
+/// A small box swung about an axis above a plate, at a gap known by hand: the box's lower
+/// edges are `sqrt(1.1² + 0.1²)` from the axis, so the least gap is `h − sqrt(1.22)`, where
+/// an edge points straight down (turned by atan(1/11), about 5.19°, either way). The poses
+/// measured by the advancement alone came within about 1e-3 of it; measured again where the
+/// speed bound leaves room, the least distance found is within the tolerance of it, and the
+/// certified bound below it.
+#[test]
+fn a_swing_past_a_plate_finds_its_least_gap_within_the_tolerance() {
+    let plate = boxed([-10.0, -10.0, -1.0], [10.0, 10.0, 0.0]);
+    let b = boxed([-0.1, -0.1, -1.1], [0.1, 0.1, -0.9]);
+    let gap = 0.05;
+    let h = 1.22f64.sqrt() + gap;
+    let swung = |deg: f64| Pose::from_euler_degrees([deg, 0.0, 0.0], DVec3::new(0.0, 0.0, h));
+    let tol = 1e-6;
+    let r = query::sweep(
+        &plate,
+        Pose::IDENTITY,
+        &b,
+        &[swung(-30.0), swung(30.0)],
+        &[],
+        tol,
+    );
+    assert!(r.contact.is_none() && r.complete);
+    // f32 corners (1.1, 0.1 rounded): the gap moves by about 1e-8.
+    assert!(
+        (r.min_distance - gap).abs() < tol + 1e-7,
+        "{}",
+        r.min_distance
+    );
+    // Below the gap, and tighter than half of each step's distance, which the advancement alone
+    // certifies.
+    assert!(
+        r.min_distance_bound <= gap + 1e-7 && r.min_distance_bound > 0.99 * gap,
+        "{}",
+        r.min_distance_bound
+    );
+    let turned = (1.0f64 / 11.0).atan().to_degrees() / 60.0;
+    let near = |x: f64| (r.min_time - x).abs() < 0.01;
+    assert!(near(0.5 - turned) || near(0.5 + turned), "{}", r.min_time);
+}
+
 /// Long sweeps (thousands of steps: they go over to the oriented boxes' walk after 256) against
 /// analytic answers: a pass 0.01 above a box, and a slide 0.001 above it that then comes down
 /// onto it (three waypoints).
@@ -440,6 +481,18 @@ fn the_poses_and_sweep_commands_read_matrices_and_answer() {
     let r = run(&["sweep", c, c, "--path", path.to_str().unwrap()]);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("at least two waypoints"));
+    // A tolerance of infinity would make any pose a contact: refused.
+    std::fs::write(&path, format!("[{}, {}]", m(3.0), m(0.5))).unwrap();
+    let r = run(&[
+        "sweep",
+        c,
+        c,
+        "--path",
+        path.to_str().unwrap(),
+        "--tolerance=inf",
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--tolerance must be finite"));
 }
 
 /// Sliding past at a gap just above the tolerance, over a path so long that the steps near A

@@ -12,6 +12,7 @@ use super::{solid_distance, Interference, Posed, SolidDistance};
 use crate::mesh::{Pose, PreparedMesh};
 use glam::{DMat3, DQuat};
 use rayon::prelude::*;
+use std::collections::BinaryHeap;
 
 /// One pose's answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,9 +51,12 @@ pub struct SweepReport {
     /// The first contact: the time (fraction of the whole path), the segment, the time within
     /// it, B's pose there, and the evidence or the closest points.
     pub contact: Option<SweepHit>,
-    /// The smallest distance at the poses visited, where (time), and a certified lower bound on
-    /// the distance anywhere along the path (half of each step's distance: steps are half the
-    /// distance over the speed).
+    /// The smallest distance at the poses measured, where (time), and a certified lower bound
+    /// on the distance anywhere along the path. A path with no contact is measured again
+    /// between its steps where the bound leaves room for a smaller distance than found
+    /// ([`refine_minimum`]), until the two are within the tolerance or as many poses again
+    /// (and 256 more) have been measured: the distance at `min_time` is `min_distance`, and
+    /// none along the path is below `min_distance_bound`.
     pub min_distance: f64,
     pub min_time: f64,
     pub min_distance_bound: f64,
@@ -115,27 +119,32 @@ pub fn sweep(
         steps: 0,
         complete: true,
     };
-    for seg in 0..n.saturating_sub(1) {
-        let (p0, p1) = (path[seg], path[seg + 1]);
-        let (q0, q1) = (quat(&p0), quat(&p1));
-        // The rotation angle from q0 to q1 by atan2 of the relative quaternion, which stays
-        // accurate for tiny angles (glam's angle_between, 2 acos |dot|, gives 0 below 3e-8).
-        let rel = q0.inverse() * q1;
-        let angle = 2.0 * rel.xyz().length().atan2(rel.w.abs());
-        let speed = (p1.translation - p0.translation).length() + angle * reach;
+    let segments: Vec<Segment> = (0..n.saturating_sub(1))
+        .map(|seg| Segment::new(path[seg], path[seg + 1], reach))
+        .collect();
+    // The distance at `s` of the way along segment `seg`, its answer and B's pose there.
+    let measure = |seg: usize, s: f64, steps: usize| {
+        let pose = segments[seg].at(s);
+        // The same answer either way; long sweeps switch to the walk that is cheaper per
+        // step once its boxes are built.
+        let pb = Posed::new(b, pose);
+        let solid = if steps >= ORIENTED_AFTER {
+            solid_distance_serial(&pa, &pb)
+        } else {
+            solid_distance(&pa, &pb)
+        };
+        (solid, pose)
+    };
+    // Each segment's poses measured: (s, distance).
+    let mut measured: Vec<Vec<(f64, f64)>> = vec![Vec::new(); segments.len()];
+    for (seg, segment) in segments.iter().enumerate() {
+        let speed = segment.speed;
         let mut s = 0.0;
         loop {
-            let pose = interpolate(&p0, &p1, q0, q1, s);
-            // The same answer either way; long sweeps switch to the walk that is cheaper per
-            // step once its boxes are built.
-            let pb = Posed::new(b, pose);
-            let solid = if report.steps >= ORIENTED_AFTER {
-                solid_distance_serial(&pa, &pb)
-            } else {
-                solid_distance(&pa, &pb)
-            };
+            let (solid, pose) = measure(seg, s, report.steps);
             let d = solid.distance();
             let time = time_of(seg) + s * (time_of(seg + 1) - time_of(seg));
+            measured[seg].push((s, d));
             report.steps += 1;
             if d < report.min_distance {
                 (report.min_distance, report.min_time) = (d, time);
@@ -164,7 +173,144 @@ pub fn sweep(
             s = next;
         }
     }
+    let refine = |seg: usize, s: f64, steps: usize| measure(seg, s, steps).0.distance();
+    refine_minimum(&mut report, &segments, &measured, tol, &time_of, refine);
     report
+}
+
+/// One segment of a path: its ends, their rotations, and a bound on how fast any point of B
+/// moves along it (distance a unit of `s`).
+struct Segment {
+    p0: Pose,
+    p1: Pose,
+    q0: DQuat,
+    q1: DQuat,
+    speed: f64,
+}
+
+impl Segment {
+    /// From `p0` to `p1`, B's points at most `reach` from its origin.
+    fn new(p0: Pose, p1: Pose, reach: f64) -> Segment {
+        let (q0, q1) = (quat(&p0), quat(&p1));
+        // The rotation angle from q0 to q1 by atan2 of the relative quaternion, which stays
+        // accurate for tiny angles (glam's angle_between, 2 acos |dot|, gives 0 below 3e-8).
+        let rel = q0.inverse() * q1;
+        let angle = 2.0 * rel.xyz().length().atan2(rel.w.abs());
+        let speed = (p1.translation - p0.translation).length() + angle * reach;
+        Segment {
+            p0,
+            p1,
+            q0,
+            q1,
+            speed,
+        }
+    }
+
+    fn at(&self, s: f64) -> Pose {
+        interpolate(&self.p0, &self.p1, self.q0, self.q1, s)
+    }
+}
+
+/// A stretch of a segment between two poses measured, and the least distance the speed bound
+/// allows anywhere on it: the distance falls at most `speed` a unit of `s` from either end,
+/// so it is at least where the two falls meet, `(d0 + d1 − speed (s1 − s0)) / 2`.
+#[derive(Clone, Copy, Debug)]
+struct Stretch {
+    seg: usize,
+    s: (f64, f64),
+    d: (f64, f64),
+    least: f64,
+}
+
+/// Least bound first, in a [`BinaryHeap`].
+impl Ord for Stretch {
+    fn cmp(&self, other: &Stretch) -> std::cmp::Ordering {
+        other.least.total_cmp(&self.least)
+    }
+}
+
+impl PartialOrd for Stretch {
+    fn partial_cmp(&self, other: &Stretch) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Stretch {
+    fn eq(&self, other: &Stretch) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Stretch {}
+
+impl Stretch {
+    fn new(seg: usize, s: (f64, f64), d: (f64, f64), speed: f64) -> Stretch {
+        let least = (d.0 + d.1 - speed * (s.1 - s.0)) / 2.0;
+        Stretch {
+            seg,
+            s,
+            d,
+            least: least.min(d.0).min(d.1),
+        }
+    }
+}
+
+/// For a path that ends with no contact: measures again in the middle of the stretch whose
+/// bound is least, while it leaves room for a distance more than `tol` below the least found,
+/// for at most as many poses as the advancement took and 256 more (a path that slides past at
+/// a constant gap would need ever more; the speed bound is loose, so near a minimum the
+/// distance found converges faster than the bound). Sets the least distance found, its time,
+/// and the bound: the least of every stretch's.
+fn refine_minimum(
+    report: &mut SweepReport,
+    segments: &[Segment],
+    measured: &[Vec<(f64, f64)>],
+    tol: f64,
+    time_of: &dyn Fn(usize) -> f64,
+    mut distance: impl FnMut(usize, f64, usize) -> f64,
+) {
+    if report.contact.is_some() || !report.complete {
+        return;
+    }
+    let mut least_kept = f64::INFINITY;
+    let mut stretches = BinaryHeap::new();
+    for (seg, m) in measured.iter().enumerate() {
+        let speed = segments[seg].speed;
+        for w in m.windows(2) {
+            stretches.push(Stretch::new(seg, (w[0].0, w[1].0), (w[0].1, w[1].1), speed));
+        }
+    }
+    let budget = report.steps + 256;
+    for _ in 0..budget {
+        match stretches.peek() {
+            Some(x) if x.least < report.min_distance - tol => {}
+            _ => break,
+        }
+        let Some(x) = stretches.pop() else { break };
+        let mid = (x.s.0 + x.s.1) / 2.0;
+        if !(mid > x.s.0 && mid < x.s.1) {
+            // As fine as the path's parameter resolves: its bound stays.
+            least_kept = least_kept.min(x.least);
+            continue;
+        }
+        let d = distance(x.seg, mid, report.steps);
+        report.steps += 1;
+        if d < report.min_distance {
+            let (t0, t1) = (time_of(x.seg), time_of(x.seg + 1));
+            (report.min_distance, report.min_time) = (d, t0 + mid * (t1 - t0));
+        }
+        let speed = segments[x.seg].speed;
+        stretches.push(Stretch::new(x.seg, (x.s.0, mid), (x.d.0, d), speed));
+        stretches.push(Stretch::new(x.seg, (mid, x.s.1), (d, x.d.1), speed));
+    }
+    let least = stretches
+        .iter()
+        .map(|x| x.least)
+        .fold(least_kept.min(report.min_distance), f64::min);
+    report.min_distance_bound = report
+        .min_distance_bound
+        .max(least.max(0.0))
+        .min(report.min_distance);
 }
 
 fn quat(p: &Pose) -> DQuat {

@@ -161,9 +161,9 @@ pub fn sweep(
     let (ma, mb) = (load(a)?, load(b)?);
     let size = ma.mesh.bounding_box().diagonal() + mb.mesh.bounding_box().diagonal();
     let tol = tolerance.unwrap_or(1e-6 * size);
-    if tol.is_nan() || tol <= 0.0 {
+    if !(tol > 0.0 && tol.is_finite()) {
         return Err(Error::Argument(format!(
-            "--tolerance must be > 0, got {tol}"
+            "--tolerance must be finite and > 0, got {tol}"
         )));
     }
     let t = Instant::now();

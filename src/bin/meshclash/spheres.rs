@@ -37,9 +37,9 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
         })?)
     } else {
         let tol = tolerance.unwrap_or(1e-9 * m.mesh.bounding_box().diagonal());
-        if tol.is_nan() || tol <= 0.0 {
+        if !(tol > 0.0 && tol.is_finite()) {
             return Err(Error::Argument(format!(
-                "--tolerance must be > 0, got {tol}"
+                "--tolerance must be finite and > 0, got {tol}"
             )));
         }
         answered_by = backend.name();
