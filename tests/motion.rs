@@ -481,6 +481,15 @@ fn the_poses_and_sweep_commands_read_matrices_and_answer() {
     let r = run(&["sweep", c, c, "--path", path.to_str().unwrap()]);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("at least two waypoints"));
+    // One pose written as the matrix it is, four rows of four: B 3 away, apart.
+    std::fs::write(&poses, "[[1,0,0,3],[0,1,0,0],[0,0,1,0],[0,0,0,1]]").unwrap();
+    let r = run(&["poses", c, c, poses.to_str().unwrap(), "--json"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(
+        (v["count"].as_u64(), v["interfering"].as_u64()),
+        (Some(1), Some(0))
+    );
     // A tolerance of infinity would make any pose a contact: refused.
     std::fs::write(&path, format!("[{}, {}]", m(3.0), m(0.5))).unwrap();
     let r = run(&[

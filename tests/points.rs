@@ -149,11 +149,14 @@ fn scratch(name: &str) -> PathBuf {
 /// A `.npy` of `rows` (N×3) in float64 or float32, written byte by byte here (NumPy's format
 /// 1.0), not by the code under test.
 fn npy(path: &Path, rows: &[[f64; 3]], f32s: bool) {
+    let shape = format!("({}, 3)", rows.len());
+    npy_shaped(path, &shape, rows.as_flattened(), f32s);
+}
+
+/// A `.npy` of `values` in C order, of the shape written as NumPy writes it, e.g. `(1, 3, 1)`.
+fn npy_shaped(path: &Path, shape: &str, values: &[f64], f32s: bool) {
     let descr = if f32s { "<f4" } else { "<f8" };
-    let mut header = format!(
-        "{{'descr': '{descr}', 'fortran_order': False, 'shape': ({}, 3), }}",
-        rows.len()
-    );
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     while (10 + header.len() + 1) % 64 != 0 {
         header.push(' ');
     }
@@ -161,7 +164,7 @@ fn npy(path: &Path, rows: &[[f64; 3]], f32s: bool) {
     let mut b = b"\x93NUMPY\x01\x00".to_vec();
     b.extend((header.len() as u16).to_le_bytes());
     b.extend(header.as_bytes());
-    for x in rows.iter().flatten() {
+    for x in values {
         if f32s {
             b.extend((*x as f32).to_le_bytes());
         } else {
@@ -309,6 +312,24 @@ fn bad_point_tables_are_refused_by_row() {
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("--max-distance"), "{err}");
+}
+
+/// A `.npy` of three dimensions is a table of 4×4 matrices or nothing: points saved as
+/// (1, 3, 1) were read as one row of three, and (1, 3, 2) as a ray of six numbers.
+#[test]
+fn tables_of_three_dimensions_other_than_matrices_are_refused() {
+    let teapot = common::case_path("meshes/teapot.stl");
+    let table = scratch("three.npy");
+    npy_shaped(&table, "(1, 3, 1)", &[0.0, 0.5, 1.0], false);
+    let (code, _, err) = meshclash(&[
+        "closest",
+        teapot.to_str().unwrap(),
+        table.to_str().unwrap(),
+        "--backend",
+        "cpu",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("only K×4×4 matrices"), "{err}");
 }
 
 /// A table of no rows is a batch of none in every format: a CSV of its header alone, an empty

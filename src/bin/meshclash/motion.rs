@@ -11,9 +11,19 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The poses of a table of 4×4 row-major matrices, each checked rigid.
+/// The poses of a table of 4×4 row-major matrices, each checked rigid: rows of 16, or one
+/// matrix as four rows of four (a single pose saved as it is written).
 fn read_poses(path: &Path) -> Result<Vec<Pose>, Error> {
-    let rows = table::read(path, 16)?;
+    let mut rows = table::read_widths(path, &[16, 4])?;
+    if rows.width == 4 {
+        if rows.len() != 4 {
+            return Err(Error::Argument(format!(
+                "{}: rows of 4 numbers, expected 16 (or one 4×4 matrix)",
+                path.display()
+            )));
+        }
+        rows.width = 16;
+    }
     (0..rows.len())
         .map(|i| {
             Pose::from_matrix(rows.row(i)).map_err(|e| Error::Syntax {

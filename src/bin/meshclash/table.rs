@@ -213,8 +213,13 @@ fn read_npy(path: &Path) -> Result<Rows, Error> {
     let (rows, width) = match shape[..] {
         [n] => (n, 1),
         [n, k] => (n, k),
-        // Matrices, one per row: K×4×4 as K rows of 16.
-        [n, r, c] => (n, r.saturating_mul(c)),
+        // Matrices, one per row: K×4×4 as K rows of 16. No other table has three dimensions.
+        [n, 4, 4] => (n, 16),
+        [_, _, _] => {
+            return Err(bad(&format!(
+                "shape {shape:?}: of three dimensions, only K×4×4 matrices"
+            )))
+        }
         _ => return Err(bad(&format!("{} dimensions, expected 2", shape.len()))),
     };
     let data = &bytes[start + len..];
