@@ -55,7 +55,7 @@ pub struct SweepReport {
     /// on the distance anywhere along the path. A path with no contact is measured again
     /// between its steps where the bound leaves room for a smaller distance than found
     /// ([`refine_minimum`]), until the two are within the tolerance or as many poses again
-    /// (and 256 more) have been measured: the distance at `min_time` is `min_distance`, and
+    /// (and 64 more) have been measured: the distance at `min_time` is `min_distance`, and
     /// none along the path is below `min_distance_bound`.
     pub min_distance: f64,
     pub min_time: f64,
@@ -257,7 +257,7 @@ impl Stretch {
 
 /// For a path that ends with no contact: measures again in the middle of the stretch whose
 /// bound is least, while it leaves room for a distance more than `tol` below the least found,
-/// for at most as many poses as the advancement took and 256 more (a path that slides past at
+/// for at most as many poses as the advancement took and 64 more (a path that slides past at
 /// a constant gap would need ever more; the speed bound is loose, so near a minimum the
 /// distance found converges faster than the bound). Sets the least distance found, its time,
 /// and the bound: the least of every stretch's.
@@ -280,7 +280,7 @@ fn refine_minimum(
             stretches.push(Stretch::new(seg, (w[0].0, w[1].0), (w[0].1, w[1].1), speed));
         }
     }
-    let budget = report.steps + 256;
+    let budget = report.steps + 64;
     for _ in 0..budget {
         match stretches.peek() {
             Some(x) if x.least < report.min_distance - tol => {}
