@@ -283,7 +283,13 @@ fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec
             r.len()
         )));
     }
-    if let Some(i) = r.iter().position(|r| r.is_nan() || *r < 0.0) {
+    if let Some(i) = r.iter().position(|r| !r.is_finite()) {
+        return Err(value_error(format!(
+            "radii: row {i} holds {}, not a finite number",
+            r[i]
+        )));
+    }
+    if let Some(i) = r.iter().position(|r| *r < 0.0) {
         return Err(value_error(format!("row {i} has a negative radius")));
     }
     Ok(c.into_iter().zip(r).collect())
@@ -358,8 +364,10 @@ pub fn sphere_sweeps<'py>(
         )));
     }
     let tol = tolerance.unwrap_or(1e-9 * m.mesh.bounding_box().diagonal());
-    if tol.is_nan() || tol <= 0.0 {
-        return Err(value_error(format!("--tolerance must be > 0, got {tol}")));
+    if !(tol > 0.0 && tol.is_finite()) {
+        return Err(value_error(format!(
+            "--tolerance must be finite and > 0, got {tol}"
+        )));
     }
     let moving: Vec<_> = s.iter().zip(&v).map(|(&(c, r), &v)| (c, r, v)).collect();
     let backend = backend_of(py, backend)?;
@@ -488,8 +496,10 @@ pub fn sweep<'py>(
     let pa = pose(transform_a, "transform_a")?;
     let size = ma.mesh.bounding_box().diagonal() + mb.mesh.bounding_box().diagonal();
     let tol = tolerance.unwrap_or(1e-6 * size);
-    if tol.is_nan() || tol <= 0.0 {
-        return Err(value_error(format!("--tolerance must be > 0, got {tol}")));
+    if !(tol > 0.0 && tol.is_finite()) {
+        return Err(value_error(format!(
+            "--tolerance must be finite and > 0, got {tol}"
+        )));
     }
     let r = py.detach(|| query::sweep(&ma, pa, &mb, &waypoints, &times, tol));
     let d = PyDict::new(py);

@@ -77,13 +77,27 @@ pub fn check_shape(got: &[usize], what: &str, want: &[Option<usize>]) -> PyResul
     )))
 }
 
-/// Rows of three numbers, `(N, 3)`, as points.
+/// Rows of three finite numbers, `(N, 3)`, as points (query rows: points, origins,
+/// directions, centres, displacements). A row holding NaN or an infinity is refused, as the
+/// command line refuses it: answered, it came back as an answer (outside, nothing within reach).
 pub fn points(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<DVec3>> {
     let a = f64_array(obj, what, &[None, Some(3)])?;
     let a = a.as_array();
-    Ok(a.outer_iter()
+    let rows: Vec<DVec3> = a
+        .outer_iter()
         .map(|r| DVec3::new(r[0], r[1], r[2]))
-        .collect())
+        .collect();
+    if let Some((i, v)) = rows.iter().enumerate().find_map(|(i, r)| {
+        r.to_array()
+            .into_iter()
+            .find(|v| !v.is_finite())
+            .map(|v| (i, v))
+    }) {
+        return Err(value_error(format!(
+            "{what}: row {i} holds {v}, not a finite number"
+        )));
+    }
+    Ok(rows)
 }
 
 /// A 4×4 rigid transform (`None`: the identity), checked as `--matrix` is.

@@ -64,6 +64,28 @@ def test_spheres(backend):
         mc.sphere_contacts(CUBE, [[0, 0, 0], [1, 1, 1]], [1, -1])
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_rows_that_are_not_finite_are_refused(bad):
+    """As the command line refuses them: answered, a NaN point came back outside, and one
+    with no triangle within reach."""
+    row = [[0, 0, 0], [bad, 0, 0]]
+    for call in (
+        lambda: mc.winding_numbers(CUBE, row),
+        lambda: mc.closest_points(CUBE, row),
+        lambda: mc.ray_hits(CUBE, row, [[1, 0, 0], [1, 0, 0]]),
+        lambda: mc.ray_hits(CUBE, [[0, 0, 0], [0, 0, 0]], row),
+        lambda: mc.sphere_contacts(CUBE, row, 0.1),
+        lambda: mc.sphere_sweeps(CUBE, [[2, 0, 0], [3, 0, 0]], 0.1, row),
+    ):
+        with pytest.raises(ValueError, match="row 1 holds .*, not a finite number"):
+            call()
+    with pytest.raises(ValueError, match="radii: row 0 holds"):
+        mc.sphere_contacts(CUBE, [[0, 0, 0]], [bad])
+    if bad == np.inf:
+        with pytest.raises(ValueError, match="--tolerance must be finite"):
+            mc.sphere_sweeps(CUBE, [[2, 0, 0]], 0.1, [[1, 0, 0]], tolerance=bad)
+
+
 def test_poses_equal_one_call_each(backend):
     ts = np.stack([translation(x, 0, 0) for x in (0.5, 1.0, 2.0, 0.0)])
     p = mc.poses(CUBE, CUBE, ts, clearance=0.1, backend=backend)
