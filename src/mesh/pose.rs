@@ -195,9 +195,10 @@ impl Pose {
 /// The sine and cosine of `deg` degrees, taken modulo 360 first (exactly), and exact at the
 /// multiples of 90.
 fn sin_cos_degrees(deg: f64) -> (f64, f64) {
+    // In [0, 360], 360 itself for a tiny negative angle (the remainder rounds up to it).
     let r = deg.rem_euclid(360.0);
     if r % 90.0 == 0.0 {
-        return match (r / 90.0) as u8 {
+        return match (r / 90.0) as u8 % 4 {
             0 => (0.0, 1.0),
             1 => (1.0, 0.0),
             2 => (0.0, -1.0),
@@ -245,6 +246,9 @@ mod tests {
                 }
             }
         }
+        // A tiny negative angle's remainder modulo 360 rounds to 360 itself: a whole turn.
+        let tiny = Pose::from_euler_degrees([-1e-20, 0.0, 0.0], DVec3::ZERO);
+        assert_eq!(tiny.rotation, Pose::IDENTITY.rotation);
         let r = [12.0, -34.0, 561.0];
         let p = Pose::from_euler_degrees(r, DVec3::ZERO);
         let g = glam::DMat3::from_rotation_z(r[2].to_radians())
