@@ -1038,3 +1038,26 @@ fn parts_too_small_or_too_large_for_f32_are_answered_as_on_the_cpu() {
         );
     }
 }
+
+/// Parts placed exactly `d` apart: the GPU's clearance keeps the pair for the host, which
+/// decides it exactly, as the CPU does: none within `d`, one within the next f64 above it.
+#[test]
+fn a_pair_exactly_the_clearance_apart_is_decided_as_on_the_cpu() {
+    let Some(b) = backend(
+        "a_pair_exactly_the_clearance_apart_is_decided_as_on_the_cpu",
+        None,
+    ) else {
+        return;
+    };
+    let next_up = |x: f64| f64::from_bits(x.to_bits() + 1);
+    for (x, y, d) in common::pairs_exactly_apart() {
+        for shift in [DVec3::ZERO, DVec3::new(1e6, -2e6, 3e6)] {
+            let at = Pose::translation(shift);
+            for (reach, want) in [(d, 0), (next_up(d), 1)] {
+                let name = format!("{d} apart, moved by {shift}, clearance {reach}");
+                let gpu = both(&b, &name, &x, at, &y, at, Some(reach));
+                assert_eq!(gpu.clearance.unwrap().pairs.len(), want, "{name}");
+            }
+        }
+    }
+}

@@ -7,6 +7,7 @@
 mod common;
 
 use glam::DVec3;
+use meshclash::geom::closer::closer_than;
 use meshclash::geom::tritri;
 use meshclash::mesh::{generate, Mesh, Pose};
 use meshclash::octree::Octree;
@@ -813,8 +814,19 @@ fn random_poses_of_small_real_meshes_equal_brute_force() {
             "{name}: distance"
         );
         if let Some(d) = clearance {
-            let want: Vec<(u32, u32, f64, bool)> =
-                all.iter().copied().filter(|p| p.2 < d).collect();
+            // Closer than d by the f64 distance, except within a rounding of d (clearance 2
+            // above is such a tie), where only the exact comparison can tell: seed 11 has 8
+            // pairs whose f64 distance is d and whose exact squared distance is 1.9e-17 below
+            // d² (one checked in Python's Fractions). `closer_than` is held to hand-worked
+            // ties in its own tests.
+            let reach = |b: &meshclash::geom::Aabb| b.min.abs().max(b.max.abs()).max_element();
+            let scale = 1e-9 * (reach(&ba) + reach(&bb) + ra + rb + far.abs().max_element() + d);
+            let closer = |p: &(u32, u32, f64, bool)| match (p.3, (p.2 - d).abs() <= scale) {
+                (true, _) => d > 0.0,
+                (false, true) => closer_than(&x.tri(p.0), &y.tri(p.1), d),
+                (false, false) => p.2 < d,
+            };
+            let want: Vec<(u32, u32, f64, bool)> = all.iter().copied().filter(closer).collect();
             let c = got.clearance.as_ref().unwrap();
             let listed: Vec<(u32, u32, f64, bool)> = c
                 .pairs
@@ -1146,5 +1158,38 @@ fn a_part_in_two_overlapping_bodies_or_in_a_wall_is_swallowed_and_in_a_cavity_is
         let want_in = (want != 0.0).then_some(query::Containment::BInA);
         assert_eq!(r.containment, want_in, "{name}");
         assert_eq!(query::interferes(&x, &y), want != 0.0, "{name}");
+    }
+}
+
+/// Parts placed exactly `d` apart (a clearance designed to the value) are not closer than `d`,
+/// whichever way their f64 distance rounds, and are closer than the next f64 above it: in
+/// `clearance`, `check`'s clearance and the poses' counts, at the origin and 1e6 from it.
+#[test]
+fn a_pair_exactly_the_clearance_apart_is_not_within_it() {
+    let next_up = |x: f64| f64::from_bits(x.to_bits() + 1);
+    let cases = common::pairs_exactly_apart();
+    // The f64 distance alone would count the first at d and miss the second at next_up(d).
+    let f64_distance = |k: usize| {
+        let (a, b, _) = &cases[k];
+        let (x, y) = (Posed::new(a, Pose::IDENTITY), Posed::new(b, Pose::IDENTITY));
+        tritri::distance(&x.tri(0), &y.tri(0)).distance
+    };
+    assert!(f64_distance(0) < 18.0 && f64_distance(1) > 21.0);
+    for (a, b, d) in &cases {
+        for shift in [DVec3::ZERO, DVec3::new(1e6, -2e6, 3e6)] {
+            let at = Pose::translation(shift);
+            let (x, y) = (Posed::new(a, at), Posed::new(b, at));
+            for (reach, want) in [(*d, 0), (next_up(*d), 1)] {
+                let name = format!("{d} apart, moved by {shift}, clearance {reach}");
+                assert_eq!(query::clearance(&x, &y, reach).pairs.len(), want, "{name}");
+                let opts = query::CheckOptions {
+                    clearance: Some(reach),
+                };
+                let checked = query::check(a, at, b, at, &opts).clearance.unwrap();
+                assert_eq!(checked.pairs.len(), want, "{name}: check");
+                let posed = query::poses(a, at, b, &[at], Some(reach));
+                assert_eq!(posed[0].clearance_pairs, Some(want), "{name}: poses");
+            }
+        }
     }
 }

@@ -242,3 +242,104 @@ fn gpu_sphere_sweeps_equal_the_cpus() {
         "{contacts} contacts, {clear} clear, {undecided} undecided"
     );
 }
+
+fn triangle(t: [[f32; 3]; 3]) -> PreparedMesh {
+    PreparedMesh::new(meshclash::mesh::Mesh::from_soup("triangle", vec![t]).unwrap())
+}
+
+/// A review's cases, each worked exactly (rationals): a moving point crossing a triangle's
+/// inside at t = 45/151 with the part 1e8 from the origin, and at t ≈ 1/2 on a path 2e7
+/// long; and at the origin with a tolerance of 1e-20, finer than f64 resolves there (crossing
+/// at t = 137/1262). Rounding had stepped each past the triangle and called it clear: each is
+/// now a contact no later than the crossing, or undecided, never clear.
+#[test]
+fn a_moving_point_crossing_a_triangle_far_out_or_on_a_long_path_is_never_clear() {
+    let tri = triangle([[-4.0, -4.0, 1.0], [4.0, -3.0, -1.0], [1.0, 5.0, 3.0]]);
+    let far = DVec3::splat(1e8);
+    let small = triangle([
+        [-0.25, -0.25, 0.0625],
+        [0.25, -0.1875, -0.0625],
+        [0.0625, 0.3125, 0.1875],
+    ]);
+    let cases = [
+        (
+            &tri,
+            Pose::translation(far),
+            far + DVec3::new(0.0, 0.5, 0.125),
+            DVec3::new(3.375, 0.5625, 4.0),
+            None,
+            45.0 / 151.0,
+        ),
+        (
+            &small,
+            Pose::IDENTITY,
+            DVec3::new(-2294672.0, 1298013.0, -9646224.0),
+            DVec3::new(4589343.876977963, -2596026.1867766026, 19292448.116877783),
+            None,
+            97433855287361536.0 / 194867710420582387.0,
+        ),
+        (
+            &tri,
+            Pose::IDENTITY,
+            DVec3::new(0.5, -0.875, 1.125),
+            DVec3::new(-3.25, -2.875, -2.5),
+            Some(1e-20),
+            137.0 / 1262.0,
+        ),
+    ];
+    for (m, pose, c, v, tol, crossing) in cases {
+        let posed = Posed::new(m, pose);
+        let tol = tol.unwrap_or_else(|| query::default_sweep_tolerance(&posed, &[(c, 0.0, v)]));
+        match query::sphere_sweep(c, 0.0, v, &posed, tol) {
+            query::SphereSweep::Contact(hit) => {
+                assert!(
+                    hit.toi <= crossing * (1.0 + 1e-12),
+                    "{hit:?} after {crossing}"
+                );
+                let at = query::sphere_contact(c + v * hit.toi, 0.0, &posed).unwrap();
+                assert!(
+                    at.gap <= tol * 1.01,
+                    "gap {} at {hit:?}, tolerance {tol}",
+                    at.gap
+                );
+            }
+            query::SphereSweep::Undecided { from } => assert!(from <= crossing),
+            query::SphereSweep::Clear => panic!("clear through the triangle at {crossing}"),
+        }
+    }
+}
+
+/// A sphere whose move ends exactly touching a face (its squared distance at the end is
+/// 1225/256 = r², worked in rationals) meets it at the end; one moving a little less does
+/// not. A sphere exactly tangent to a tilted face (squared distance 3969/256 = r²) touches it,
+/// and `sphere_triangles` names the face: both decided exactly, whichever way the f64 distance
+/// rounds (it read 4.4e-16 above r).
+#[test]
+fn spheres_exactly_touching_touch() {
+    let next_down = |x: f64| f64::from_bits(x.to_bits() - 1);
+    let m = triangle([[100.0, 0.0, 0.0], [64.0, -32.0, 28.0], [64.0, -24.0, 24.0]]);
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let (c, r, v) = (
+        DVec3::new(87.875, -3.3125, 38.875),
+        2.1875,
+        DVec3::new(-7.5, -11.25, -22.5),
+    );
+    let tol = query::default_sweep_tolerance(&posed, &[(c, r, v)]);
+    let hit = *query::sphere_sweep(c, r, v, &posed, tol)
+        .contact()
+        .expect("it touches at the end");
+    assert!(hit.toi > 0.999 && hit.toi <= 1.0, "{hit:?}");
+    assert!(query::sphere_contact(c + v, r, &posed).unwrap().touches);
+    let short = query::sphere_sweep(c, next_down(r) * 0.999, v, &posed, tol);
+    assert_eq!(short, query::SphereSweep::Clear);
+
+    let m = triangle([[40.0, 0.0, 0.0], [22.0, -16.0, 14.0], [22.0, -12.0, 12.0]]);
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let c = DVec3::new(29.875, -8.1875, 2.875);
+    let tangent = query::sphere_contact(c, 3.9375, &posed).unwrap();
+    assert!(tangent.touches, "{tangent:?}");
+    assert_eq!(query::sphere_triangles(c, 3.9375, &posed), vec![0]);
+    let below = next_down(3.9375);
+    assert!(!query::sphere_contact(c, below, &posed).unwrap().touches);
+    assert!(query::sphere_triangles(c, below, &posed).is_empty());
+}

@@ -7,7 +7,7 @@
 use crate::convert::{err, f64_array, points, pose, poses as pose_list, value_error};
 use crate::mesh::Mesh;
 use crate::pair::backend_of;
-use meshclash::query::{self, Hits, Posed, SolidDistance, SphereSweep};
+use meshclash::query::{self, default_sweep_tolerance, Hits, Posed, SolidDistance, SphereSweep};
 use meshclash::DVec3;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1};
@@ -336,7 +336,8 @@ pub fn sphere_contacts<'py>(
 /// contact, certified by conservative advancement (none before ``toi``, within ``tolerance``
 /// of touching there): ``{"contact", "decided", "toi", "triangle", "point"}``. ``decided``
 /// False: the advancement could not decide (never reported clear). ``tolerance`` defaults to
-/// 1e-9 of the mesh's bounding-box diagonal. As ``meshclash spheres`` with displacements.
+/// 1e-9 of the mesh's bounding-box diagonal, and no less than four times what the coordinates
+/// resolve (parts far from the origin). As ``meshclash spheres`` with displacements.
 #[pyfunction]
 #[pyo3(
     signature = (mesh, centers, radii, displacements, transform = None, tolerance = None, backend = None),
@@ -363,13 +364,13 @@ pub fn sphere_sweeps<'py>(
             v.len()
         )));
     }
-    let tol = tolerance.unwrap_or(1e-9 * m.mesh.bounding_box().diagonal());
+    let moving: Vec<_> = s.iter().zip(&v).map(|(&(c, r), &v)| (c, r, v)).collect();
+    let tol = tolerance.unwrap_or_else(|| default_sweep_tolerance(&Posed::new(&m, p), &moving));
     if !(tol > 0.0 && tol.is_finite()) {
         return Err(value_error(format!(
             "--tolerance must be finite and > 0, got {tol}"
         )));
     }
-    let moving: Vec<_> = s.iter().zip(&v).map(|(&(c, r), &v)| (c, r, v)).collect();
     let backend = backend_of(py, backend)?;
     let found = py
         .detach(|| backend.sphere_sweeps(&m, p, &moving, tol))

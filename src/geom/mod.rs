@@ -9,9 +9,11 @@
 //! orientation predicates; distances and closest points are plain `f64`.
 
 pub mod classify;
+pub mod closer;
 pub mod closest;
 pub mod crossing;
 pub mod dynamic;
+pub(crate) mod integers;
 pub mod overlap;
 pub mod predicates;
 pub mod ray;

@@ -192,9 +192,9 @@ impl GpuBackend {
         Ok(near
             .iter()
             .zip(spheres)
-            .map(|(n, &(_, r))| {
+            .map(|(n, &(c, r))| {
                 n.as_ref()
-                    .map(|n| contact_from(n, inside.next().unwrap_or(false), r))
+                    .map(|n| contact_from(c, r, n, inside.next().unwrap_or(false), m))
             })
             .collect())
     }
@@ -223,7 +223,8 @@ impl GpuBackend {
         let mut out = vec![SphereSweep::Undecided { from: 0.0 }; spheres.len()];
         let mut moving: Vec<(usize, Sweep)> = Vec::new();
         for (i, start) in starts.iter().enumerate() {
-            match start.as_ref().map(Sweep::start) {
+            let (c, r, v) = spheres[i];
+            match start.as_ref().map(|s| Sweep::start(s, (c, r, v), m)) {
                 Some(Ok(sweep)) => moving.push((i, sweep)),
                 Some(Err(done)) => out[i] = done,
                 None => {} // a centre that is not finite: undecided from 0

@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::geom::{tritri, DVec3};
 use crate::mesh::{Pose, PreparedMesh};
 use crate::query::check::check_with;
+use crate::query::clearance;
 use crate::query::distance::settled_on_one_thread;
 use crate::query::intersect::classify_pairs;
 use crate::query::self_intersect::pair_kind;
@@ -295,7 +296,10 @@ impl GpuBackend {
         gb: &GpuMesh,
         d: f64,
     ) -> Result<ClearanceReport> {
-        if d.is_nan() || d <= 0.0 || apart(a, b, d) {
+        // The stages keep pairs within `reach` (d and the rounding of f64 distances): the
+        // host decides which are closer than d, exactly, as the CPU does.
+        let reach = clearance::reach(a, b, d);
+        if d.is_nan() || d <= 0.0 || apart(a, b, reach) {
             // Nothing is closer than 0, or the roots are farther apart than d.
             return Ok(crate::query::clearance(a, b, d));
         }
@@ -307,7 +311,7 @@ impl GpuBackend {
             candidates,
             ..
         } = self
-            .run((a, ga), (b, gb), d, MODE_CLEARANCE, Narrow::Main)?
+            .run((a, ga), (b, gb), reach, MODE_CLEARANCE, Narrow::Main)?
             .0;
         timings.add("gpu_clearance", t);
         let t = Instant::now();
@@ -316,30 +320,26 @@ impl GpuBackend {
         // order, and an order-keeping map writes each pair straight to its slot, where a filter
         // gathers pieces and copies them again (11.7M pairs: 3.0 s became 2.0–2.6 s, two cores).
         hits.par_sort_unstable_by_key(|h| (h.a, h.b));
-        let mut pairs: Vec<ClearancePair> = hits
+        // The f32 filter keeps pairs up to its error bound beyond `reach`; `decide` says which
+        // are closer than d.
+        let pairs: Vec<ClearancePair> = hits
             .par_iter()
-            .map(|h| {
+            .filter_map(|h| {
                 let (ta, tb) = (a.tri(h.a), b.tri(h.b));
                 let meets = match h.flag {
                     CERTAIN => true,
                     DISJOINT => false,
                     _ => tritri::intersect(&ta, &tb),
                 };
-                let dist = if meets {
-                    0.0
-                } else {
-                    tritri::separated_distance(&ta, &tb).distance
-                };
-                ClearancePair {
+                let (distance, intersects) = clearance::decide(&ta, &tb, meets, d)?;
+                Some(ClearancePair {
                     a: h.a,
                     b: h.b,
-                    distance: dist,
-                    intersects: meets,
-                }
+                    distance,
+                    intersects,
+                })
             })
             .collect();
-        // The f32 filter keeps pairs up to its error bound beyond d; the f64 distance decides.
-        pairs.retain(|p| p.distance < d);
         timings.add("resolve_f64", t);
         self.add_busy(&mut timings, since);
         Ok(ClearanceReport {

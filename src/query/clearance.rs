@@ -1,6 +1,7 @@
 //! Every triangle pair closer than a clearance `d`: the interference check with a safety margin.
 
 use super::{leaf_gap, over_leaf_pairs, posed_leaf_pairs, spheres_if, Posed, Timings};
+use crate::geom::closer::closer_than;
 use crate::geom::{spheres_within, tritri, DVec3, Tri};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -24,8 +25,9 @@ pub struct ClearanceReport {
     pub timings: Timings,
 }
 
-/// Pairs of `a` and `b` whose distance is `< d`. Culls: node boxes within `d`, then Nathan (2015)
-/// step 1 with tolerance `d`: `(C2 − C1)·(C2 − C1) ≤ (R1 + R2 + d)²`.
+/// Pairs of `a` and `b` whose distance is `< d`, exactly ([`decide`]). Culls: node boxes within
+/// `d`, then Nathan (2015) step 1 with tolerance `d`: `(C2 − C1)·(C2 − C1) ≤ (R1 + R2 + d)²`,
+/// each grown by its rounding ([`reach`]).
 pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
     let mut timings = Timings::default();
     let t = Instant::now();
@@ -38,17 +40,18 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
             ..Default::default()
         };
     }
-    let leaves = posed_leaf_pairs(a, b, d);
+    let reach = reach(a, b, d);
+    let leaves = posed_leaf_pairs(a, b, reach);
     spheres_if(!leaves.is_empty(), a, b);
     let (candidates, mut pairs) = over_leaf_pairs(a, b, &leaves, |leaf_a, leaf_b, tested, out| {
         // Certainly apart by d or more (so disjoint, and their computed distances not below d):
         // neither exact tests nor distances are needed, for the leaves or a pair.
-        if leaf_gap(leaf_a, leaf_b) >= d {
+        if leaf_gap(leaf_a, leaf_b) >= reach {
             return;
         }
         for &(i, ta, sa) in leaf_a {
             for &(j, tb, sb) in leaf_b {
-                if !spheres_within(&sa, &sb, d) {
+                if !spheres_within(&sa, &sb, reach) {
                     continue;
                 }
                 *tested += 1;
@@ -73,6 +76,22 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
     }
 }
 
+/// How far, relative to the coordinates' magnitude, an f64 distance or bound may be from the
+/// exact one: its points are computed within a few roundings (2^-53) of it, so 1e-12 leaves a
+/// factor of a thousand (the margin [`tritri::gap_along`] subtracts too).
+const ROUNDING: f64 = 1e-12;
+
+/// The distance the culls keep pairs within for a clearance `d`: `d` and the rounding of the
+/// culls' boxes and spheres at both parts' coordinates, so that no pair closer than `d`,
+/// exactly, is passed over.
+pub(crate) fn reach(a: &Posed, b: &Posed, d: f64) -> f64 {
+    let m = [a.node_box(0), b.node_box(0)]
+        .iter()
+        .map(|x| x.min.abs().max(x.max.abs()).max_element())
+        .fold(0.0, f64::max);
+    d + ROUNDING * (m + d)
+}
+
 /// Whether two posed triangles are closer than `d`, and if so their distance and whether they
 /// meet: the decision every clearance count makes. `axis` is the caller's guess at the
 /// direction between them (the line between their centroids), for the separation bound.
@@ -85,10 +104,44 @@ pub(crate) fn within(ta: &Tri, tb: &Tri, axis: DVec3, d: f64) -> Option<(f64, bo
     // face), so intersection is decided first, as in Nathan (2015); a positive bound has proved
     // the pair disjoint already.
     let meets = lb <= 0.0 && tritri::intersect(ta, tb);
-    let distance = if meets {
-        0.0
-    } else {
-        tritri::separated_distance(ta, tb).distance
+    decide(ta, tb, meets, d)
+}
+
+/// [`within`] for a pair whose meeting is decided (exactly): `Some` with its f64 distance (0
+/// where they meet) when it is closer than `d`, exactly. A pair exactly `d` apart is not,
+/// whichever way its f64 distance rounds; such a pair's distance may read just below `d`.
+pub(crate) fn decide(ta: &Tri, tb: &Tri, meets: bool, d: f64) -> Option<(f64, bool)> {
+    if meets {
+        return (d > 0.0).then_some((0.0, true));
+    }
+    let r = tritri::separated_distance(ta, tb);
+    closer(ta, tb, &r, d).then_some((r.distance, false))
+}
+
+/// Whether disjoint `ta` and `tb`, whose f64 distance is `r`, are closer than `d`, exactly. The
+/// f64 values settle all but a tie: `r`'s points lie on the triangles within a rounding, so
+/// the exact distance is at most `r`'s and that; a separating axis bounds it from below. Far
+/// from the origin, coordinates round at their magnitude rather than the triangles' size, so
+/// the bounds are taken again about a corner. Only what they leave goes to integers.
+fn closer(ta: &Tri, tb: &Tri, r: &tritri::TriTriDistance, d: f64) -> bool {
+    let magnitude = |o: DVec3| {
+        ta.iter()
+            .chain(tb)
+            .map(|p| (*p - o).abs().max_element())
+            .fold(0.0, f64::max)
     };
-    (distance < d).then_some((distance, meets))
+    if r.distance < d - ROUNDING * (magnitude(DVec3::ZERO) + d) {
+        return true;
+    }
+    // About ta's first corner, each coordinate within a rounding of its exact difference.
+    let o = ta[0];
+    let (la, lb) = (ta.map(|p| p - o), tb.map(|p| p - o));
+    let band = ROUNDING * (magnitude(o) + d);
+    if tritri::gap_along(&la, &lb, r.separation) >= d + band {
+        return false;
+    }
+    if tritri::separated_distance(&la, &lb).distance < d - band {
+        return true;
+    }
+    closer_than(ta, tb, d)
 }

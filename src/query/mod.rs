@@ -11,7 +11,7 @@
 //! coordinates. Distances are `f64`.
 
 pub(crate) mod check;
-mod clearance;
+pub(crate) mod clearance;
 pub(crate) mod closest;
 pub(crate) mod containment;
 pub(crate) mod distance;
@@ -41,7 +41,8 @@ pub use self_intersect::{
 };
 pub use solid::{solid_distance, SolidDistance};
 pub use spheres::{
-    sphere_contact, sphere_sweep, sphere_triangles, SphereContact, SphereSweep, SweepContact,
+    default_sweep_tolerance, sphere_contact, sphere_sweep, sphere_triangles, SphereContact,
+    SphereSweep, SweepContact,
 };
 pub use winding::{winding_from_integer, winding_number, Winding};
 

@@ -228,20 +228,25 @@ impl<'a> Walk<'a> {
         let mut carried = vec![self.boxes.1[0].carried(&self.rel)];
         let mut stack = vec![(0u32, 0u32, 0u32)];
         let mut count = 0;
+        // The bounds below are f64: a node pair is passed over, or counted whole, only where
+        // they settle it by more than their rounding, so that a pair exactly d apart is
+        // decided by `within`, exactly.
+        let far = super::clearance::reach(self.a, self.b, d);
+        let near = d - (far - d);
         while let Some((x, y, by)) = stack.pop() {
             let (bx, bbox) = (&self.boxes.0[x as usize], carried[by as usize]);
-            if bx.gap(&bbox) - self.pad >= d {
+            if bx.gap(&bbox) - self.pad >= far {
                 continue;
             }
             // Every pair of two nodes this near is closer than d (a part deep in another has
             // millions of such pairs): counted without measuring.
-            if bx.reach(&bbox) + self.pad < d {
+            if bx.reach(&bbox) + self.pad < near {
                 count += self.counts.0[x as usize] as usize * self.counts.1[y as usize] as usize;
                 continue;
             }
             let (nx, ny) = (&ta.nodes[x as usize], &tb.nodes[y as usize]);
             if nx.is_leaf() && ny.is_leaf() {
-                let settled = |_: &usize, lb| lb >= d;
+                let settled = |_: &usize, lb| lb >= far;
                 self.leaf_pairs((x, y, &bbox), &mut count, settled, |count, i, j| {
                     let (ta, tb) = (self.a.tri(i), self.b.tri(j));
                     let axis = centroid(&tb) - centroid(&ta);

@@ -6,6 +6,7 @@
 //! for meshes).
 
 use super::{closest_point, point_inside, Closest, Posed};
+use crate::geom::closer::point_within;
 use crate::geom::closest::{closest_point_triangle, distance_squared_point_aabb};
 use crate::geom::DVec3;
 
@@ -26,33 +27,55 @@ pub struct SphereContact {
 /// finite).
 pub fn sphere_contact(c: DVec3, r: f64, m: &Posed) -> Option<SphereContact> {
     let near = closest_point(c, m, f64::INFINITY)?;
-    Some(contact_from(&near, point_inside(c, m).inside, r))
+    Some(contact_from(c, r, &near, point_inside(c, m).inside, m))
 }
 
 /// A sphere's contact given its centre's nearest point and whether the centre is inside: the
-/// one computation of it, whichever backend found those.
-pub(crate) fn contact_from(near: &Closest, inside: bool, r: f64) -> SphereContact {
+/// one computation of it, whichever backend found those. `touches` is exact: a sphere whose
+/// radius is exactly its centre's distance touches, whichever way that distance rounds.
+pub(crate) fn contact_from(
+    c: DVec3,
+    r: f64,
+    near: &Closest,
+    inside: bool,
+    m: &Posed,
+) -> SphereContact {
     let gap = if inside {
         -near.distance - r
     } else {
         near.distance - r
     };
+    let band = slack(c, r, DVec3::ZERO, m);
+    let touches = inside
+        || near.distance < r - band
+        || (near.distance <= r + band && !sphere_triangles(c, r, m).is_empty());
     SphereContact {
-        touches: gap <= 0.0,
+        touches,
         gap,
         triangle: near.triangle,
         point: near.point,
     }
 }
 
-/// Every triangle within `r` of `c` (the sphere's surface or inside meets it), by index.
+/// How far an f64 distance from a centre at `c` (moving by up to `v`) to `m`'s surface may be
+/// from the exact one: the centre and the nearest point are computed within a few roundings
+/// (2^-52) of the coordinates' magnitude, and 32 of them leave room.
+fn slack(c: DVec3, r: f64, v: DVec3, m: &Posed) -> f64 {
+    let b = m.root_box();
+    let mesh = b.min.abs().max(b.max.abs()).max_element();
+    32.0 * f64::EPSILON * (c.abs().max_element() + v.abs().max_element() + r + mesh)
+}
+
+/// Every triangle within `r` of `c` (the sphere's surface or inside meets it), by index,
+/// exactly: a triangle exactly `r` away is one.
 pub fn sphere_triangles(c: DVec3, r: f64, m: &Posed) -> Vec<u32> {
+    let band = slack(c, r, DVec3::ZERO, m);
     let tree = m.tree();
-    let r2 = r * r;
+    let reach = (r + band) * (r + band);
     let mut out = Vec::new();
     let mut stack = vec![0usize];
     while let Some(n) = stack.pop() {
-        if distance_squared_point_aabb(c, &m.node_box(n)) > r2 {
+        if distance_squared_point_aabb(c, &m.node_box(n)) > reach {
             continue;
         }
         let node = &tree.nodes[n];
@@ -61,7 +84,15 @@ pub fn sphere_triangles(c: DVec3, r: f64, m: &Posed) -> Vec<u32> {
             continue;
         }
         for &t in m.node_tris(n as u32) {
-            if closest_point_triangle(c, &m.tri(t)).distance_squared(c) <= r2 {
+            let tri = m.tri(t);
+            let d = closest_point_triangle(c, &tri).distance(c);
+            // The f64 distance settles all but a tie; that is decided in integers.
+            let within = match () {
+                _ if d < r - band => true,
+                _ if d > r + band => false,
+                _ => point_within(c, &tri, r),
+            };
+            if within {
                 out.push(t);
             }
         }
@@ -121,7 +152,7 @@ pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> SphereSw
             SphereSweep::Undecided { from: 0.0 }
         };
     };
-    let mut sweep = match Sweep::start(&start) {
+    let mut sweep = match Sweep::start(&start, (c, r, v), m) {
         Ok(sweep) => sweep,
         Err(done) => return done,
     };
@@ -133,6 +164,19 @@ pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> SphereSw
     }
 }
 
+/// The tolerance a batch of moving spheres `(centre, radius, displacement)` gets when none is
+/// asked for: 1e-9 of the mesh's bounding-box diagonal, and no less than four times what the
+/// coordinates resolve ([`slack`]: parts far from the origin), so that every sphere can be
+/// decided.
+pub fn default_sweep_tolerance(m: &Posed, spheres: &[(DVec3, f64, DVec3)]) -> f64 {
+    let resolved = spheres
+        .iter()
+        .map(|&(c, r, v)| 4.0 * slack(c, r, v, m))
+        .filter(|x| x.is_finite())
+        .fold(0.0, f64::max);
+    (1e-9 * m.prep.mesh.bounding_box().diagonal()).max(resolved)
+}
+
 /// A sphere's advancement along its move, one step at a time: the CPU's loop and the GPU's
 /// batches (a step for every moving sphere at once) take the same steps from the same nearest
 /// points, so they give the same answers.
@@ -142,11 +186,18 @@ pub struct Sweep {
     pub s: f64,
     /// Steps taken.
     pub steps: usize,
+    /// How far the f64 distance may be from the exact one along this move ([`slack`]).
+    slack: f64,
 }
 
 impl Sweep {
-    /// From where the sphere stands at the start: a sphere touching there is done, at 0.
-    pub fn start(start: &SphereContact) -> Result<Sweep, SphereSweep> {
+    /// From where the sphere stands at the start (a sphere touching there is done, at 0), for
+    /// the sphere of radius `r` at `c` moving by `v` against `m`.
+    pub fn start(
+        start: &SphereContact,
+        (c, r, v): (DVec3, f64, DVec3),
+        m: &Posed,
+    ) -> Result<Sweep, SphereSweep> {
         if start.touches {
             return Err(SphereSweep::Contact(SweepContact {
                 toi: 0.0,
@@ -154,7 +205,11 @@ impl Sweep {
                 point: start.point,
             }));
         }
-        Ok(Sweep { s: 0.0, steps: 0 })
+        Ok(Sweep {
+            s: 0.0,
+            steps: 0,
+            slack: slack(c, r, v, m),
+        })
     }
 
     /// Where the centre is now.
@@ -164,6 +219,12 @@ impl Sweep {
 
     /// One step from the surface point nearest the centre now (`None`: no answer there): the
     /// sphere's answer, or `None` to go on.
+    ///
+    /// Every decision allows for the f64 distance's error (`slack`): contact only where the
+    /// exact gap is certainly within `tol`, and a step only as long as the exact gap certainly
+    /// allows, so that a rounding can neither step past a thin wall nor end a move that touches
+    /// at its very end. Where `tol` is finer than the coordinates resolve (parts far from the
+    /// origin), a sphere close to the surface is undecided rather than stepped through it.
     pub fn step(
         &mut self,
         near: Option<&Closest>,
@@ -180,16 +241,21 @@ impl Sweep {
             return Some(SphereSweep::Undecided { from: s });
         };
         let gap = near.distance - r;
-        if gap <= tol {
+        let error = self.slack + 4.0 * f64::EPSILON * near.distance;
+        if gap <= tol - error {
             return Some(SphereSweep::Contact(SweepContact {
                 toi: s,
                 triangle: near.triangle,
                 point: near.point,
             }));
         }
-        // No point of the surface is nearer than `gap` to the sphere: moving less than that
-        // along the path cannot reach it.
-        let next = s + gap / v.length();
+        // No point of the surface is nearer than `room` to the sphere: moving less than that
+        // along the path cannot reach it (the step rounded down).
+        let room = gap - error;
+        if room <= 0.0 {
+            return Some(SphereSweep::Undecided { from: s });
+        }
+        let next = s + room / crate::geom::length(v) * (1.0 - 4.0 * f64::EPSILON);
         if next > 1.0 {
             return Some(SphereSweep::Clear);
         }

@@ -228,3 +228,47 @@ pub fn cli(args: &[&str]) -> std::process::Output {
         .output()
         .expect("the meshclash binary runs")
 }
+
+/// Single triangles exactly `d` apart, by hand: integer images (axes permuted, signs flipped,
+/// scaled, moved) of an edge along x and an edge along (0, 3, 4) whose lines' common normal is
+/// (0, -4, 3) / 5, 3 apart, nearest inside both edges; and of a vertex 9 / 3 above the plane
+/// x + 2y + 2z = 0 over a triangle around its foot. The first two's f64 distances round below
+/// and above `d` (17.99999999999998, 21.000000000000007); the third's is exact.
+pub fn pairs_exactly_apart() -> Vec<(meshclash::PreparedMesh, meshclash::PreparedMesh, f64)> {
+    let one = |t: [[f32; 3]; 3]| {
+        meshclash::PreparedMesh::new(meshclash::mesh::Mesh::from_soup("tie", vec![t]).unwrap())
+    };
+    vec![
+        (
+            one([
+                [104.0, -973.0, -760.0],
+                [104.0, -973.0, -880.0],
+                [56.0, -937.0, -820.0],
+            ]),
+            one([
+                [140.0, -955.0, -820.0],
+                [86.0, -1027.0, -820.0],
+                [152.0, -1009.0, -820.0],
+            ]),
+            18.0,
+        ),
+        (
+            one([
+                [219.0, -1057.0, -230.0],
+                [219.0, -917.0, -230.0],
+                [275.0, -987.0, -272.0],
+            ]),
+            one([
+                [177.0, -987.0, -251.0],
+                [240.0, -987.0, -167.0],
+                [163.0, -987.0, -188.0],
+            ]),
+            21.0,
+        ),
+        (
+            one([[4.0, -1.0, -1.0], [-2.0, 2.0, -1.0], [-2.0, -1.0, 2.0]]),
+            one([[1.0, 2.0, 2.0], [2.0, 4.0, 4.0], [4.0, 3.0, 4.0]]),
+            3.0,
+        ),
+    ]
+}
