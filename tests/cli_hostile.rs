@@ -75,3 +75,193 @@ fn info_on_a_directory_exits_2_naming_a_directory() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("is a directory, not a file"), "{err}");
 }
+
+// Hostile input tables and STL text: each refusal exits 2 naming the file and the line (a CSV
+// row's own line; line 1 and the row for JSON and `.npy`); the good forms give the right answer.
+
+const CUBE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/cases/meshes/cube_trimesh.stl"
+); // [-0.5, 0.5]³
+
+/// The path of a scratch file `name` holding `body`.
+fn scratch_file(name: &str, body: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("meshclash-cli-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// `closest` of the cube to the points of table `name` holding `body`.
+fn closest(name: &str, body: &[u8]) -> (i32, String, String) {
+    let p = scratch_file(name, body);
+    meshclash_or_hang(&["closest", CUBE, &p, "--json", "--backend", "cpu"])
+}
+
+/// The table `name` holding `body` is refused, the message holding `want` (`name:line: ...`).
+fn refused(name: &str, body: &[u8], want: &str) {
+    let (code, out, err) = closest(name, body);
+    assert_eq!(code, 2, "{name}: {out}{err}");
+    assert!(err.contains(want), "{name}: {err}");
+}
+
+/// The points (2, 0, 0) and (0, 0, 4), 1.5 and 3.5 from the cube, are read from `name`.
+fn reads_two_points(name: &str, body: &[u8]) {
+    let (code, out, err) = closest(name, body);
+    assert_eq!(code, 0, "{name}: {err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["count"].as_u64(), Some(2), "{name}: {out}");
+    assert_eq!(v["min_distance"].as_f64(), Some(1.5), "{name}: {out}");
+    assert_eq!(v["max_distance"].as_f64(), Some(3.5), "{name}: {out}");
+}
+
+/// A `.npy` (format 1.0) of `header` (padded here) and the float64 `values`.
+fn npy_bytes(header: &str, values: &[f64]) -> Vec<u8> {
+    let mut h = header.to_string();
+    h.push_str(&" ".repeat((64 - (10 + h.len() + 1) % 64) % 64));
+    h.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((h.len() as u16).to_le_bytes());
+    b.extend(h.as_bytes());
+    b.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    b
+}
+
+#[test]
+fn a_first_csv_line_of_numbers_is_never_a_header() {
+    // Space-separated (np.savetxt's default), quoted, or `nan`: numbers, so not a header.
+    refused(
+        "space.csv",
+        b"2 0.5 0.5\n",
+        "space.csv:1: not a number: \"2 0.5 0.5\"",
+    );
+    refused(
+        "quoted.csv",
+        b"\"2\",\"0.5\",\"0.5\"\n0.5,3,0.5\n",
+        "quoted.csv:1: not a number",
+    );
+    refused(
+        "nanhead.csv",
+        b"nan,inf,infinity\n2,0,0\n",
+        "nanhead.csv:1: row 0 holds NaN",
+    );
+    // A header of names is still one.
+    reads_two_points("header.csv", b"x,y,z\n2,0,0\n0,0,4\n");
+}
+
+#[test]
+fn a_csv_value_error_names_its_own_line() {
+    // Row 1 is on line 4, after the header and a blank line.
+    refused(
+        "late.csv",
+        b"x,y,z\n\n2,0,0\n1,inf,0\n",
+        "late.csv:4: row 1 holds inf",
+    );
+}
+
+#[test]
+fn json_rows_of_no_numbers_or_other_nesting_are_refused() {
+    refused(
+        "empty_rows.json",
+        b"[[],[]]",
+        "empty_rows.json:1: row 0 holds no numbers",
+    );
+    refused(
+        "nested.json",
+        b"[[[2,0.5],[0.5]]]",
+        "nested.json:1: row 0 is not a list of numbers",
+    );
+    refused(
+        "nested2.json",
+        b"[[0,0,0],[[0,0,0],[1,0,0],0.5]]",
+        "nested2.json:1: row 1 is not a list of numbers",
+    );
+    // `[]` is a batch of none.
+    let (code, out, err) = closest("none.json", b"[]");
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["count"].as_u64(), Some(0), "{out}");
+}
+
+#[test]
+fn npy_headers_are_parsed_not_searched() {
+    // Without NumPy's spaces, in Fortran order: refused, not read transposed.
+    let fort = npy_bytes(
+        "{'descr':'<f8','fortran_order':True,'shape':(2,3)}",
+        &[2.0, 0.0, 0.0, 0.0, 0.0, 4.0],
+    );
+    refused(
+        "fort.npy",
+        &fort,
+        "fort.npy:1: not a readable .npy: Fortran order",
+    );
+    // The keys in another order, C order: read.
+    let reordered = npy_bytes(
+        "{'shape':(2,3),'fortran_order':False,'descr':'<f8'}",
+        &[2.0, 0.0, 0.0, 0.0, 0.0, 4.0],
+    );
+    reads_two_points("reordered.npy", &reordered);
+    // A structured array whose fields hold '<f8'.
+    let structured = npy_bytes(
+        "{'descr': [('x', '<f8'), ('y', '<f8'), ('z', '<f8')], 'fortran_order': False, 'shape': (2,), }",
+        &[2.0, 0.0, 0.0, 0.0, 0.0, 4.0],
+    );
+    refused(
+        "structured.npy",
+        &structured,
+        "structured.npy:1: not a readable .npy: a structured array",
+    );
+    // Shape (5, 0): five rows of nothing.
+    let w0 = npy_bytes(
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 0), }",
+        &[],
+    );
+    refused("w0.npy", &w0, "w0.npy:1: row 0 holds no numbers");
+}
+
+const FACET: &str = " facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n   vertex 1 0 0\n   vertex 0 1 0\n  endloop\n endfacet\n";
+
+#[test]
+fn ascii_stl_begins_with_solid_in_any_case() {
+    for (name, text) in [
+        (
+            "upper.stl",
+            format!("SOLID t\n{}ENDSOLID t\n", FACET.to_uppercase()),
+        ),
+        (
+            "capital.stl",
+            format!("\u{feff}  Solid t\n{FACET}endsolid t\n"),
+        ),
+    ] {
+        let p = scratch_file(name, text.as_bytes());
+        let (code, out, err) = meshclash_or_hang(&["info", &p, "--json"]);
+        assert_eq!(code, 0, "{name}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["triangles"].as_u64(), Some(1), "{name}: {out}");
+    }
+}
+
+#[test]
+fn ascii_stl_refuses_more_on_a_line() {
+    for (k, (from, to)) in [
+        ("vertex 0 0 0\n", "vertex 0 0 0 7\n"),
+        ("vertex 0 0 0\n", "vertex 0 0 0 vertex 9 9 9\n"),
+        ("endloop\n", "endloop 1 2 3\n"),
+        ("endfacet\n", "endfacet junk\n"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let name = format!("extra{k}.stl");
+        let text = format!("solid t\n{}endsolid t\n", FACET.replace(from, to));
+        let line = text.lines().position(|l| l.trim() == to.trim()).unwrap() + 1;
+        let p = scratch_file(&name, text.as_bytes());
+        let (code, _, err) = meshclash_or_hang(&["info", &p]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(
+            err.contains(&format!("{name}:{line}: ASCII STL: ")),
+            "{name}: {err}"
+        );
+    }
+}

@@ -28,7 +28,7 @@ fn read_poses(path: &Path) -> Result<Vec<Pose>, Error> {
         .map(|i| {
             Pose::from_matrix(rows.row(i)).map_err(|e| Error::Syntax {
                 path: path.to_path_buf(),
-                line: i + 1,
+                line: rows.line(i),
                 message: format!("pose {i}: {e}"),
             })
         })

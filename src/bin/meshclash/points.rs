@@ -187,7 +187,7 @@ fn rays(path: &Path) -> Result<Vec<(DVec3, DVec3)>, Error> {
             if d == DVec3::ZERO {
                 return Err(Error::Syntax {
                     path: path.to_path_buf(),
-                    line: i + 1,
+                    line: rows.line(i),
                     message: format!("row {i} has a zero direction"),
                 });
             }

@@ -6,7 +6,7 @@ use crate::points::{summary, Job};
 use crate::progress;
 use crate::table::{self, Column};
 use crate::{choose_backend, load};
-use meshclash::query::{self, Posed, Timings};
+use meshclash::query::{self, default_sweep_tolerance, Posed, Timings};
 use meshclash::{DVec3, Error};
 use rayon::prelude::*;
 use serde_json::json;
@@ -17,7 +17,7 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
     if let Some(i) = (0..rows.len()).find(|&i| rows.row(i)[3] < 0.0) {
         return Err(Error::Syntax {
             path: job.points.to_path_buf(),
-            line: i + 1,
+            line: rows.line(i),
             message: format!("row {i} has a negative radius"),
         });
     }
@@ -36,19 +36,19 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
             backend.sphere_contacts(&m, job.pose, &spheres)
         })?)
     } else {
-        let tol = tolerance.unwrap_or(1e-9 * m.mesh.bounding_box().diagonal());
-        if !(tol > 0.0 && tol.is_finite()) {
-            return Err(Error::Argument(format!(
-                "--tolerance must be finite and > 0, got {tol}"
-            )));
-        }
-        answered_by = backend.name();
         let spheres: Vec<_> = (0..rows.len())
             .map(|i| {
                 let (c, r) = sphere(rows.row(i));
                 (c, r, DVec3::from_slice(&rows.row(i)[4..]))
             })
             .collect();
+        let tol = tolerance.unwrap_or_else(|| default_sweep_tolerance(&posed, &spheres));
+        if !(tol > 0.0 && tol.is_finite()) {
+            return Err(Error::Argument(format!(
+                "--tolerance must be finite and > 0, got {tol}"
+            )));
+        }
+        answered_by = backend.name();
         moving(
             progress::during("sphere sweeps", || {
                 backend.sphere_sweeps(&m, job.pose, &spheres, tol)

@@ -2,7 +2,7 @@
 //! C order, N×k), `.csv` (an optional header line) or `.json` (a list of rows); answers as
 //! columns to `.csv` (a header of the column names), `.npy` (a structured array with those
 //! names) or `.json` (a list of objects). Every row is checked: a wrong width, a number that
-//! does not parse or is not finite is an error naming the file and the row.
+//! does not parse or is not finite is an error naming the file and the row (in a CSV, its line).
 
 use meshclash::Error;
 use std::path::Path;
@@ -11,6 +11,9 @@ use std::path::Path;
 pub struct Rows {
     pub width: usize,
     pub values: Vec<f64>,
+    /// Each row's line in the file (CSV); empty where rows have no line of their own (JSON,
+    /// `.npy`), whose messages name line 1 and the row.
+    lines: Vec<usize>,
 }
 
 impl Rows {
@@ -20,6 +23,11 @@ impl Rows {
 
     pub fn row(&self, i: usize) -> &[f64] {
         &self.values[i * self.width..(i + 1) * self.width]
+    }
+
+    /// The line of the file that row `i` is on, for messages: its own line in a CSV, else 1.
+    pub fn line(&self, i: usize) -> usize {
+        self.lines.get(i).copied().unwrap_or(1)
     }
 }
 
@@ -64,11 +72,12 @@ pub fn read_widths(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
         }
     };
     // A table of no rows (a CSV of its header alone, `[]`): as a `.npy` of shape (0, k), a
-    // batch of none, whose width nothing tells.
+    // batch of none, whose width nothing tells. (Rows of no numbers are refused when read.)
     if rows.values.is_empty() && rows.width == 0 {
         return Ok(Rows {
             width: widths[0],
             values: Vec::new(),
+            lines: Vec::new(),
         });
     }
     if !widths.contains(&rows.width) {
@@ -84,7 +93,7 @@ pub fn read_widths(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
     if let Some(i) = rows.values.iter().position(|v| !v.is_finite()) {
         return Err(syntax(
             path,
-            i / width + 1,
+            rows.line(i / width),
             format!(
                 "row {} holds {}, not a finite number",
                 i / width,
@@ -95,42 +104,63 @@ pub fn read_widths(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
     Ok(rows)
 }
 
+/// A header field: a name (`x`, `_id`), starting with a letter or `_`, and not a number
+/// (`nan` and `inf` are numbers).
+fn is_name(field: &str) -> bool {
+    field.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && field.parse::<f64>().is_err()
+}
+
 fn read_csv(path: &Path) -> Result<Rows, Error> {
     let text = std::fs::read_to_string(path).map_err(io(path))?;
     // Spreadsheets write a byte-order mark first ("CSV UTF-8"): it is not part of the data.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut width = None;
     let mut values = Vec::new();
+    let mut lines = Vec::new();
+    let mut first = true;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
-        let fields: Result<Vec<f64>, _> = line.split(',').map(|f| f.trim().parse()).collect();
-        // The first line is a header only if none of its fields is a number: a first row
-        // with one mistyped number is an error, not a header that silently drops a row.
-        let header = |line: &str| line.split(',').all(|f| f.trim().parse::<f64>().is_err());
-        let fields = match fields {
-            Ok(f) => f,
-            Err(_) if n == 0 && header(line) => continue,
-            Err(e) => return Err(syntax(path, n + 1, format!("not a number: {e}"))),
-        };
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        // The first line is a header only if every field is a name: a first row with one
+        // mistyped number, quoted numbers or numbers not separated by commas is an error, not
+        // a header that silently drops a row.
+        if std::mem::take(&mut first) && fields.iter().all(|f| is_name(f)) {
+            continue;
+        }
+        let numbers = fields
+            .iter()
+            .map(|f| {
+                f.parse::<f64>().map_err(|_| {
+                    syntax(
+                        path,
+                        n + 1,
+                        format!("not a number: {f:?} (fields are numbers separated by commas)"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
         match width {
-            None => width = Some(fields.len()),
-            Some(w) if w != fields.len() => {
+            None => width = Some(numbers.len()),
+            Some(w) if w != numbers.len() => {
                 return Err(syntax(
                     path,
                     n + 1,
-                    format!("{} numbers, the rows before have {w}", fields.len()),
+                    format!("{} numbers, the rows before have {w}", numbers.len()),
                 ))
             }
             _ => {}
         }
-        values.extend(fields);
+        values.extend(numbers);
+        lines.push(n + 1);
     }
     Ok(Rows {
         width: width.unwrap_or(0),
         values,
+        lines,
     })
 }
 
@@ -141,18 +171,24 @@ fn read_json(path: &Path) -> Result<Rows, Error> {
     let list = value
         .as_array()
         .ok_or_else(|| syntax(path, 1, "expected a list of rows".into()))?;
-    // A row is a list of numbers, or of lists of numbers (a 4×4 matrix), read row-major.
+    // serde_json keeps no positions: messages name the row, on line 1.
     let rows: Vec<Vec<f64>> = list
         .iter()
         .enumerate()
         .map(|(i, row)| {
-            let mut out = Vec::new();
-            flatten(row, &mut out)
-                .then_some(out)
-                .ok_or_else(|| syntax(path, 1, format!("row {i} is not a list of numbers")))
+            json_row(row).ok_or_else(|| {
+                syntax(
+                    path,
+                    1,
+                    format!("row {i} is not a list of numbers (nor a 4×4 matrix)"),
+                )
+            })
         })
         .collect::<Result<_, _>>()?;
     let width = rows.first().map_or(0, Vec::len);
+    if width == 0 && !rows.is_empty() {
+        return Err(syntax(path, 1, "row 0 holds no numbers".into()));
+    }
     if let Some(i) = rows.iter().position(|r| r.len() != width) {
         return Err(syntax(
             path,
@@ -163,16 +199,32 @@ fn read_json(path: &Path) -> Result<Rows, Error> {
     Ok(Rows {
         width,
         values: rows.concat(),
+        lines: Vec::new(),
     })
 }
 
-/// The numbers of a JSON row, nested lists flattened in order; false on anything else.
-fn flatten(v: &serde_json::Value, out: &mut Vec<f64>) -> bool {
-    match v {
-        serde_json::Value::Number(n) => n.as_f64().map(|x| out.push(x)).is_some(),
-        serde_json::Value::Array(a) => a.iter().all(|x| flatten(x, out)),
-        _ => false,
+/// The numbers of a JSON row: a flat list of numbers, or a 4×4 list of lists of numbers (a
+/// pose matrix), read row-major. `None` for anything else.
+fn json_row(row: &serde_json::Value) -> Option<Vec<f64>> {
+    let numbers = |v: &[serde_json::Value]| -> Option<Vec<f64>> {
+        v.iter().map(serde_json::Value::as_f64).collect()
+    };
+    let items = row.as_array()?;
+    if let Some(flat) = numbers(items) {
+        return Some(flat);
     }
+    if items.len() != 4 {
+        return None;
+    }
+    let matrix: Vec<Vec<f64>> = items
+        .iter()
+        .map(|r| {
+            r.as_array()
+                .filter(|r| r.len() == 4)
+                .and_then(|r| numbers(r))
+        })
+        .collect::<Option<_>>()?;
+    Some(matrix.concat())
 }
 
 /// NumPy's format 1.0–3.0: magic, version, a header dict (`descr`, `fortran_order`, `shape`),
@@ -195,21 +247,36 @@ fn read_npy(path: &Path) -> Result<Rows, Error> {
         .get(start..start.saturating_add(len))
         .and_then(|h| std::str::from_utf8(h).ok())
         .ok_or_else(|| bad("header cut short"))?;
-    let size = match () {
-        _ if header.contains("'<f8'") => 8,
-        _ if header.contains("'<f4'") => 4,
-        _ => {
+    let dict = npy_header(header).map_err(|m| bad(&m))?;
+    // As in Python, a key given twice takes its last value.
+    let get = |key: &str| dict.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v);
+    let size = match get("descr") {
+        Some(PyValue::Str(d)) if d == "<f8" => 8,
+        Some(PyValue::Str(d)) if d == "<f4" => 4,
+        Some(PyValue::Str(d)) => {
+            return Err(bad(&format!(
+                "dtype {d:?}: only float32 and float64, little endian ('<f4', '<f8'), are read"
+            )))
+        }
+        _ => return Err(bad("the header's 'descr' is missing or not a string")),
+    };
+    match get("fortran_order") {
+        Some(PyValue::Bool(false)) => {}
+        Some(PyValue::Bool(true)) => {
             return Err(bad(
-                "only float32 and float64 (little endian) arrays are read",
+                "Fortran order; save it in C order (np.ascontiguousarray)",
             ))
         }
-    };
-    if header.contains("'fortran_order': True") {
-        return Err(bad(
-            "Fortran order; save it in C order (np.ascontiguousarray)",
-        ));
+        _ => {
+            return Err(bad(
+                "the header's 'fortran_order' is missing or not True/False",
+            ))
+        }
     }
-    let shape = npy_shape(header).ok_or_else(|| bad("no shape"))?;
+    let shape = match get("shape") {
+        Some(PyValue::Tuple(s)) => s.clone(),
+        _ => return Err(bad("the header's 'shape' is missing or not a tuple")),
+    };
     let (rows, width) = match shape[..] {
         [n] => (n, 1),
         [n, k] => (n, k),
@@ -222,6 +289,13 @@ fn read_npy(path: &Path) -> Result<Rows, Error> {
         }
         _ => return Err(bad(&format!("{} dimensions, expected 2", shape.len()))),
     };
+    if width == 0 && rows > 0 {
+        return Err(syntax(
+            path,
+            1,
+            format!("row 0 holds no numbers (shape {shape:?})"),
+        ));
+    }
     let data = &bytes[start + len..];
     let count = rows
         .checked_mul(width)
@@ -242,20 +316,120 @@ fn read_npy(path: &Path) -> Result<Rows, Error> {
             .map(|c| f32::from_le_bytes(c.try_into().unwrap_or([0; 4])) as f64)
             .collect()
     };
-    Ok(Rows { width, values })
+    Ok(Rows {
+        width,
+        values,
+        lines: Vec::new(),
+    })
 }
 
-/// The numbers of the header's `'shape': (a, b, ...)`.
-fn npy_shape(header: &str) -> Option<Vec<usize>> {
-    let at = header.find("'shape'")?;
-    let rest = &header[at..];
-    let (open, close) = (rest.find('(')?, rest.find(')')?);
-    rest.get(open + 1..close)?
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().ok())
-        .collect()
+/// A value of a `.npy` header: NumPy writes strings, `True`/`False` and tuples of integers.
+enum PyValue {
+    Str(String),
+    Bool(bool),
+    Tuple(Vec<usize>),
+}
+
+/// The keys and values of a `.npy` header, a Python dict literal such as
+/// `{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }`, with or without spaces, its
+/// keys in any order; what is wrong with it otherwise.
+fn npy_header(header: &str) -> Result<Vec<(String, PyValue)>, String> {
+    let mut p = Literal(header);
+    if !p.eat('{') {
+        return Err("the header is not a dict".into());
+    }
+    let mut entries = Vec::new();
+    while !p.eat('}') {
+        let key = p
+            .string()
+            .ok_or("a key of the header is not a quoted string")?;
+        if !["descr", "fortran_order", "shape"].contains(&key.as_str()) {
+            return Err(format!("unexpected key {key:?} in the header"));
+        }
+        if !p.eat(':') {
+            return Err(format!("no ':' after {key:?} in the header"));
+        }
+        entries.push((key, p.value()?));
+        if !p.eat(',') {
+            if !p.eat('}') {
+                return Err("the header's dict is not closed".into());
+            }
+            break;
+        }
+    }
+    if !p.0.trim().is_empty() {
+        return Err("text after the header's dict".into());
+    }
+    Ok(entries)
+}
+
+/// The unread rest of a Python literal.
+struct Literal<'a>(&'a str);
+
+impl Literal<'_> {
+    /// Skips whitespace, then `c` if it comes next: whether it did.
+    fn eat(&mut self, c: char) -> bool {
+        self.0 = self.0.trim_start();
+        match self.0.strip_prefix(c) {
+            Some(rest) => {
+                self.0 = rest;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A string in single or double quotes (no escapes: NumPy's keys and dtypes need none).
+    fn string(&mut self) -> Option<String> {
+        self.0 = self.0.trim_start();
+        let quote = self.0.chars().next().filter(|&c| c == '\'' || c == '"')?;
+        let body = &self.0[1..];
+        let end = body.find(quote)?;
+        self.0 = &body[end + 1..];
+        Some(body[..end].to_string())
+    }
+
+    /// A string, `True`, `False` or a tuple of integers.
+    fn value(&mut self) -> Result<PyValue, String> {
+        self.0 = self.0.trim_start();
+        if self.0.starts_with('[') {
+            return Err(
+                "a structured array (its 'descr' is a list of fields); only plain float32 and \
+                 float64 arrays are read"
+                    .into(),
+            );
+        }
+        if let Some(s) = self.string() {
+            return Ok(PyValue::Str(s));
+        }
+        for (word, b) in [("True", true), ("False", false)] {
+            if let Some(rest) = self.0.strip_prefix(word) {
+                self.0 = rest;
+                return Ok(PyValue::Bool(b));
+            }
+        }
+        let not_a_tuple =
+            || "a value of the header is not a string, True, False or a tuple of integers";
+        if !self.eat('(') {
+            return Err(not_a_tuple().into());
+        }
+        let mut dims = Vec::new();
+        while !self.eat(')') {
+            let digits = self
+                .0
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(self.0.len());
+            dims.push(self.0[..digits].parse().map_err(|_| not_a_tuple())?);
+            self.0 = &self.0[digits..];
+            if !self.eat(',') {
+                if !self.eat(')') {
+                    return Err(not_a_tuple().into());
+                }
+                break;
+            }
+        }
+        Ok(PyValue::Tuple(dims))
+    }
 }
 
 /// One output column; `None` is a missing value (`null` in JSON, empty in CSV, NaN or −1 in

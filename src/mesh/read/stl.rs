@@ -10,16 +10,12 @@ const STL_RECORD: usize = 50;
 /// Binary or ASCII STL from bytes.
 ///
 /// Binary is recognised by size (84 + 50·N bytes for the N in its header), whatever the header
-/// says: many binary files begin with "solid". A file that begins with "solid" and does not fit
-/// that size is read as ASCII. Up to 49 bytes after the last declared record (less than one
-/// record, so no triangle can be in them) are ignored, as numpy-stl does; more is an error.
+/// says: many binary files begin with "solid". A file that begins with "solid" (any case, after
+/// an optional UTF-8 byte-order mark and whitespace) and does not fit that size is read as
+/// ASCII. Up to 49 bytes after the last declared record (less than one record, so no triangle
+/// can be in them) are ignored, as numpy-stl does; more is an error.
 pub fn read_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
-    let looks_ascii = bytes
-        .iter()
-        .skip_while(|b| b.is_ascii_whitespace())
-        .take(5)
-        .copied()
-        .eq(*b"solid")
+    let looks_ascii = starts_with_solid(bytes)
         // Binary files often begin with "solid" too; text has no NUL bytes and is UTF-8.
         && !bytes.contains(&0)
         && std::str::from_utf8(bytes).is_ok();
@@ -46,6 +42,19 @@ pub fn read_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
         });
     }
     read_ascii_stl(bytes, path)
+}
+
+/// Whether the first word of `bytes`, after an optional UTF-8 byte-order mark and whitespace,
+/// begins with "solid" in any case.
+fn starts_with_solid(bytes: &[u8]) -> bool {
+    let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let start = text
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(text.len());
+    text[start..]
+        .get(..5)
+        .is_some_and(|w| w.eq_ignore_ascii_case(b"solid"))
 }
 
 /// Binary STL through `stl_io`, whose reader picks ASCII for any header starting with
@@ -99,18 +108,33 @@ impl State {
     }
 }
 
-/// A `vertex` line's three coordinates, or what is wrong with them.
-fn coordinates<'a>(tok: &mut impl Iterator<Item = &'a str>) -> Result<[f32; 3], String> {
+/// The three numbers of a `vertex` line (or a facet's normal) and nothing after them, or what
+/// is wrong with them; `what` is the line's form, for the message.
+fn three_numbers(tokens: &[&str], what: &str) -> std::result::Result<[f32; 3], String> {
+    if tokens.len() < 3 {
+        return Err(format!(
+            "ASCII STL: {what} has {} numbers, expected 3",
+            tokens.len()
+        ));
+    }
     let mut v = [0f32; 3];
-    for (k, slot) in v.iter_mut().enumerate() {
-        let t = tok
-            .next()
-            .ok_or_else(|| format!("vertex has {k} coordinates, expected 3"))?;
+    for (slot, t) in v.iter_mut().zip(tokens) {
         *slot = t
             .parse::<f32>()
-            .map_err(|_| format!("not a number: {t:?}"))?;
+            .map_err(|_| format!("ASCII STL: not a number: {t:?}"))?;
     }
+    nothing_after(&tokens[3..], what)?;
     Ok(v)
+}
+
+/// An error naming the first of `tokens`, which should not be there after `what`.
+fn nothing_after(tokens: &[&str], what: &str) -> std::result::Result<(), String> {
+    match tokens.first() {
+        Some(t) => Err(format!(
+            "ASCII STL: {t:?} after {what}, which ends its line"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// ASCII STL by hand: `stl_io` stops at the first `endsolid` (multi-body files hold several
@@ -134,41 +158,67 @@ fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
     let mut current = [[0f32; 3]; 3];
     let mut state = State::Solid;
     let mut last_line = 0;
+    // A byte-order mark is no part of the first keyword.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         last_line = line;
-        let mut tok = raw.split_whitespace();
-        let Some(word) = tok.next() else { continue };
+        let tokens: Vec<&str> = raw.split_whitespace().collect();
+        let Some((word, rest)) = tokens.split_first() else {
+            continue;
+        };
+        let at = |m: String| err(line, m);
         // Exporters write keywords in either case ("ENDLOOP" in numpy-stl's HalfDonut).
         let lower = word.to_ascii_lowercase();
         match (&state, lower.as_str()) {
+            // A solid's name is the rest of its line, on `solid` and `endsolid` alike.
             (State::Solid, "solid") => state = State::FacetOrEnd,
-            (State::FacetOrEnd, "facet") => state = State::OuterLoop,
+            (State::FacetOrEnd, "facet") => {
+                // `facet normal nx ny nz`, or `facet` alone.
+                if let Some((normal, n)) = rest.split_first() {
+                    if !normal.eq_ignore_ascii_case("normal") {
+                        return Err(at(format!(
+                            "ASCII STL: expected \"facet normal nx ny nz\", found {normal:?} after \"facet\""
+                        )));
+                    }
+                    // The normal is not used (the corners' order says the side), and some
+                    // exporters write it as they please ("1.#QNAN"): three words, not numbers.
+                    if n.len() != 3 {
+                        return Err(at(format!(
+                            "ASCII STL: \"facet normal\" has {} values, expected 3",
+                            n.len()
+                        )));
+                    }
+                }
+                state = State::OuterLoop;
+            }
             (State::FacetOrEnd, "endsolid") => state = State::Solid,
             (State::OuterLoop, "outer")
-                if tok.next().is_some_and(|t| t.eq_ignore_ascii_case("loop")) =>
+                if rest.first().is_some_and(|t| t.eq_ignore_ascii_case("loop")) =>
             {
+                nothing_after(&rest[1..], "\"outer loop\"").map_err(at)?;
                 state = State::Vertex;
                 vertex = 0;
             }
             (State::Vertex, "vertex") => {
-                current[vertex] = coordinates(&mut tok).map_err(|m| err(line, m))?;
+                current[vertex] = three_numbers(rest, "\"vertex x y z\"").map_err(at)?;
                 vertex += 1;
                 if vertex == 3 {
                     state = State::EndLoop;
                 }
             }
-            (State::EndLoop, "endloop") => state = State::EndFacet,
+            (State::EndLoop, "endloop") => {
+                nothing_after(rest, "\"endloop\"").map_err(at)?;
+                state = State::EndFacet;
+            }
             (State::EndFacet, "endfacet") => {
+                nothing_after(rest, "\"endfacet\"").map_err(at)?;
                 soup.push(current);
                 state = State::FacetOrEnd;
             }
             _ => {
                 let want = state.expected();
-                return Err(err(
-                    line,
-                    format!("ASCII STL: expected {want}, found {word:?}"),
-                ));
+                return Err(at(format!("ASCII STL: expected {want}, found {word:?}")));
             }
         }
     }
