@@ -500,3 +500,62 @@ fn exact_predicates_basic_degeneracies() {
     assert!(!point_in_triangle(v(0.5, 0.5 + 1e-16, 0.), &UNIT) || 0.5 + 1e-16 == 0.5);
     assert!(!point_in_triangle(v(0.5, 0.500000001, 0.), &UNIT));
 }
+
+/// A review's cases (f32 corners, proved by exact signs): two triangles whose edges cross at
+/// one point X, each other corner strictly on its own side of the plane through both edges,
+/// meet at X alone: a touching point on both triangles. The crossing's barycentric weight on
+/// the other triangle is exactly 0 and rounded negative; it had been replaced by the edge's
+/// midpoint, 0.18 off, and the pair reported as a piercing segment.
+#[test]
+fn edges_crossing_at_one_point_touch_there() {
+    let a: Tri = [
+        v(0.9028873443603516, 1.1526851654052734, 1.3666677474975586),
+        v(2.266977310180664, 2.06573486328125, 2.6628284454345703),
+        v(1.4663686752319336, 0.7782163619995117, 1.2829618453979492),
+    ];
+    let b: Tri = [
+        v(1.5886411666870117, 1.4307317733764648, 1.821162223815918),
+        v(0.6644124984741211, 1.535944938659668, 1.731398582458496),
+        v(2.508016586303711, 0.8902912139892578, 0.6948823928833008),
+    ];
+    for (t1, t2) in [(a, b), (b, a)] {
+        let c = classify(&t1, &t2).expect("they meet");
+        let Intersection::Point(x) = c.intersection else {
+            panic!("{:?}", c.intersection);
+        };
+        assert!(c.touching && !c.coplanar);
+        for t in [&t1, &t2] {
+            assert!(closest_point_triangle(x, t).distance(x) < 1e-12, "{x}");
+        }
+    }
+}
+
+/// Coplanar triangles (z = 1) sharing a part of an edge, 1.27 long (B's first corner lies on
+/// A's edge), meet along it: a segment,
+/// not a point. The shared corners lie exactly on the other's edge line, and rounded side
+/// tests had put them outside.
+#[test]
+fn coplanar_triangles_sharing_an_edge_meet_along_it() {
+    let a: Tri = [
+        v(1.4059219360351562, 1.2952995300292969, 1.0),
+        v(2.537128448486328, 2.548595428466797, 1.0),
+        v(2.6474609375, 3.8167037963867188, 1.0),
+    ];
+    let b: Tri = [
+        v(1.6887235641479492, 1.6086235046386719, 1.0),
+        v(2.537128448486328, 2.548595428466797, 1.0),
+        v(1.4459800720214844, 0.093597412109375, 1.0),
+    ];
+    for (t1, t2) in [(a, b), (b, a)] {
+        let c = classify(&t1, &t2).expect("they meet");
+        let Intersection::Segment(p, q) = c.intersection else {
+            panic!("{:?}", c.intersection);
+        };
+        assert!(c.coplanar && c.touching);
+        // From B's first corner (on A's edge) to the corner they share.
+        assert!(
+            (p.distance(q) - b[0].distance(b[1])).abs() < 1e-9,
+            "{p} {q}"
+        );
+    }
+}

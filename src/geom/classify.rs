@@ -7,7 +7,7 @@
 //! `1e-12 ×` the pair's size. That tolerance decides only between point, segment and area.
 
 use super::predicates;
-use super::ray::line_triangle;
+use super::ray::line_triangle_weights;
 use super::{DVec3, Tri};
 
 /// What the intersection of two closed triangles is.
@@ -102,17 +102,22 @@ fn merge_tolerance(t1: &Tri, t2: &Tri) -> f64 {
 }
 
 /// Clip the convex polygon `poly` to the half-space `n·x ≥ c` (Sutherland–Hodgman).
-fn clip(poly: &[DVec3], n: DVec3, c: f64) -> Vec<DVec3> {
+/// `poly` clipped to the half-space where `side` is not negative; `value` is the signed
+/// distance (scaled) the crossing points are interpolated by. `side` is exact where it can be
+/// (a point on the boundary is kept, not lost to a rounded `value` of the wrong sign), so the
+/// interpolation is clamped to the edge it crosses.
+fn clip(poly: &[DVec3], side: impl Fn(DVec3) -> i8, value: impl Fn(DVec3) -> f64) -> Vec<DVec3> {
     let mut out = Vec::with_capacity(poly.len() + 1);
     for i in 0..poly.len() {
         let (p, q) = (poly[i], poly[(i + 1) % poly.len()]);
-        let (dp, dq) = (n.dot(p) - c, n.dot(q) - c);
-        if dp >= 0.0 {
+        let (sp, sq) = (side(p), side(q));
+        if sp >= 0 {
             out.push(p);
         }
-        if (dp >= 0.0) != (dq >= 0.0) {
-            let t = dp / (dp - dq);
-            out.push(p + (q - p) * t);
+        if (sp > 0 && sq < 0) || (sp < 0 && sq > 0) {
+            let (dp, dq) = (value(p), value(q));
+            let t = (dp / (dp - dq)).clamp(0.0, 1.0);
+            out.push(p + (q - p) * if t.is_nan() { 0.5 } else { t });
         }
     }
     out
@@ -121,23 +126,69 @@ fn clip(poly: &[DVec3], n: DVec3, c: f64) -> Vec<DVec3> {
 /// `poly` (lying in the plane of `b`) clipped to `b`'s prism: its part inside `b`. Stable
 /// because the prism's faces are perpendicular to the plane the polygon lies in.
 ///
-/// The clipping runs in coordinates relative to `b[0]`: a side test `inward·p − inward·b_i`
-/// in absolute coordinates subtracts two products of the size of `|inward|·|p|`, so far from
-/// the origin (a triangle 1e-5 across at 3e6) its rounding exceeds the true value and points
-/// on `b`'s edges fell outside, losing most of a contact segment.
+/// Which side of an edge of `b` a point lies on is exact: the points and `b` are projected on
+/// the coordinate plane the normal is most nearly perpendicular to (dropping a coordinate is
+/// exact) and compared by `orient2d`. Rounded side values had put the corners of a shared edge
+/// outside, and two coplanar triangles sharing an edge touched at a point instead of along it.
+/// The crossing points are interpolated in coordinates relative to `b[0]`: in absolute ones,
+/// far from the origin (a triangle 1e-5 across at 3e6), the rounding exceeds the distances.
 fn clip_in_plane(poly: &[DVec3], b: &Tri) -> Vec<DVec3> {
     let o = b[0];
-    let b = b.map(|p| p - o);
-    let n = (b[1] - b[0]).cross(b[2] - b[0]);
-    let mut poly: Vec<DVec3> = poly.iter().map(|&p| p - o).collect();
+    let local = b.map(|p| p - o);
+    let n = (local[1] - local[0]).cross(local[2] - local[0]);
+    let drop = n.abs().max_position();
+    let flat = |p: DVec3| match drop {
+        0 => [p.y, p.z],
+        1 => [p.z, p.x],
+        _ => [p.x, p.y],
+    };
+    let turn = predicates::orient2d(flat(b[0]), flat(b[1]), flat(b[2]));
+    let mut poly = poly.to_vec();
     for i in 0..3 {
-        let inward = n.cross(b[(i + 1) % 3] - b[i]);
-        poly = clip(&poly, inward, inward.dot(b[i]));
+        let (e0, e1) = (b[i], b[(i + 1) % 3]);
+        let inward = n.cross(local[(i + 1) % 3] - local[i]);
+        let c = inward.dot(local[i]);
+        let value = |p: DVec3| inward.dot(p - o) - c;
+        poly = if turn == 0 {
+            // No orientation in any projection (b has no area): rounded sides.
+            clip(
+                &poly,
+                |p| value(p).partial_cmp(&0.0).map_or(-1, |x| x as i8),
+                value,
+            )
+        } else {
+            clip(
+                &poly,
+                |p| predicates::orient2d(flat(e0), flat(e1), flat(p)) * turn,
+                value,
+            )
+        };
         if poly.is_empty() {
             break;
         }
     }
-    poly.into_iter().map(|p| p + o).collect()
+    poly
+}
+
+/// Where the line through `a` and `b` (whose ends lie strictly on opposite sides of `dst`'s
+/// plane, and which meets `dst`) crosses `dst`: as barycentric weights on `dst` from Ericson's
+/// line–triangle triple products, so the point lies on `dst` even for a sliver. A weight that
+/// is exactly 0 (the crossing on an edge of `dst`) may round to the wrong sign: it is taken as
+/// 0, not as a miss.
+fn crossing(a: DVec3, b: DVec3, dst: &Tri) -> DVec3 {
+    let w = line_triangle_weights(a, b, dst);
+    let w = if w.x + w.y + w.z < 0.0 { -w } else { w }.max(DVec3::ZERO);
+    let sum = w.x + w.y + w.z;
+    if sum > 0.0 && sum.is_finite() {
+        let w = w / sum;
+        return dst[0] * w.x + dst[1] * w.y + dst[2] * w.z;
+    }
+    // No weights to speak of (overflow, or rounding cancelled them all): where the segment
+    // crosses the plane, by its ends' distances to it.
+    let n = (dst[1] - dst[0]).cross(dst[2] - dst[0]);
+    let (da, db) = (n.dot(a - dst[0]), n.dot(b - dst[0]));
+    let t = (da / (da - db)).clamp(0.0, 1.0);
+    a + (b - a) * if t.is_nan() { 0.5 } else { t }
 }
 
 /// Points where the edges of `src` meet `dst` (non-degenerate): exact tests choose the edges;
@@ -156,14 +207,7 @@ fn edge_contacts(src: &Tri, dst: &Tri, out: &mut Vec<DVec3>) {
             (0, 0) => out.extend(clip_in_plane(&[a, b], dst)),
             (0, _) => out.push(a),
             (_, 0) => out.push(b),
-            _ => match line_triangle(a, b, dst) {
-                Some(w) => {
-                    let w = w.max(DVec3::ZERO);
-                    let w = w / (w.x + w.y + w.z);
-                    out.push(dst[0] * w.x + dst[1] * w.y + dst[2] * w.z);
-                }
-                None => out.push((a + b) * 0.5),
-            },
+            _ => out.push(crossing(a, b, dst)),
         }
     }
 }

@@ -148,14 +148,17 @@ fn triple(a: DVec3, b: DVec3, c: DVec3) -> f64 {
 /// products `u = [PQ PC PB]`, `v = [PQ PA PC]`, `w = [PQ PB PA]`. Returns the barycentric
 /// coordinates `(u, v, w)` of the hit, which sum to one. Either winding is accepted.
 pub fn line_triangle(p: DVec3, q: DVec3, t: &Tri) -> Option<DVec3> {
-    let [a, b, c] = *t;
-    let (pq, pa, pb, pc) = (q - p, a - p, b - p, c - p);
-    let u = triple(pq, pc, pb);
-    let v = triple(pq, pa, pc);
-    let w = triple(pq, pb, pa);
+    let DVec3 { x: u, y: v, z: w } = line_triangle_weights(p, q, t);
     let same = (u >= 0.0 && v >= 0.0 && w >= 0.0) || (u <= 0.0 && v <= 0.0 && w <= 0.0);
     let sum = u + v + w;
     (same && sum != 0.0).then(|| DVec3::new(u, v, w) / sum)
+}
+
+/// [`line_triangle`]'s triple products `(u, v, w)` as they are, unscaled and unchecked.
+pub fn line_triangle_weights(p: DVec3, q: DVec3, t: &Tri) -> DVec3 {
+    let [a, b, c] = *t;
+    let (pq, pa, pb, pc) = (q - p, a - p, b - p, c - p);
+    DVec3::new(triple(pq, pc, pb), triple(pq, pa, pc), triple(pq, pb, pa))
 }
 
 /// Ericson, directed segment `pq` against triangle `abc`: solves
