@@ -127,6 +127,33 @@ fn the_nearest_point_is_brute_forces_with_its_ties_and_limits() {
     }
 }
 
+/// `--max-distance` is decided on the distance reported: a point exactly D away (3k, 4k from
+/// a corner, k dyadic: 5k exactly, and so reported) is found at D, and one whose reported
+/// distance is above D is not, on both backends' batch and single queries. A limit whose
+/// square overflows (1e155) still limits: points 1e160 and 1e300 away are beyond it, one
+/// 2e154 away within.
+#[test]
+fn a_max_distance_is_decided_on_the_distance_reported() {
+    let tri = PreparedMesh::new(
+        Mesh::from_soup("t", vec![[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]]]).unwrap(),
+    );
+    let posed = Posed::new(&tri, Pose::IDENTITY);
+    let p = DVec3::new(-4.071991370536125, -5.4293218273815, 0.0);
+    let d = query::closest_point(p, &posed, f64::INFINITY).unwrap().distance;
+    assert_eq!(d, 6.786652284226875);
+    let below = f64::from_bits(d.to_bits() - 1);
+    assert!(query::closest_point(p, &posed, d).is_some());
+    assert!(query::closest_point(p, &posed, below).is_none());
+    assert_eq!(query::closest_points(&[p, p], &posed, d).iter().flatten().count(), 2);
+    assert!(query::closest_points(&[p], &posed, below)[0].is_none());
+    let far = [2e154, 1e160, 1e300].map(|x| DVec3::new(x, 0.0, 0.0));
+    let found = query::closest_points(&far, &posed, 1e155);
+    assert_eq!(found.iter().map(Option::is_some).collect::<Vec<_>>(), [true, false, false]);
+    for (q, f) in far.iter().zip(&found) {
+        assert_eq!(query::closest_point(*q, &posed, 1e155).is_some(), f.is_some());
+    }
+}
+
 fn meshclash(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_meshclash"))
         .args(args)

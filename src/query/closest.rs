@@ -23,7 +23,21 @@ pub struct Closest {
 /// The nearest point of `m` to `p` within `max_distance` (`f64::INFINITY` for no limit), or
 /// `None` when nothing is that near.
 pub fn closest_point(p: DVec3, m: &Posed, max_distance: f64) -> Option<Closest> {
-    closest_within(p, m, max_distance * max_distance)
+    within(closest_within(p, m, search_limit(max_distance)), max_distance)
+}
+
+/// The squared bound a search for points within `max_distance` prunes by: a little over its
+/// square (the reported distance, a square root, decides: [`within`]), infinite where the
+/// square overflows (a limit of 1e155 is no limit to 1e154 squared, which is infinite).
+fn search_limit(max_distance: f64) -> f64 {
+    let r = max_distance * (1.0 + 4.0 * f64::EPSILON);
+    r * r
+}
+
+/// `c` where its reported distance is at most `max_distance`: the limit is decided on the
+/// distance the answer gives, not on a rounded square of it.
+fn within(c: Option<Closest>, max_distance: f64) -> Option<Closest> {
+    c.filter(|c| c.distance <= max_distance)
 }
 
 /// The nearest points of `m` to many points, each as [`closest_point`] answers it. Points are
@@ -34,7 +48,7 @@ pub fn closest_point(p: DVec3, m: &Posed, max_distance: f64) -> Option<Closest> 
 /// one the unbounded search gives.
 pub fn closest_points(points: &[DVec3], m: &Posed, max_distance: f64) -> Vec<Option<Closest>> {
     use rayon::prelude::*;
-    let limit = max_distance * max_distance;
+    let limit = search_limit(max_distance);
     m.slots_for(points.len());
     m.oriented_for(points.len());
     let order = morton_order(points);
@@ -54,7 +68,10 @@ pub fn closest_points(points: &[DVec3], m: &Posed, max_distance: f64) -> Vec<Opt
         })
         .collect();
     found.sort_unstable_by_key(|(i, _)| *i);
-    found.into_iter().map(|(_, c)| c).collect()
+    found
+        .into_iter()
+        .map(|(_, c)| within(c, max_distance))
+        .collect()
 }
 
 /// Indices of `points` sorted by the Morton code of their position in their bounding box
@@ -214,12 +231,12 @@ pub(crate) fn closest_among(
     max_distance: f64,
     tris: impl IntoIterator<Item = u32>,
 ) -> Option<Closest> {
-    let limit = max_distance * max_distance;
+    let limit = search_limit(max_distance);
     let mut best = None;
     for t in tris {
         consider(p, t, &m.tri(t), limit, &mut best);
     }
-    answer(p, m, best)
+    within(answer(p, m, best), max_distance)
 }
 
 /// Barycentric `(u, v)` of a point of triangle `t` (Ericson 3.4). On a (nearly) zero-area
