@@ -129,28 +129,83 @@ fn the_nearest_point_is_brute_forces_with_its_ties_and_limits() {
 
 /// `--max-distance` is decided on the distance reported: a point exactly D away (3k, 4k from
 /// a corner, k dyadic: 5k exactly, and so reported) is found at D, and one whose reported
-/// distance is above D is not, on both backends' batch and single queries. A limit whose
+/// distance is above D is not, in batches and single queries (the GPU's answers pass through
+/// the same `closest_among`). A limit whose
 /// square overflows (1e155) still limits: points 1e160 and 1e300 away are beyond it, one
 /// 2e154 away within.
 #[test]
 fn a_max_distance_is_decided_on_the_distance_reported() {
     let tri = PreparedMesh::new(
-        Mesh::from_soup("t", vec![[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]]]).unwrap(),
+        Mesh::from_soup(
+            "t",
+            vec![[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]]],
+        )
+        .unwrap(),
     );
     let posed = Posed::new(&tri, Pose::IDENTITY);
     let p = DVec3::new(-4.071991370536125, -5.4293218273815, 0.0);
-    let d = query::closest_point(p, &posed, f64::INFINITY).unwrap().distance;
+    let d = query::closest_point(p, &posed, f64::INFINITY)
+        .unwrap()
+        .distance;
     assert_eq!(d, 6.786652284226875);
     let below = f64::from_bits(d.to_bits() - 1);
     assert!(query::closest_point(p, &posed, d).is_some());
     assert!(query::closest_point(p, &posed, below).is_none());
-    assert_eq!(query::closest_points(&[p, p], &posed, d).iter().flatten().count(), 2);
+    assert_eq!(
+        query::closest_points(&[p, p], &posed, d)
+            .iter()
+            .flatten()
+            .count(),
+        2
+    );
     assert!(query::closest_points(&[p], &posed, below)[0].is_none());
     let far = [2e154, 1e160, 1e300].map(|x| DVec3::new(x, 0.0, 0.0));
     let found = query::closest_points(&far, &posed, 1e155);
-    assert_eq!(found.iter().map(Option::is_some).collect::<Vec<_>>(), [true, false, false]);
+    assert_eq!(
+        found.iter().map(Option::is_some).collect::<Vec<_>>(),
+        [true, false, false]
+    );
     for (q, f) in far.iter().zip(&found) {
-        assert_eq!(query::closest_point(*q, &posed, 1e155).is_some(), f.is_some());
+        assert_eq!(
+            query::closest_point(*q, &posed, 1e155).is_some(),
+            f.is_some()
+        );
+    }
+}
+
+/// An `--out` the answers could not be written to is refused before the work, naming it: an
+/// unknown format, a folder that does not exist, a folder.
+#[test]
+fn an_out_that_cannot_be_written_is_refused_first() {
+    let teapot = common::case_path("meshes/teapot.stl");
+    let pts = scratch("out-check.csv");
+    std::fs::write(&pts, "0,0,0\n").unwrap();
+    let dir = std::env::temp_dir();
+    let cases = [
+        (dir.join("answers.txt"), "unknown table format"),
+        (
+            dir.join("no-such-folder/answers.csv"),
+            "its folder does not exist",
+        ),
+        (dir.clone(), "unknown table format"),
+        (dir.join("a-folder.csv"), "is a folder"),
+    ];
+    std::fs::create_dir_all(dir.join("a-folder.csv")).unwrap();
+    for (out, why) in &cases {
+        for cmd in ["closest", "inside"] {
+            let (code, _, err) = meshclash(&[
+                cmd,
+                teapot.to_str().unwrap(),
+                pts.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert_eq!(code, 2, "{out:?}: {err}");
+            assert!(
+                err.contains(why) && err.contains(out.to_str().unwrap()),
+                "{err}"
+            );
+        }
     }
 }
 

@@ -51,6 +51,9 @@ pub fn poses(
             )));
         }
     }
+    if let Some(out) = &out {
+        table::check_out(out)?;
+    }
     let ps = read_poses(poses)?;
     let (ma, mb) = (load(a)?, load(b)?);
     // What every pose reuses is made first and timed apart, as loading is: the oriented boxes

@@ -23,6 +23,9 @@ pub struct Job<'a> {
 
 impl<'a> Job<'a> {
     pub fn new(mesh: &'a Path, rows: &'a Path, batch: BatchArgs) -> Result<Job<'a>, Error> {
+        if let Some(out) = &batch.out {
+            table::check_out(out)?;
+        }
         Ok(Job {
             mesh,
             pose: batch.pose.pose()?,

@@ -523,7 +523,28 @@ pub fn write(path: &Path, n: usize, columns: &[(&str, Column)]) -> Result<(), Er
             )))
         }
     };
-    std::fs::write(path, bytes).map_err(Error::Output)
+    std::fs::write(path, bytes).map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// An `--out` path that [`write`] can take: a known format, in a folder that exists, and not a
+/// folder itself. Checked before the work, so that a long batch is not lost to a typo.
+pub fn check_out(path: &Path) -> Result<(), Error> {
+    let bad = |why: &str| Error::Argument(format!("--out {}: {why}", path.display()));
+    if !matches!(extension(path).as_str(), "csv" | "json" | "npy") {
+        return Err(bad("unknown table format (expected .npy, .csv or .json)"));
+    }
+    if path.is_dir() {
+        return Err(bad("is a folder"));
+    }
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => {
+            Err(bad("its folder does not exist"))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A structured `.npy` (format 1.0): one record per row, one field per column.
