@@ -173,6 +173,63 @@ fn a_max_distance_is_decided_on_the_distance_reported() {
     }
 }
 
+/// A review's sliver (sin² of its smallest angle about 1e-11): the nearest point is on edge
+/// V0V1 (worked in rationals: u = 0.8912669, v = 0), and its barycentric coordinates give it
+/// back. The normal equations had given v = -0.00028, 1.9e-4 off the point.
+#[test]
+fn a_slivers_barycentric_coordinates_give_its_point_back() {
+    let t = [
+        [
+            -0.9516337513923645,
+            -0.29778990149497986,
+            0.07176918536424637,
+        ],
+        [0.06733687222003937, -0.7775506973266602, 0.5784482955932617],
+        [
+            -0.5634722709655762,
+            -0.4805475175380707,
+            0.26478150486946106,
+        ],
+    ];
+    let m = PreparedMesh::new(Mesh::from_soup("sliver", vec![t]).unwrap());
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let p = DVec3::new(0.8220940828323364, 0.8650022745132446, 0.28855660557746887);
+    let c = query::closest_point(p, &posed, f64::INFINITY).unwrap();
+    assert!((c.u - 0.8912669).abs() < 1e-6 && c.v.abs() < 1e-6, "{c:?}");
+    let [v0, v1, v2] = posed.tri(0);
+    let back = v0 * (1.0 - c.u - c.v) + v1 * c.u + v2 * c.v;
+    assert!(back.distance(c.point) < 1e-9, "{back} {c:?}");
+}
+
+/// A point or a sphere whose distance to the mesh is beyond f64 is refused by row, as rays
+/// are: its answer would otherwise read as nothing within reach. So is a pose of `poses` that
+/// puts the parts that far apart, as `check` refuses it.
+#[test]
+fn distances_beyond_f64_are_refused_not_read_as_none() {
+    let teapot = common::case_path("meshes/teapot.stl");
+    let t = teapot.to_str().unwrap();
+    for (cmd, name, row) in [
+        ("closest", "far-points.csv", "0,0,0\n1.7e308,0,0\n"),
+        ("spheres", "far-spheres.csv", "0,0,0,1\n1.7e308,0,0,1\n"),
+    ] {
+        let rows = scratch(name);
+        std::fs::write(&rows, row).unwrap();
+        let r = rows.to_str().unwrap();
+        let (code, _, err) = meshclash(&[cmd, t, r, "--translate=-1.7e308,0,0"]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(err.contains("row 1: its distance to the mesh overflows f64"), "{err}");
+        // Nearer, the same rows are answered.
+        let (code, _, err) = meshclash(&[cmd, t, r, "--translate=-1e307,0,0"]);
+        assert_eq!(code, 0, "{cmd}: {err}");
+    }
+    let poses = scratch("far-poses.json");
+    std::fs::write(&poses, "[[1,0,0,1.7e308, 0,1,0,0, 0,0,1,0, 0,0,0,1]]").unwrap();
+    let p = poses.to_str().unwrap();
+    let (code, _, err) = meshclash(&["poses", t, t, p, "--translate-a=-1.7e308,0,0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("pose 0 places the parts farther apart"), "{err}");
+}
+
 /// An `--out` the answers could not be written to is refused before the work, naming it: an
 /// unknown format, a folder that does not exist, a folder.
 #[test]
