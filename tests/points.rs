@@ -217,9 +217,12 @@ fn distances_beyond_f64_are_refused_not_read_as_none() {
         let r = rows.to_str().unwrap();
         let (code, _, err) = meshclash(&[cmd, t, r, "--translate=-1.7e308,0,0"]);
         assert_eq!(code, 2, "{cmd}: {err}");
-        assert!(err.contains("row 1: its distance to the mesh overflows f64"), "{err}");
+        assert!(
+            err.contains("row 1: its distance to the mesh overflows f64"),
+            "{err}"
+        );
         // Nearer, the same rows are answered.
-        let (code, _, err) = meshclash(&[cmd, t, r, "--translate=-1e307,0,0"]);
+        let (code, _, err) = meshclash(&[cmd, t, r, "--translate=-1e300,0,0"]);
         assert_eq!(code, 0, "{cmd}: {err}");
     }
     let poses = scratch("far-poses.json");
@@ -227,7 +230,10 @@ fn distances_beyond_f64_are_refused_not_read_as_none() {
     let p = poses.to_str().unwrap();
     let (code, _, err) = meshclash(&["poses", t, t, p, "--translate-a=-1.7e308,0,0"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("pose 0 places the parts farther apart"), "{err}");
+    assert!(
+        err.contains("pose 0 places the parts farther apart"),
+        "{err}"
+    );
 }
 
 /// An `--out` the answers could not be written to is refused before the work, naming it: an

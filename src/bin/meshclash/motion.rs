@@ -65,6 +65,13 @@ pub fn poses(
     let answers = progress::during("poses", || backend.poses(&ma, pose_a, &mb, &ps, clearance))?;
     let mut timings = Timings::default();
     timings.add("query", t);
+    // As `check` refuses it: a distance beyond f64 is no distance (JSON would say null).
+    if let Some(k) = answers.iter().position(|a| !a.solid.distance().is_finite()) {
+        return Err(Error::Argument(format!(
+            "{}: pose {k} places the parts farther apart than the largest f64 (1.8e308): their distance cannot be given",
+            poses.display()
+        )));
+    }
     if let Some(out) = out {
         table::write(&out, answers.len(), &columns(&answers))?;
     }

@@ -32,9 +32,20 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
     } else if rows.width == 4 {
         let spheres: Vec<_> = (0..rows.len()).map(|i| sphere(rows.row(i))).collect();
         answered_by = backend.name();
-        standing(progress::during("spheres", || {
+        let found = progress::during("spheres", || {
             backend.sphere_contacts(&m, job.pose, &spheres)
-        })?)
+        })?;
+        // Every finite centre has a nearest point on a mesh with triangles, unless its
+        // distance is beyond f64: not an answer of "no contact".
+        if let Some(i) = found.iter().position(Option::is_none) {
+            if !m.mesh.triangles.is_empty() {
+                return Err(Error::Argument(format!(
+                    "{}: row {i}: its distance to the mesh overflows f64 (beyond 1.8e308)",
+                    job.points.display()
+                )));
+            }
+        }
+        standing(found)
     } else {
         let spheres: Vec<_> = (0..rows.len())
             .map(|i| {
