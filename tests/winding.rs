@@ -618,3 +618,74 @@ fn a_large_part_in_an_open_container_is_inside_but_not_certainly() {
         (Some(Containment::AInB), true)
     );
 }
+
+/// A review's case: a closed, outward tetrahedron with a corner at the origin, and a point a
+/// few subnormals from that corner, outside the face through it (exact signs: the point is on
+/// the far side of one face, the centroid on the near side of all four). Shewchuk's first
+/// stage certified the wrong sign where its error bound underflowed to 0, and the point read
+/// as certainly inside; orientations that small are decided in integers.
+// The corners are f32 values written out in full (as the review's file holds them).
+#[allow(clippy::excessive_precision)]
+#[test]
+fn a_point_subnormally_near_a_corner_is_where_the_exact_signs_put_it() {
+    let tet: Soup = vec![
+        [
+            [0.0, 0.0, 0.0],
+            [0.382641077041626, -0.1329946368932724, 0.5539953708648682],
+            [
+                -0.48415881395339966,
+                0.02757667377591133,
+                0.47903957962989807,
+            ],
+        ],
+        [
+            [0.0, 0.0, 0.0],
+            [
+                -0.48415881395339966,
+                0.02757667377591133,
+                0.47903957962989807,
+            ],
+            [
+                -0.028411787003278732,
+                0.43093013763427734,
+                -0.017246916890144348,
+            ],
+        ],
+        [
+            [0.0, 0.0, 0.0],
+            [
+                -0.028411787003278732,
+                0.43093013763427734,
+                -0.017246916890144348,
+            ],
+            [0.382641077041626, -0.1329946368932724, 0.5539953708648682],
+        ],
+        [
+            [0.382641077041626, -0.1329946368932724, 0.5539953708648682],
+            [
+                -0.028411787003278732,
+                0.43093013763427734,
+                -0.017246916890144348,
+            ],
+            [
+                -0.48415881395339966,
+                0.02757667377591133,
+                0.47903957962989807,
+            ],
+        ],
+    ];
+    let m = soup_mesh("tet", tet);
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let p = DVec3::new(-2.5e-323, -5e-324, 4e-323);
+    assert!(!query::point_inside(p, &posed).inside);
+    assert!(!query::winding_number(p, &posed).inside());
+    // Just inside, by the same exact signs: the centroid scaled down.
+    let centroid = m
+        .mesh
+        .vertices
+        .iter()
+        .map(|v| DVec3::from(v.map(f64::from)))
+        .sum::<DVec3>()
+        / 4.0;
+    assert!(query::point_inside(centroid * 1e-300, &posed).inside);
+}

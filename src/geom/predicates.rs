@@ -37,6 +37,13 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
         };
     }
     let s = sign(v);
+    // A determinant this small may come from products that underflowed, where Shewchuk's
+    // error bound (a product too) rounds to 0 and certifies a wrong sign (a point 4e-263 from
+    // a corner of a mesh 1e-30 across read as inside): decided in integers instead.
+    if s != 0 && v.abs() < 1e-250 {
+        let ints = super::integers::Integers::of(&[a, b, c, d]);
+        return big_sign(&ints.orient3d(0, 1, 2, 3));
+    }
     if s != 0 {
         return s;
     }
@@ -47,6 +54,15 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
     match rescale(&[a, b, c, d]) {
         Some(k) => sign(robust::orient3d(c3(a * k), c3(b * k), c3(c * k), c3(d * k))),
         None => 0,
+    }
+}
+
+/// The sign of an exact integer.
+fn big_sign(x: &num_bigint::BigInt) -> i8 {
+    match x.sign() {
+        num_bigint::Sign::Minus => -1,
+        num_bigint::Sign::NoSign => 0,
+        num_bigint::Sign::Plus => 1,
     }
 }
 
@@ -92,6 +108,12 @@ pub fn orient2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
         };
     }
     let s = sign(v);
+    // As in orient3d: a determinant this small is decided in integers.
+    if s != 0 && v.abs() < 1e-250 {
+        let ints = super::integers::Integers::of(&[d(a), d(b), d(c)]);
+        let (ac, bc) = (ints.diff(0, 2), ints.diff(1, 2));
+        return big_sign(&(&ac[0] * &bc[1] - &ac[1] * &bc[0]));
+    }
     if s != 0 {
         return s;
     }
