@@ -5,7 +5,7 @@
 //! rigorous bounds (cheap, f64), and only crossings whose bounds overlap are compared exactly,
 //! in integers.
 
-use super::integers::{det, Integers};
+use super::integers::{big_sign, det, Integers};
 use super::{DVec3, Tri};
 use std::cmp::Ordering;
 
@@ -102,11 +102,7 @@ pub fn crossing_order(o: DVec3, d: DVec3, a: &Tri, b: &Tri) -> Ordering {
 pub fn orient_along(o: DVec3, d: DVec3, a: DVec3, b: DVec3) -> i8 {
     let ints = Integers::of(&[o, d, a, b]);
     let det = det(&ints.v[1], &ints.diff(2, 0), &ints.diff(3, 0));
-    match det.sign() {
-        num_bigint::Sign::Minus => -1,
-        num_bigint::Sign::NoSign => 0,
-        num_bigint::Sign::Plus => 1,
-    }
+    big_sign(&det)
 }
 
 #[cfg(test)]

@@ -67,6 +67,15 @@ pub(crate) fn cross(x: &[BigInt; 3], y: &[BigInt; 3]) -> [BigInt; 3] {
     ]
 }
 
+/// The sign of an exact integer.
+pub(crate) fn big_sign(x: &BigInt) -> i8 {
+    match x.sign() {
+        num_bigint::Sign::Minus => -1,
+        num_bigint::Sign::NoSign => 0,
+        num_bigint::Sign::Plus => 1,
+    }
+}
+
 /// A finite f64 as `m · 2^e` with integer `m` (0 as `(0, 0)`).
 fn decode(x: f64) -> (i64, i32) {
     if x == 0.0 {

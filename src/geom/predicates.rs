@@ -10,6 +10,7 @@
 //! those projections is injective on the plane, which gives "if"; "only if" is trivial. That
 //! removes any floating-point choice of a projection axis.
 
+use super::integers::big_sign;
 use super::{DVec3, Tri};
 use robust::{Coord, Coord3D};
 use std::cmp::Ordering;
@@ -54,15 +55,6 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
     match rescale(&[a, b, c, d]) {
         Some(k) => sign(robust::orient3d(c3(a * k), c3(b * k), c3(c * k), c3(d * k))),
         None => 0,
-    }
-}
-
-/// The sign of an exact integer.
-fn big_sign(x: &num_bigint::BigInt) -> i8 {
-    match x.sign() {
-        num_bigint::Sign::Minus => -1,
-        num_bigint::Sign::NoSign => 0,
-        num_bigint::Sign::Plus => 1,
     }
 }
 

@@ -109,7 +109,8 @@ pub(crate) fn within(ta: &Tri, tb: &Tri, axis: DVec3, d: f64) -> Option<(f64, bo
 
 /// [`within`] for a pair whose meeting is decided (exactly): `Some` with its f64 distance (0
 /// where they meet) when it is closer than `d`, exactly. A pair exactly `d` apart is not,
-/// whichever way its f64 distance rounds; such a pair's distance may read just below `d`.
+/// whichever way its f64 distance rounds; a pair counted within a rounding of `d` may read `d`
+/// or just above it.
 pub(crate) fn decide(ta: &Tri, tb: &Tri, meets: bool, d: f64) -> Option<(f64, bool)> {
     if meets {
         return (d > 0.0).then_some((0.0, true));
