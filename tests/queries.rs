@@ -838,7 +838,18 @@ fn random_poses_of_small_real_meshes_equal_brute_force() {
         // Containment, where the surfaces do not meet: every vertex of each part against the
         // solid of the other's closed bodies, by a ray over all their triangles (no octree),
         // and by the winding number (solid angles) where the other part is closed and oriented.
+        // Against a part that is not closed, inside is the generalized winding number's
+        // |w| >= 1/2 (docs/cli.md), taken from the solid angles; compared below only where
+        // `check` says its answer is certain (every vertex of the body on one side).
         let any_inside = |p: &Posed, m: &Posed, solid: &[bool]| {
+            if !m.prep.info.closed {
+                let mut used: Vec<u32> = p.prep.mesh.triangles.iter().flatten().copied().collect();
+                used.sort_unstable();
+                used.dedup();
+                return used
+                    .into_iter()
+                    .any(|v| winding(p.vertex(v), m).abs() >= 0.5);
+            }
             if !solid.contains(&true) {
                 return false;
             }
@@ -867,7 +878,10 @@ fn random_poses_of_small_real_meshes_equal_brute_force() {
         } else {
             None
         };
-        assert_eq!(got.containment, want_inside, "{name}: containment");
+        let open = !a.info.closed || !b.info.closed;
+        if got.containment_certain || !open {
+            assert_eq!(got.containment, want_inside, "{name}: containment");
+        }
         let interferes = !want_hits.is_empty() || want_inside.is_some();
         assert_eq!(query::interferes(&x, &y), interferes, "{name}: interferes");
         let solid = if interferes { 0.0 } else { best.3 };
