@@ -10,7 +10,7 @@ use crate::geom::DVec3;
 use crate::gpu::{GpuBackend, GpuContext, GpuInfo};
 use crate::mesh::{Pose, PreparedMesh};
 use crate::query::{
-    self, CheckOptions, CheckReport, Closest, Hits, PoseAnswer, Posed, RayHit, SelfReport,
+    self, CheckOptions, CheckReport, Closest, Hits, Inside, PoseAnswer, Posed, RayHit, SelfReport,
     SolidDistance, SphereContact, SphereSweep, Winding,
 };
 use std::fmt;
@@ -286,6 +286,26 @@ impl Backend {
                     .collect()
             },
         )
+    }
+
+    /// Each point's winding number around `m` (placed by `pose`) and whether it is inside, as
+    /// [`query::point_inside`] decides: by that winding number, or by the parity of a ray's
+    /// crossings for a closed mesh whose triangles are not consistently oriented (as `check`'s
+    /// containment decides; [`query::inside_by_parity`]).
+    pub fn points_inside(
+        &self,
+        m: &PreparedMesh,
+        pose: Pose,
+        points: &[DVec3],
+    ) -> Result<Vec<(Winding, Inside)>> {
+        use rayon::prelude::*;
+        let w = self.winding_numbers(m, pose, points)?;
+        let posed = Posed::new(m, pose);
+        Ok(points
+            .par_iter()
+            .zip(w)
+            .map(|(&p, w)| (w, query::inside_given(p, &w, &posed)))
+            .collect())
     }
 
     /// The nearest point of `m` (placed by `pose`) to each of `points`, within `max_distance`

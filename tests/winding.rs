@@ -689,3 +689,56 @@ fn a_point_subnormally_near_a_corner_is_where_the_exact_signs_put_it() {
         / 4.0;
     assert!(query::point_inside(centroid * 1e-300, &posed).inside);
 }
+
+/// A closed box with turned triangles (one of its bottom face's, and the whole top face) is not
+/// consistently oriented: its winding number depends on which triangles are turned (0.03 just
+/// inside the turned triangle, 0.97 just below it), while the parity of a ray's crossings is
+/// what the closed surface bounds. `check`'s containment decided by parity, `inside` (and so
+/// `closest --signed`) by the winding number, and the two disagreed about the same points (a
+/// review's helper found it). Now every query takes parity there, on both backends; the
+/// winding column stays the winding number. Oracle: the box [-1, 1]³, by hand.
+#[test]
+fn a_closed_box_with_turned_triangles_is_inside_by_parity_for_every_query() {
+    let mut soup = box_soup(1.0);
+    let turn = |t: [[f32; 3]; 3]| [t[0], t[2], t[1]];
+    let bottom = soup.iter().position(|t| t.iter().all(|v| v[2] == -1.0)).unwrap();
+    soup[bottom] = turn(soup[bottom]);
+    for t in soup.iter_mut().filter(|t| t.iter().all(|v| v[2] == 1.0)) {
+        *t = turn(*t);
+    }
+    let m = soup_mesh("box with turned triangles", soup);
+    assert!(m.info.closed && !m.info.oriented);
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let mut points = Vec::new();
+    for &x in &[-0.9, -0.5, 0.0, 0.5, 0.9] {
+        for &y in &[-0.9, 0.0, 0.9] {
+            for &z in &[-1.02, -0.98, 0.0, 0.98, 1.02, 1.5] {
+                points.push(DVec3::new(x, y, z));
+            }
+        }
+    }
+    points.push(DVec3::new(3.0, 0.1, 0.2));
+    let inside = |p: DVec3| p.abs().max_element() < 1.0;
+    let mut backends = vec![Backend::cpu()];
+    backends.extend(gpu_backend("turned_triangles"));
+    for be in &backends {
+        let answers = be.points_inside(&m, Pose::IDENTITY, &points).unwrap();
+        for (&p, (w, i)) in points.iter().zip(&answers) {
+            let what = format!("{} at {p}", be.name());
+            assert_eq!((i.inside, i.certain), (inside(p), true), "{what}");
+            assert!((w.value - oracle(p, &posed)).abs() <= w.bound + 1e-9, "{what}");
+        }
+        // Where the winding number and the parity disagree: the test would pass without them.
+        let disagree = answers.iter().filter(|(w, i)| w.inside() != i.inside).count();
+        assert!(disagree >= 10, "{}: {disagree}", be.name());
+    }
+    // check's containment of a small cube just inside the turned triangles, and just outside.
+    let cube = |z: f32| {
+        let (lo, hi) = ([-0.6, -0.6, z], [-0.5, -0.5, z + 0.01]);
+        soup_mesh("small cube", common::box_soup(lo, hi))
+    };
+    for (z, want) in [(-0.99, Some(Containment::AInB)), (-1.02, None)] {
+        let r = query::check(&cube(z), Pose::IDENTITY, &m, Pose::IDENTITY, &Default::default());
+        assert_eq!((r.containment, r.containment_certain), (want, true), "z {z}");
+    }
+}

@@ -76,7 +76,9 @@ impl<'py> Columns<'py> {
 /// The generalized winding number of the mesh around each point (an (N, 3) array), exact
 /// where the mesh is closed: ``{"winding", "bound", "inside", "certain"}``, inside meaning
 /// ``|winding| >= 1/2``, certain meaning the value is farther than its rounding bound from 1/2.
-/// As ``meshclash inside``; on the GPU when the backend is one.
+/// A closed mesh whose triangles are not consistently oriented is the exception: there inside
+/// is the parity of a ray's crossings, as ``check``'s containment decides. As ``meshclash
+/// inside``; on the GPU when the backend is one.
 #[pyfunction]
 #[pyo3(
     signature = (mesh, points, transform = None, backend = None),
@@ -96,13 +98,13 @@ pub fn winding_numbers<'py>(
     );
     let backend = backend_of(py, backend)?;
     let w = py
-        .detach(|| backend.winding_numbers(&m, p, &pts))
+        .detach(|| backend.points_inside(&m, p, &pts))
         .map_err(err)?;
     Columns::new(py)
-        .f64("winding", w.iter().map(|w| Some(w.value)))?
-        .f64("bound", w.iter().map(|w| Some(w.bound)))?
-        .bool("inside", w.iter().map(|w| w.inside()))?
-        .bool("certain", w.iter().map(|w| w.certain()))
+        .f64("winding", w.iter().map(|w| Some(w.0.value)))?
+        .f64("bound", w.iter().map(|w| Some(w.0.bound)))?
+        .bool("inside", w.iter().map(|w| w.1.inside))?
+        .bool("certain", w.iter().map(|w| w.1.certain))
         .map(Columns::done)
 }
 
@@ -127,7 +129,7 @@ pub fn inside<'py>(
 /// The nearest point of the mesh to each point (an (N, 3) array), within ``max_distance``:
 /// ``{"distance", "triangle", "point", "u", "v"}`` (``point`` (N, 3); ``u``, ``v``
 /// barycentric on ``triangle``, a row of the faces). Points with nothing within
-/// ``max_distance`` get NaN and -1. ``signed``: distances negative inside (winding number).
+/// ``max_distance`` get NaN and -1. ``signed``: distances negative inside (as ``inside``).
 /// As ``meshclash closest``.
 #[pyfunction]
 #[pyo3(
@@ -158,14 +160,14 @@ pub fn closest_points<'py>(
         .detach(|| {
             let found = backend.closest_points(&m, p, &pts, max_distance)?;
             let inside = match signed {
-                true => Some(backend.winding_numbers(&m, p, &pts)?),
+                true => Some(backend.points_inside(&m, p, &pts)?),
                 false => None,
             };
             Ok((found, inside))
         })
         .map_err(err)?;
     let sign = |i: usize| match &inside {
-        Some(w) if w[i].inside() => -1.0,
+        Some(w) if w[i].1.inside => -1.0,
         _ => 1.0,
     };
     Columns::new(py)

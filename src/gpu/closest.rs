@@ -12,7 +12,7 @@ use crate::geom::DVec3;
 use crate::query::closest::{closest_among, morton_order};
 use crate::query::spheres::{contact_from, Sweep};
 use crate::query::{
-    closest_point, closest_points, point_inside, Closest, Posed, SphereContact, SphereSweep,
+    closest_point, closest_points, inside_by_parity, point_inside, Closest, Posed, SphereContact, SphereSweep,
 };
 use rayon::prelude::*;
 
@@ -178,8 +178,7 @@ impl GpuBackend {
             .filter(|(_, n)| n.is_some())
             .map(|(&c, _)| c)
             .collect();
-        let info = &m.prep.info;
-        let inside: Vec<bool> = if info.closed && !info.oriented {
+        let inside: Vec<bool> = if inside_by_parity(m) {
             found
                 .par_iter()
                 .map(|&c| point_inside(c, m).inside)

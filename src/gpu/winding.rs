@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::geom::DVec3;
 use crate::query::closest::{in_given_order, morton_order};
 use crate::query::containment::{containment_with, first_inside, pick};
-use crate::query::{winding_number, Containment, Inside, Posed, Winding};
+use crate::query::{inside_by_parity, winding_number, Containment, Inside, Posed, Winding};
 use rayon::prelude::*;
 
 /// One batch of `winding.wgsl`: its query (`None`: beyond f32, nothing dispatched), the points
@@ -238,19 +238,15 @@ impl GpuBackend {
     ) -> Result<(Option<Containment>, bool)> {
         containment_with(a, b, |(witnesses, coverage), m| {
             let g = if std::ptr::eq(m, a) { ga } else { gb };
-            let info = &m.prep.info;
-            if info.closed && !info.oriented {
+            if inside_by_parity(m) {
                 return Ok(first_inside((witnesses, coverage), m));
             }
             let points: Vec<DVec3> = witnesses.iter().map(|x| x.2).collect();
             let w = self.winding_numbers(m, g, &points)?;
-            let answers = witnesses.into_iter().zip(w).map(|(witness, w)| {
-                let inside = Inside {
-                    inside: w.inside(),
-                    certain: w.certain(),
-                };
-                (witness, inside)
-            });
+            let answers = witnesses
+                .into_iter()
+                .zip(w)
+                .map(|(witness, w)| (witness, Inside::of(&w)));
             Ok(pick(answers, coverage))
         })
     }

@@ -9,7 +9,7 @@
 //! are not consistently oriented has no meaningful w: there a ray's crossings are counted by
 //! parity.
 
-use super::winding::{ray_crossings, winding_number};
+use super::winding::{ray_crossings, winding_number, Winding};
 use super::Posed;
 use crate::geom::DVec3;
 use rayon::prelude::*;
@@ -40,25 +40,56 @@ pub struct Inside {
     pub certain: bool,
 }
 
-/// Whether `p` is inside the solid `m` bounds (its surface must not pass through `p`).
-pub fn point_inside(p: DVec3, m: &Posed) -> Inside {
-    let info = &m.prep.info;
-    if info.closed && !info.oriented {
-        return match ray_crossings(p, m, &[]) {
-            Some((n, _)) => Inside {
-                inside: n % 2 == 1,
-                certain: true,
-            },
-            None => Inside {
-                inside: false,
-                certain: false,
-            },
-        };
+impl Inside {
+    /// By the winding number's rule: |w| ≥ 1/2, certain where |w| is farther from 1/2 than
+    /// its bound.
+    pub fn of(w: &Winding) -> Inside {
+        Inside {
+            inside: w.inside(),
+            certain: w.certain(),
+        }
     }
-    let w = winding_number(p, m);
-    Inside {
-        inside: w.inside(),
-        certain: w.certain(),
+}
+
+/// Whether `m`'s inside is decided by the parity of a ray's crossings rather than by its
+/// winding number: a closed mesh whose triangles are not consistently oriented. There the
+/// winding number depends on which triangles are turned (a cube with one turned triangle winds
+/// 0.03 just inside that triangle and 0.97 just outside it), while the parity is what the
+/// closed surface bounds.
+pub fn inside_by_parity(m: &Posed) -> bool {
+    m.prep.info.closed && !m.prep.info.oriented
+}
+
+/// Whether `p` is inside the solid `m` bounds (its surface must not pass through `p`): by the
+/// winding number, or by parity where [`inside_by_parity`].
+pub fn point_inside(p: DVec3, m: &Posed) -> Inside {
+    if inside_by_parity(m) {
+        return parity_inside(p, m);
+    }
+    Inside::of(&winding_number(p, m))
+}
+
+/// [`point_inside`] for a point whose winding number `w` around `m` is known already (a
+/// batch's, from either backend): the same answer.
+pub fn inside_given(p: DVec3, w: &Winding, m: &Posed) -> Inside {
+    if inside_by_parity(m) {
+        return parity_inside(p, m);
+    }
+    Inside::of(w)
+}
+
+/// Odd crossings of a ray are inside; uncertain where every ray tried grazed an edge or a
+/// vertex, or `p` lies on the surface.
+fn parity_inside(p: DVec3, m: &Posed) -> Inside {
+    match ray_crossings(p, m, &[]) {
+        Some((n, _)) => Inside {
+            inside: n % 2 == 1,
+            certain: true,
+        },
+        None => Inside {
+            inside: false,
+            certain: false,
+        },
     }
 }
 

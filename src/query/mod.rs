@@ -29,7 +29,9 @@ mod winding;
 pub use check::{check, CheckOptions, CheckReport};
 pub use clearance::{clearance, ClearancePair, ClearanceReport};
 pub use closest::{closest_point, closest_points, Closest};
-pub use containment::{containment, point_inside, Containment, Inside};
+pub use containment::{
+    containment, inside_by_parity, inside_given, point_inside, Containment, Inside,
+};
 pub use distance::{distance, distance_with_budget, DistanceReport};
 pub use interferes::{interference, interference_and_certainty, interferes, Interference};
 pub use intersect::{intersect, IntersectReport, PairContact};

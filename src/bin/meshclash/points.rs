@@ -82,30 +82,30 @@ pub fn inside(job: Job) -> Result<(), Error> {
     let backend = choose_backend(job.kind)?;
     let prepare_ms = prepare(|| backend.prepare_inside(&m))?;
     let t = Instant::now();
-    let w = progress::during("inside", || backend.winding_numbers(&m, job.pose, &pts))?;
+    let w = progress::during("inside", || backend.points_inside(&m, job.pose, &pts))?;
     let mut timings = Timings::default();
     timings.add("query", t);
     if let Some(out) = &job.out {
         let cols = [
             (
                 "winding",
-                Column::F64(w.iter().map(|w| Some(w.value)).collect()),
+                Column::F64(w.iter().map(|w| Some(w.0.value)).collect()),
             ),
             (
                 "inside",
-                Column::Bool(w.iter().map(|w| w.inside()).collect()),
+                Column::Bool(w.iter().map(|w| w.1.inside).collect()),
             ),
             (
                 "certain",
-                Column::Bool(w.iter().map(|w| w.certain()).collect()),
+                Column::Bool(w.iter().map(|w| w.1.certain).collect()),
             ),
         ];
         table::write(out, w.len(), &cols)?;
     }
     let fields = json!({
         "count": w.len(),
-        "inside": w.iter().filter(|w| w.inside()).count(),
-        "uncertain": w.iter().filter(|w| !w.certain()).count(),
+        "inside": w.iter().filter(|w| w.1.inside).count(),
+        "uncertain": w.iter().filter(|w| !w.1.certain).count(),
         "prepare_ms": prepare_ms,
     });
     summary(&job, fields, backend.name(), &timings);
@@ -137,14 +137,14 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
         }
     }
     let inside = if signed {
-        Some(backend.winding_numbers(&m, job.pose, &pts)?)
+        Some(backend.points_inside(&m, job.pose, &pts)?)
     } else {
         None
     };
     let mut timings = Timings::default();
     timings.add("query", t);
     let sign = |i: usize| match &inside {
-        Some(w) if w[i].inside() => -1.0,
+        Some(w) if w[i].1.inside => -1.0,
         _ => 1.0,
     };
     if let Some(out) = &job.out {
@@ -183,8 +183,8 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
         "prepare_ms": prepare_ms,
     });
     if let Some(w) = &inside {
-        fields["inside"] = json!(w.iter().filter(|w| w.inside()).count());
-        fields["uncertain"] = json!(w.iter().filter(|w| !w.certain()).count());
+        fields["inside"] = json!(w.iter().filter(|w| w.1.inside).count());
+        fields["uncertain"] = json!(w.iter().filter(|w| !w.1.certain).count());
     }
     summary(&job, fields, backend.name(), &timings);
     Ok(())
