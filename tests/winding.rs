@@ -701,7 +701,10 @@ fn a_point_subnormally_near_a_corner_is_where_the_exact_signs_put_it() {
 fn a_closed_box_with_turned_triangles_is_inside_by_parity_for_every_query() {
     let mut soup = box_soup(1.0);
     let turn = |t: [[f32; 3]; 3]| [t[0], t[2], t[1]];
-    let bottom = soup.iter().position(|t| t.iter().all(|v| v[2] == -1.0)).unwrap();
+    let bottom = soup
+        .iter()
+        .position(|t| t.iter().all(|v| v[2] == -1.0))
+        .unwrap();
     soup[bottom] = turn(soup[bottom]);
     for t in soup.iter_mut().filter(|t| t.iter().all(|v| v[2] == 1.0)) {
         *t = turn(*t);
@@ -726,10 +729,16 @@ fn a_closed_box_with_turned_triangles_is_inside_by_parity_for_every_query() {
         for (&p, (w, i)) in points.iter().zip(&answers) {
             let what = format!("{} at {p}", be.name());
             assert_eq!((i.inside, i.certain), (inside(p), true), "{what}");
-            assert!((w.value - oracle(p, &posed)).abs() <= w.bound + 1e-9, "{what}");
+            assert!(
+                (w.value - oracle(p, &posed)).abs() <= w.bound + 1e-9,
+                "{what}"
+            );
         }
         // Where the winding number and the parity disagree: the test would pass without them.
-        let disagree = answers.iter().filter(|(w, i)| w.inside() != i.inside).count();
+        let disagree = answers
+            .iter()
+            .filter(|(w, i)| w.inside() != i.inside)
+            .count();
         assert!(disagree >= 10, "{}: {disagree}", be.name());
     }
     // check's containment of a small cube just inside the turned triangles, and just outside.
@@ -738,7 +747,17 @@ fn a_closed_box_with_turned_triangles_is_inside_by_parity_for_every_query() {
         soup_mesh("small cube", common::box_soup(lo, hi))
     };
     for (z, want) in [(-0.99, Some(Containment::AInB)), (-1.02, None)] {
-        let r = query::check(&cube(z), Pose::IDENTITY, &m, Pose::IDENTITY, &Default::default());
-        assert_eq!((r.containment, r.containment_certain), (want, true), "z {z}");
+        let r = query::check(
+            &cube(z),
+            Pose::IDENTITY,
+            &m,
+            Pose::IDENTITY,
+            &Default::default(),
+        );
+        assert_eq!(
+            (r.containment, r.containment_certain),
+            (want, true),
+            "z {z}"
+        );
     }
 }

@@ -12,7 +12,8 @@ use crate::geom::DVec3;
 use crate::query::closest::{closest_among, morton_order};
 use crate::query::spheres::{contact_from, Sweep};
 use crate::query::{
-    closest_point, closest_points, inside_by_parity, point_inside, Closest, Posed, SphereContact, SphereSweep,
+    closest_point, closest_points, inside_by_parity, point_inside, Closest, Posed, SphereContact,
+    SphereSweep,
 };
 use rayon::prelude::*;
 

@@ -290,6 +290,13 @@ fn primitive(
         Some(a) => indices(&a, buffers, points.len())?,
         None => (0..points.len() as u32).collect(),
     };
+    // A leftover index would be dropped without a word: the file is damaged, so say so.
+    if mode == Mode::Triangles && indices.len() % 3 != 0 {
+        return Err(format!(
+            "TRIANGLES with {} indices, not a multiple of 3",
+            indices.len()
+        ));
+    }
     let flip = DMat3::from_mat4(t).determinant() < 0.0;
     let mut push = |a: u32, b: u32, c: u32| {
         let (b, c) = if flip { (c, b) } else { (b, c) };

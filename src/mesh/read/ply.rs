@@ -45,6 +45,20 @@ impl Scalar {
         })
     }
 
+    /// The least and greatest values of an integer type (a float type's are not limited here:
+    /// a coordinate beyond `f32` is refused as not finite once read).
+    fn range(self) -> (f64, f64) {
+        match self {
+            Scalar::I8 => (i8::MIN as f64, i8::MAX as f64),
+            Scalar::U8 => (0.0, u8::MAX as f64),
+            Scalar::I16 => (i16::MIN as f64, i16::MAX as f64),
+            Scalar::U16 => (0.0, u16::MAX as f64),
+            Scalar::I32 => (i32::MIN as f64, i32::MAX as f64),
+            Scalar::U32 => (0.0, u32::MAX as f64),
+            Scalar::F32 | Scalar::F64 => (f64::NEG_INFINITY, f64::INFINITY),
+        }
+    }
+
     fn size(self) -> usize {
         match self {
             Scalar::I8 | Scalar::U8 => 1,
@@ -113,6 +127,7 @@ pub fn read_ply(bytes: &[u8], path: &Path) -> Result<Soup> {
             _ => skip(e, &mut source).map_err(bad)?,
         }
     }
+    source.finish().map_err(bad)?;
     if vertices.is_empty() && !elements.iter().any(|e| e.name == "vertex") {
         return Err(bad("no \"vertex\" element".into()));
     }
@@ -134,7 +149,10 @@ fn header(bytes: &[u8]) -> Result<(Encoding, Vec<Element>, &[u8]), String> {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
             [] | ["comment", ..] | ["obj_info", ..] => {}
-            ["format", kind, _version] => {
+            ["format", kind, version] => {
+                if *version != "1.0" {
+                    return Err(format!("format version {version:?}: only 1.0 is known"));
+                }
                 encoding = Some(match *kind {
                     "ascii" => Encoding::Ascii,
                     "binary_little_endian" => Encoding::Little,
@@ -151,7 +169,18 @@ fn header(bytes: &[u8]) -> Result<(Encoding, Vec<Element>, &[u8]), String> {
             }),
             ["property", rest @ ..] => {
                 let e = elements.last_mut().ok_or("a property before any element")?;
-                e.properties.push(property(rest)?);
+                let p = property(rest)?;
+                let name = |p: &Property| match p {
+                    Property::Scalar(_, n) | Property::List(_, _, n) => n.clone(),
+                };
+                if e.properties.iter().any(|q| name(q) == name(&p)) {
+                    return Err(format!(
+                        "element {:?} declares property {:?} twice",
+                        e.name,
+                        name(&p)
+                    ));
+                }
+                e.properties.push(p);
             }
             _ => return Err(format!("unexpected header line {line:?}")),
         }
@@ -215,6 +244,7 @@ fn read_vertices(e: &Element, src: &mut Source) -> Result<Vec<[f32; 3]>, String>
                 }
             };
         }
+        src.end_item()?;
         out.push(xyz.map(|k| values[k] as f32));
     }
     Ok(out)
@@ -244,6 +274,7 @@ fn read_faces(
                 }
             }
         }
+        src.end_item()?;
         let at = |i: i64| -> Result<[f32; 3], String> {
             usize::try_from(i)
                 .ok()
@@ -309,6 +340,7 @@ fn skip(e: &Element, src: &mut Source) -> Result<(), String> {
                 Property::List(c, s, _) => src.skip_list(*c, *s)?,
             }
         }
+        src.end_item()?;
     }
     Ok(())
 }
@@ -344,6 +376,35 @@ impl Source<'_> {
                     .ok_or("the file ends inside its data: truncated")?;
                 *at += n;
                 Ok(decode(s, raw, *big))
+            }
+        }
+    }
+
+    /// The end of an item: in ASCII, where its line ends (a value left on the line is one its
+    /// element does not declare: a file whose header and body disagree, refused rather than
+    /// read shifted).
+    fn end_item(&mut self) -> Result<(), String> {
+        match self {
+            Source::Ascii(w) => w.end_item(),
+            Source::Binary { .. } => Ok(()),
+        }
+    }
+
+    /// The end of the body: nothing may follow the last element the header declares (a face
+    /// or a vertex more would be silently lost) but white space, or in a binary file NUL
+    /// padding.
+    fn finish(&self) -> Result<(), String> {
+        match self {
+            Source::Ascii(w) => w.finish(),
+            Source::Binary { bytes, at, .. } => {
+                let tail = &bytes[(*at).min(bytes.len())..];
+                match tail.iter().all(|&b| b == 0 || b.is_ascii_whitespace()) {
+                    true => Ok(()),
+                    false => Err(format!(
+                        "{} bytes of data after the last element the header declares",
+                        tail.len()
+                    )),
+                }
             }
         }
     }
@@ -405,11 +466,16 @@ fn decode(s: Scalar, raw: &[u8], big: bool) -> f64 {
 }
 
 /// The words of an ASCII body, with the line each is on (counted from the body's first) for
-/// messages.
+/// messages. Each item of an element is one line, as PLY writes them: a value on the next line
+/// or one left over would mean the header and the body disagree, and read as a stream of
+/// numbers such a file came out shifted (a vertex more than declared read as a face, a face's
+/// extra index as the next face's first), so both are refused.
 struct Words<'a> {
     text: &'a str,
     at: usize,
     line: usize,
+    /// A value of the current item has been read: the next must be on its line.
+    in_item: bool,
 }
 
 impl<'a> Words<'a> {
@@ -420,7 +486,32 @@ impl<'a> Words<'a> {
             text,
             at: 0,
             line: 0,
+            in_item: false,
         })
+    }
+
+    fn end_item(&mut self) -> Result<(), String> {
+        let rest = &self.text[self.at..];
+        let left = rest[..rest.find('\n').unwrap_or(rest.len())].trim();
+        if !left.is_empty() {
+            return Err(format!(
+                "body line {}: more values than its element declares ({left:?} left over)",
+                self.line + 1
+            ));
+        }
+        self.in_item = false;
+        Ok(())
+    }
+
+    fn finish(&self) -> Result<(), String> {
+        let rest = &self.text[self.at..];
+        match rest.find(|c: char| !c.is_ascii_whitespace()) {
+            None => Ok(()),
+            Some(at) => Err(format!(
+                "body line {}: data after the last element the header declares",
+                self.line + 1 + rest[..at].matches('\n').count()
+            )),
+        }
     }
 
     fn number(&mut self, s: Scalar) -> Result<f64, String> {
@@ -428,7 +519,15 @@ impl<'a> Words<'a> {
         let start = rest
             .find(|c: char| !c.is_ascii_whitespace())
             .ok_or("the file ends inside its data: truncated")?;
-        self.line += rest[..start].matches('\n').count();
+        let lines = rest[..start].matches('\n').count();
+        if self.in_item && lines > 0 {
+            return Err(format!(
+                "body line {}: fewer values than its element declares",
+                self.line + 1
+            ));
+        }
+        self.line += lines;
+        self.in_item = true;
         let len = rest[start..]
             .find(|c: char| c.is_ascii_whitespace())
             .unwrap_or(rest.len() - start);
@@ -441,6 +540,14 @@ impl<'a> Words<'a> {
         if integral && v.fract() != 0.0 {
             return Err(format!(
                 "body line {}: {word:?} is not an integer",
+                self.line + 1
+            ));
+        }
+        // A binary file cannot hold such a value; in ASCII it says the header is wrong.
+        let (lo, hi) = s.range();
+        if !(lo..=hi).contains(&v) {
+            return Err(format!(
+                "body line {}: {word:?} is beyond the range of its type ({lo} to {hi})",
                 self.line + 1
             ));
         }
