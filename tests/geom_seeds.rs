@@ -559,3 +559,37 @@ fn coplanar_triangles_sharing_an_edge_meet_along_it() {
         );
     }
 }
+
+/// Whether a crossing pair pierces (shares a segment) or touches at a point is exact at any
+/// placement. Worked by hand, in units `u` of 2^-26 about (2^26, 2^26, 0), where one unit is
+/// one ulp of the coordinates (the points' merging tolerance, 4 eps of them, is 16): T2 is the
+/// triangle x, y ≥ 0, x + y ≤ 8N in z = 0 (N = 1024); T1 lies in y = N, crossing z = 0 from
+/// (-4N, N) to its corner (tip, N, 0). T2 meets y = N for x in [0, 7N], T1 meets z = 0 for x in
+/// [-4N, tip]: tip 1 shares the segment x in [0, 1] (piercing, one ulp long, which the merging
+/// had made a touching point), tip 0 the point (0, N, 0) only (touching), tip -1 nothing.
+#[test]
+fn crossing_pairs_pierce_or_touch_exactly_an_ulp_apart() {
+    let (u, big) = (2f64.powi(-26), 2f64.powi(26));
+    let n = 1024.0;
+    let at = |x: f64, y: f64, z: f64| v(big + x * u, big + y * u, z * u);
+    let t2 = [
+        at(0.0, 0.0, 0.0),
+        at(8.0 * n, 0.0, 0.0),
+        at(0.0, 8.0 * n, 0.0),
+    ];
+    let t1 = |tip: f64| [at(-4.0 * n, n, -n), at(-4.0 * n, n, n), at(tip, n, 0.0)];
+    let c = classify(&t1(1.0), &t2).expect("they share [0, 1]");
+    assert_eq!(
+        (c.class(), c.touching),
+        (Some(ContactClass::Segment), false)
+    );
+    let Intersection::Segment(a, b) = c.intersection else {
+        unreachable!()
+    };
+    // Its ends are (0, N, 0) and (1, N, 0), within a rounding of the coordinates each.
+    let (lo, hi) = if a.x <= b.x { (a, b) } else { (b, a) };
+    assert!(lo.distance(at(0.0, n, 0.0)) <= 4.0 * u && hi.distance(at(1.0, n, 0.0)) <= 4.0 * u);
+    let c = classify(&t2, &t1(0.0)).expect("they share (0, N, 0)");
+    assert_eq!((c.class(), c.touching), (Some(ContactClass::Point), true));
+    assert!(classify(&t1(-1.0), &t2).is_none());
+}

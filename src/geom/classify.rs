@@ -1,10 +1,12 @@
 //! Sabharwal and Leopold: classify an intersecting pair as none / point / segment / area, crossing or
 //! coplanar, and compute the intersection itself.
 //!
-//! The existence of the intersection and the coplanar/crossing decision are exact
-//! ([`super::predicates`]); the geometry (points, segment ends, polygon) is computed in `f64` by
-//! clipping one triangle against the other's prism and plane, and merged at a tolerance of
-//! `1e-12 ×` the pair's size. That tolerance decides only between point, segment and area.
+//! The existence of the intersection, the coplanar/crossing decision and whether a crossing
+//! pair shares a segment of positive length (piercing) are exact ([`super::predicates`]); the
+//! geometry (points, segment ends, polygon) is computed in `f64` by clipping one triangle
+//! against the other's prism and plane, and merged at a tolerance of `1e-12 ×` the pair's size.
+//! That tolerance decides between point, segment and area only for pairs that touch (one
+//! triangle does not cross the other's plane) or are coplanar.
 
 use super::predicates;
 use super::ray::line_triangle_weights;
@@ -45,8 +47,8 @@ pub struct Contact {
     /// Both triangles non-degenerate and in one plane (exact).
     pub coplanar: bool,
     /// Contact only on the boundary of a triangle (`true`), or one triangle passing through the
-    /// other (`false`, "piercing"): each strictly straddles the other's plane (exact) and they
-    /// share a segment of positive length.
+    /// other (`false`, "piercing"): each strictly straddles the other's plane and they share a
+    /// segment of positive length (both exact).
     pub touching: bool,
 }
 
@@ -69,16 +71,67 @@ pub fn classify(t1: &Tri, t2: &Tri) -> Option<Contact> {
     let coplanar = predicates::coplanar(t1, t2);
     let tol = merge_tolerance(t1, t2);
     let points = intersection_points(t1, t2, coplanar);
-    let intersection = shape_of(points, tol, coplanar);
-    let piercing = !coplanar
-        && matches!(intersection, Intersection::Segment(..))
-        && predicates::straddles(t1, t2)
-        && predicates::straddles(t2, t1);
+    let mut intersection = shape_of(points.clone(), tol, coplanar);
+    // Each crossing the other's plane: the intersection is a point or a segment, and which is
+    // decided exactly, whatever the merging made of the rounded points.
+    let crossing = !coplanar && predicates::straddles(t1, t2) && predicates::straddles(t2, t1);
+    let piercing = crossing && crossing_has_length(t1, t2);
+    if crossing {
+        intersection = match (intersection, piercing) {
+            (Intersection::Point(p), true) => match shape_of(points, 0.0, false) {
+                Intersection::Point(q) => Intersection::Segment(p, q),
+                shape => shape,
+            },
+            (Intersection::Segment(a, b), false) => Intersection::Point((a + b) * 0.5),
+            (shape, _) => shape,
+        };
+    }
     Some(Contact {
         intersection,
         coplanar,
         touching: !piercing,
     })
+}
+
+/// Whether two intersecting triangles, each strictly crossing the other's plane, share a
+/// segment of positive length, exactly. Each meets the planes' common line in a segment (`I1`
+/// and `I2`) whose ends are where the two edges from its vertex alone on one side cross the
+/// other's plane, and the triangles meet in `I1 ∩ I2`: a segment whose ends are those of `I1`
+/// and `I2` lying in the other triangle, so it has length where two such ends are distinct
+/// points. An end `x` of `I1` lies in the other triangle exactly where its edge meets that
+/// triangle (the edge meets the plane only at `x`); the two ends of one triangle are distinct
+/// (it has area), and an end of each coincide exactly where their edges' four corners are
+/// coplanar (both crossings then lie on that plane and on the line, which meet once: the plane
+/// holds a corner off the line and strictly off the other triangle's plane). Rounded points,
+/// merged at a tolerance, had called a piercing segment 5.6e-8 long at 1e8 a touching point.
+fn crossing_has_length(t1: &Tri, t2: &Tri) -> bool {
+    let (e1, e2) = (ends_on_line(t1, t2), ends_on_line(t2, t1));
+    let in1: Vec<_> = e1
+        .into_iter()
+        .filter(|&(a, b)| predicates::segment_triangle(a, b, t2))
+        .collect();
+    let in2: Vec<_> = e2
+        .into_iter()
+        .filter(|&(a, b)| predicates::segment_triangle(a, b, t1))
+        .collect();
+    match (in1.as_slice(), in2.as_slice()) {
+        ([_, _], _) | (_, [_, _]) => true,
+        ([(a, b)], [(c, d)]) => predicates::orient3d(*a, *b, *c, *d) != 0,
+        _ => false,
+    }
+}
+
+/// The two edges of `t` from its corner alone on one side of `other`'s plane (the others on
+/// the far side or on the plane), whose crossings of that plane are the ends of `t`'s segment
+/// on it. `t` must cross the plane strictly.
+fn ends_on_line(t: &Tri, other: &Tri) -> [(DVec3, DVec3); 2] {
+    let side: [i8; 3] =
+        std::array::from_fn(|i| predicates::orient3d(other[0], other[1], other[2], t[i]));
+    let alone = (0..3)
+        .find(|&i| side[i] != 0 && (1..3).all(|k| side[(i + k) % 3] * side[i] <= 0))
+        .unwrap_or(0);
+    let (p, q, r) = (t[alone], t[(alone + 1) % 3], t[(alone + 2) % 3]);
+    [(p, q), (p, r)]
 }
 
 /// One point common to both triangles, if they intersect (used for the distance-0 witness).
