@@ -973,3 +973,39 @@ fn the_gpus_oriented_boxes_hold_their_nodes() {
         }
     }
 }
+
+/// The same points written to `.csv` and `.json` with 17 significant digits are read as the
+/// same `f64`s: their answers are equal to the bit. Without serde_json's exact float parsing,
+/// about one number in eight came back an ulp off (a review's helper found rays' `t` and
+/// poses' distances differing between the formats).
+#[test]
+fn json_tables_read_numbers_as_exactly_as_csv() {
+    let teapot = common::case_path("meshes/teapot.stl");
+    let t = teapot.to_str().unwrap();
+    let mut x = 0x9e3779b97f4a7c15u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as f64 / (1u64 << 53) as f64 * 20.0 - 10.0
+    };
+    let rows: Vec<[f64; 3]> = (0..300).map(|_| [next(), next(), next() + 10.0]).collect();
+    let text = |sep: &str, open: &str, close: &str| -> Vec<String> {
+        rows.iter()
+            .map(|r| format!("{open}{:.16e}{sep}{:.16e}{sep}{:.16e}{close}", r[0], r[1], r[2]))
+            .collect()
+    };
+    let (csv, json) = (scratch("exact.csv"), scratch("exact.json"));
+    std::fs::write(&csv, text(",", "", "").join("\n")).unwrap();
+    std::fs::write(&json, format!("[{}]", text(",", "[", "]").join(","))).unwrap();
+    let answers = |input: &PathBuf, name: &str| {
+        let out = scratch(name);
+        let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
+        let (code, _, err) = meshclash(&["closest", t, i, "--backend", "cpu", "--out", o]);
+        assert_eq!(code, 0, "{err}");
+        std::fs::read_to_string(out).unwrap()
+    };
+    let (a, b) = (answers(&csv, "exact.csv.out.csv"), answers(&json, "exact.json.out.csv"));
+    assert_eq!(a.lines().count(), 301);
+    assert_eq!(a, b);
+}
