@@ -210,6 +210,36 @@ fn a_slivers_barycentric_coordinates_give_its_point_back() {
 fn distances_beyond_f64_are_refused_not_read_as_none() {
     let teapot = common::case_path("meshes/teapot.stl");
     let t = teapot.to_str().unwrap();
+    // The largest f64 on every axis: its nearest triangle is found and its distance overflows
+    // (it was answered, inf at triangle 0, exit 0; a review's helper found it).
+    let max = f64::MAX;
+    for (cmd, name, row) in [
+        (
+            "closest",
+            "max-points.csv",
+            format!("0,0,0\n{max:e},{max:e},{max:e}\n"),
+        ),
+        (
+            "spheres",
+            "max-spheres.csv",
+            format!("0,0,0,1\n{max:e},{max:e},{max:e},0\n"),
+        ),
+    ] {
+        let rows = scratch(name);
+        std::fs::write(&rows, row).unwrap();
+        for backend in ["cpu", "gpu"] {
+            if backend == "gpu" && common::gpu_or_skip("max-points").is_none() {
+                continue;
+            }
+            let args = [cmd, t, rows.to_str().unwrap(), "--backend", backend];
+            let (code, _, err) = meshclash(&args);
+            assert_eq!(code, 2, "{cmd} {backend}: {err}");
+            assert!(
+                err.contains("row 1: its distance to the mesh overflows f64"),
+                "{err}"
+            );
+        }
+    }
     for (cmd, name, row) in [
         ("closest", "far-points.csv", "0,0,0\n1.7e308,0,0\n"),
         ("spheres", "far-spheres.csv", "0,0,0,1\n1.7e308,0,0,1\n"),
@@ -992,7 +1022,12 @@ fn json_tables_read_numbers_as_exactly_as_csv() {
     let rows: Vec<[f64; 3]> = (0..300).map(|_| [next(), next(), next() + 10.0]).collect();
     let text = |sep: &str, open: &str, close: &str| -> Vec<String> {
         rows.iter()
-            .map(|r| format!("{open}{:.16e}{sep}{:.16e}{sep}{:.16e}{close}", r[0], r[1], r[2]))
+            .map(|r| {
+                format!(
+                    "{open}{:.16e}{sep}{:.16e}{sep}{:.16e}{close}",
+                    r[0], r[1], r[2]
+                )
+            })
             .collect()
     };
     let (csv, json) = (scratch("exact.csv"), scratch("exact.json"));
@@ -1005,7 +1040,50 @@ fn json_tables_read_numbers_as_exactly_as_csv() {
         assert_eq!(code, 0, "{err}");
         std::fs::read_to_string(out).unwrap()
     };
-    let (a, b) = (answers(&csv, "exact.csv.out.csv"), answers(&json, "exact.json.out.csv"));
+    let (a, b) = (
+        answers(&csv, "exact.csv.out.csv"),
+        answers(&json, "exact.json.out.csv"),
+    );
     assert_eq!(a.lines().count(), 301);
     assert_eq!(a, b);
+}
+
+/// With `--signed` the summary's least and greatest distances are the table's own, signed (the
+/// least had been the least unsigned distance, not the table's least); `--max-distance` limits
+/// the unsigned distance, inside or not.
+#[test]
+fn a_signed_summary_reports_the_tables_distances() {
+    let teapot = common::case_path("meshes/teapot.stl");
+    let t = teapot.to_str().unwrap();
+    let rows = scratch("signed.csv");
+    // The belly (inside) and a point outside.
+    std::fs::write(&rows, "0,0,12\n100,0,0\n").unwrap();
+    let r = rows.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let out = scratch("signed.out.json");
+        let mut args = vec!["closest", t, r, "--signed", "--json", "--backend", "cpu"];
+        args.extend(["--out", out.to_str().unwrap()]);
+        args.extend(extra);
+        let (code, stdout, err) = meshclash(&args);
+        assert_eq!(code, 0, "{err}");
+        let table: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+        let d: Vec<Option<f64>> = (0..2).map(|i| table[i]["distance"].as_f64()).collect();
+        let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        (d, summary)
+    };
+    let (d, s) = run(&[]);
+    let (inside, outside) = (d[0].unwrap(), d[1].unwrap());
+    assert!(inside < 0.0 && outside > 0.0, "{d:?}");
+    assert_eq!(s["min_distance"].as_f64(), Some(inside));
+    assert_eq!(s["max_distance"].as_f64(), Some(outside));
+    // A limit between the two unsigned distances keeps the belly, inside, and drops the other.
+    let limit = ((-inside + outside) / 2.0).to_string();
+    let (d, s) = run(&["--max-distance", &limit]);
+    assert_eq!(d, vec![Some(inside), None]);
+    assert_eq!(
+        (s["found"].as_u64(), s["inside"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert_eq!(s["max_distance"].as_f64(), Some(inside));
 }

@@ -8,7 +8,7 @@ use crate::convert::{err, f64_array, points, pose, poses as pose_list, value_err
 use crate::mesh::Mesh;
 use crate::pair::backend_of;
 use meshclash::query::{self, default_sweep_tolerance, Hits, Posed, SolidDistance, SphereSweep};
-use meshclash::DVec3;
+use meshclash::{DVec3, PreparedMesh};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
@@ -166,6 +166,9 @@ pub fn closest_points<'py>(
             Ok((found, inside))
         })
         .map_err(err)?;
+    if max_distance == f64::INFINITY {
+        reachable(&m, &found)?;
+    }
     let sign = |i: usize| match &inside {
         Some(w) if w[i].1.inside => -1.0,
         _ => 1.0,
@@ -186,6 +189,18 @@ pub fn closest_points<'py>(
         .f64("u", found.iter().map(|c| c.map(|c| c.u)))?
         .f64("v", found.iter().map(|c| c.map(|c| c.v)))
         .map(Columns::done)
+}
+
+/// With no limit on the distance, every point has a nearest one on a mesh with triangles,
+/// unless its distance is beyond f64: refused by row, as ``meshclash closest`` and ``spheres``
+/// refuse it, not answered as nothing within reach.
+fn reachable<T>(m: &PreparedMesh, found: &[Option<T>]) -> PyResult<()> {
+    match found.iter().position(Option::is_none) {
+        Some(i) if !m.mesh.triangles.is_empty() => Err(value_error(format!(
+            "row {i}: its distance to the mesh overflows f64 (beyond 1.8e308)"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Where each ray ``origins[i] + t * directions[i]``, ``0 <= t <= max_t``, meets the mesh,
@@ -320,6 +335,7 @@ pub fn sphere_contacts<'py>(
     let found = py
         .detach(|| backend.sphere_contacts(&m, p, &s))
         .map_err(err)?;
+    reachable(&m, &found)?;
     Columns::new(py)
         .bool(
             "touches",

@@ -86,6 +86,21 @@ def test_rows_that_are_not_finite_are_refused(bad):
             mc.sphere_sweeps(CUBE, [[2, 0, 0]], 0.1, [[1, 0, 0]], tolerance=bad)
 
 
+def test_distances_beyond_float64_are_refused(backend):
+    """A point at the largest float64 has a nearest triangle but no distance that float64
+    holds: refused by row, as the command line refuses it (it came back NaN and -1, as if
+    nothing were within reach, or as inf at a real triangle)."""
+    big = np.finfo(float).max
+    rows = [[0, 0, 0], [big, big, big]]
+    with pytest.raises(ValueError, match="row 1: its distance to the mesh overflows f64"):
+        mc.closest_points(CUBE, rows, backend=backend)
+    with pytest.raises(ValueError, match="row 1: its distance to the mesh overflows f64"):
+        mc.sphere_contacts(CUBE, rows, 0.0, backend=backend)
+    # With a limit, the far point is simply not within it.
+    limited = mc.closest_points(CUBE, rows, max_distance=10.0, backend=backend)
+    assert limited["triangle"][1] == -1 and limited["distance"][0] == 0.5
+
+
 def test_poses_equal_one_call_each(backend):
     ts = np.stack([translation(x, 0, 0) for x in (0.5, 1.0, 2.0, 0.0)])
     p = mc.poses(CUBE, CUBE, ts, clearance=0.1, backend=backend)

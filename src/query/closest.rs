@@ -38,9 +38,12 @@ fn search_limit(max_distance: f64) -> f64 {
 }
 
 /// `c` where its reported distance is at most `max_distance`: the limit is decided on the
-/// distance the answer gives, not on a rounded square of it.
+/// distance the answer gives, not on a rounded square of it. A distance beyond f64 (a point
+/// near 1.8e308, whose nearest triangle was found but whose distance overflowed) is no answer
+/// either, as the search's own overflow is: callers refuse such a row rather than report
+/// `inf` at a real triangle.
 fn within(c: Option<Closest>, max_distance: f64) -> Option<Closest> {
-    c.filter(|c| c.distance <= max_distance)
+    c.filter(|c| c.distance <= max_distance && c.distance.is_finite())
 }
 
 /// The nearest points of `m` to many points, each as [`closest_point`] answers it. Points are

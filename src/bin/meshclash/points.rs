@@ -174,7 +174,10 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
         ];
         table::write(out, found.len(), &cols)?;
     }
-    let within: Vec<f64> = found.iter().flatten().map(|c| c.distance).collect();
+    // The distances as the table reports them (signed with --signed).
+    let within: Vec<f64> = (found.iter().enumerate())
+        .filter_map(|(i, c)| c.map(|c| sign(i) * c.distance))
+        .collect();
     let mut fields = json!({
         "count": found.len(),
         "found": within.len(),
