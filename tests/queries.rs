@@ -1207,3 +1207,34 @@ fn a_pair_exactly_the_clearance_apart_is_not_within_it() {
         }
     }
 }
+
+/// README's linked tori (B turned 90° about x and moved 1.2 along it): every one of the 424
+/// intersecting pairs pierces. Two of them, (4138, 5103) and (8230, 7777), share segments of
+/// about 2e-15 of their lengths on the planes' line, and had been called touching points by the
+/// merging of rounded points. Proved in exact rational arithmetic (Python `Fraction`, on the
+/// posed f64 corners: `x + 1.2, -z, y` of B's f32 ones): each triangle has corners strictly on
+/// both sides of the other's plane, and the two triangles' segments on the common line overlap
+/// by 3.03e-22 and 3.20e-22 (in units of `n1 × n2`), 2.6e-15 and 1.5e-15 of their lengths.
+#[test]
+fn the_readme_tori_pierce_in_every_pair() {
+    let torus = PreparedMesh::new(Mesh::load(common::case_path("meshes/torus.stl")).unwrap());
+    let pose = Pose::from_euler_degrees([90.0, 0.0, 0.0], DVec3::new(1.2, 0.0, 0.0));
+    let r = query::check(&torus, Pose::IDENTITY, &torus, pose, &Default::default());
+    assert_eq!(
+        (r.intersect.pairs.len(), r.intersect.piercing_count()),
+        (424, 424)
+    );
+    for (a, b) in [(4138, 5103), (8230, 7777)] {
+        let p = r
+            .intersect
+            .pairs
+            .iter()
+            .find(|p| (p.a, p.b) == (a, b))
+            .unwrap();
+        assert!(!p.contact.touching, "({a}, {b})");
+        assert_eq!(
+            p.contact.class(),
+            Some(meshclash::geom::classify::ContactClass::Segment)
+        );
+    }
+}
