@@ -1238,3 +1238,80 @@ fn the_readme_tori_pierce_in_every_pair() {
         );
     }
 }
+
+/// Parts apart by less than rounding can measure: 0 is reported only where the surfaces meet.
+/// A review's helper found two placed copies of adis16480 whose nearest triangles (A 1604, B
+/// 1606) are disjoint, proved in exact rational arithmetic (a vertex of A lies about 6.0e-19
+/// from B's triangle's plane, the f64 spacing there being 3.5e-18), reported `intersects`
+/// false and `min_distance` 0 at one point. Now `min_distance`, `--quick`'s solid distance and
+/// the clearance pairs' distances read the least positive f64 there, on both backends.
+#[test]
+fn parts_apart_by_less_than_rounding_are_never_at_distance_0() {
+    let m = PreparedMesh::new(Mesh::load(common::case_path("meshes/adis16480_ascii.stl")).unwrap());
+    let pa = Pose::from_matrix(&[
+        0.7892586020035559,
+        0.5492435384958525,
+        -0.2745949646004955,
+        0.0,
+        -0.5973353384385938,
+        0.7903779554798445,
+        -0.13598963542840942,
+        -0.0,
+        0.14234237814453934,
+        0.27135626565837034,
+        0.9518951751490817,
+        -0.0,
+        0.0,
+        0.0,
+        0.0,
+        1.0,
+    ])
+    .unwrap();
+    let pb = Pose::from_matrix(&[
+        -0.7783641990934123,
+        -0.436723855353479,
+        -0.45102266875941444,
+        -0.05322029219509011,
+        -0.2720253654033188,
+        -0.41285802101686864,
+        0.8692240534288186,
+        0.016722509840671213,
+        -0.5658192062371706,
+        0.7992624904543114,
+        0.20255393653520992,
+        0.010737505851421695,
+        0.0,
+        0.0,
+        0.0,
+        1.0,
+    ])
+    .unwrap();
+    let opts = meshclash::CheckOptions {
+        clearance: Some(1e-12),
+    };
+    let mut backends = vec![meshclash::Backend::cpu()];
+    if let Some(ctx) = common::gpu_or_skip("apart_by_less_than_rounding") {
+        let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+        backends.push(meshclash::Backend::from_gpu(gpu));
+    }
+    for be in &backends {
+        let r = be.check(&m, pa, &m, pb, &opts).unwrap();
+        assert!(!r.intersect.intersects(), "{}", be.name());
+        let d = &r.distance;
+        assert_eq!((d.triangle_a, d.triangle_b), (1604, 1606), "{}", be.name());
+        assert_eq!(d.distance, f64::from_bits(1), "{}", be.name());
+        let c = r.clearance.as_ref().unwrap();
+        assert!(
+            c.pairs.iter().all(|p| p.intersects == (p.distance == 0.0)),
+            "{}",
+            be.name()
+        );
+        assert!(
+            c.pairs.iter().any(|p| p.distance == f64::from_bits(1)),
+            "{}",
+            be.name()
+        );
+    }
+    let (a, b) = (Posed::new(&m, pa), Posed::new(&m, pb));
+    assert_eq!(query::solid_distance(&a, &b).distance(), f64::from_bits(1));
+}

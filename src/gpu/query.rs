@@ -14,7 +14,7 @@ use crate::geom::{tritri, DVec3};
 use crate::mesh::{Pose, PreparedMesh};
 use crate::query::check::check_with;
 use crate::query::clearance;
-use crate::query::distance::settled_on_one_thread;
+use crate::query::distance::{apart_report, settled_on_one_thread};
 use crate::query::intersect::classify_pairs;
 use crate::query::self_intersect::pair_kind;
 use crate::query::{
@@ -135,32 +135,10 @@ fn verts_for(a: &Posed, b: &Posed, hits: &[Hit]) {
     b.verts_for(hits.len());
 }
 
-/// The distance report for the pair `(i, j)`, points and separation from the f64 primitive.
 /// Whether the parts' root boxes are more than `reach` apart: nothing for a GPU cull to find
 /// (and, far from the origin, a frame f32 could not hold).
 fn apart(a: &Posed, b: &Posed, reach: f64) -> bool {
     a.node_box(0).distance(&b.node_box(0)) > reach
-}
-
-fn distance_report(
-    a: &Posed,
-    b: &Posed,
-    i: u32,
-    j: u32,
-    candidates: u64,
-    timings: Timings,
-) -> DistanceReport {
-    let r = tritri::distance(&a.tri(i), &b.tri(j));
-    DistanceReport {
-        distance: r.distance,
-        point_a: r.point_1,
-        point_b: r.point_2,
-        separation: r.separation,
-        triangle_a: i,
-        triangle_b: j,
-        candidates,
-        timings,
-    }
 }
 
 impl GpuBackend {
@@ -391,7 +369,7 @@ impl GpuBackend {
         // emitted one, unless that one is itself beyond m + band (m from a sliver's lower bound).
         if let Some((_, i, j)) = best.filter(|b| b.0.sqrt() <= nearest as f64 + f0.band) {
             self.add_busy(&mut timings, since);
-            return Ok(distance_report(a, b, i, j, emitted.len() as u64, timings));
+            return Ok(apart_report(a, b, (i, j), emitted.len() as u64, timings));
         }
         self.distance_by_culling((a, ga), (b, gb), (nearest, &f0), timings, since)
     }
@@ -453,7 +431,7 @@ impl GpuBackend {
             }
             timings.add("gpu_distance", t);
             self.add_busy(&mut timings, since);
-            return Ok(distance_report(a, b, i, j, candidates, timings));
+            return Ok(apart_report(a, b, (i, j), candidates, timings));
         }
         Err(Error::Gpu("distance search did not converge".into()))
     }

@@ -10,7 +10,8 @@ use std::time::Instant;
 pub struct ClearancePair {
     pub a: u32,
     pub b: u32,
-    /// 0 for intersecting pairs.
+    /// 0 for intersecting pairs, and only for them (a disjoint pair's distance that rounds to
+    /// 0 reads as the least positive f64).
     pub distance: f64,
     /// The triangles intersect (touching counts), decided exactly.
     pub intersects: bool,
@@ -116,7 +117,7 @@ pub(crate) fn decide(ta: &Tri, tb: &Tri, meets: bool, d: f64) -> Option<(f64, bo
         return (d > 0.0).then_some((0.0, true));
     }
     let r = tritri::separated_distance(ta, tb);
-    closer(ta, tb, &r, d).then_some((r.distance, false))
+    closer(ta, tb, &r, d).then_some((super::distance::apart(r.distance), false))
 }
 
 /// Whether disjoint `ta` and `tb`, whose f64 distance is `r`, are closer than `d`, exactly. The

@@ -11,7 +11,8 @@ use std::time::Instant;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct DistanceReport {
-    /// 0 when the surfaces intersect.
+    /// 0 when the surfaces intersect, and only then (surfaces apart by less than rounding can
+    /// measure read as the least positive f64).
     pub distance: f64,
     pub point_a: DVec3,
     pub point_b: DVec3,
@@ -383,10 +384,35 @@ pub(crate) fn report(
         .filter_map(|r| r.1)
         .min_by(|p, q| p.partial_cmp(q).unwrap_or(std::cmp::Ordering::Equal))
         .unwrap_or((f64::INFINITY, 0, 0));
-    let d = tritri::distance(&a.tri(i), &b.tri(j));
     timings.add("distance", t);
+    apart_report(a, b, (i, j), candidates, timings)
+}
+
+/// The f64 distance `d` of triangles that do not meet (decided exactly), at least the least
+/// positive f64: 0 is reported only for triangles that meet.
+pub(crate) fn apart(d: f64) -> f64 {
+    if d == 0.0 {
+        f64::from_bits(1)
+    } else {
+        d
+    }
+}
+
+/// The report for triangles `i` of `a` and `j` of `b`, the nearest pair of surfaces that do not
+/// meet (decided exactly): its distance is at least the least positive f64, so that 0 is
+/// reported only where the surfaces meet. Rounding can take a distance far below the
+/// coordinates' ulp to 0 (a review's helper found 6e-19 between parts about 0.03 from the
+/// origin, whose ulp is 3.5e-18, reported as `intersects: false` with `min_distance` 0).
+pub(crate) fn apart_report(
+    a: &Posed,
+    b: &Posed,
+    (i, j): (u32, u32),
+    candidates: u64,
+    timings: Timings,
+) -> DistanceReport {
+    let d = tritri::distance(&a.tri(i), &b.tri(j));
     DistanceReport {
-        distance: d.distance,
+        distance: apart(d.distance),
         point_a: d.point_1,
         point_b: d.point_2,
         separation: d.separation,
