@@ -291,7 +291,7 @@ fn primitive(
         None => (0..points.len() as u32).collect(),
     };
     // A leftover index would be dropped without a word: the file is damaged, so say so.
-    if mode == Mode::Triangles && indices.len() % 3 != 0 {
+    if mode == Mode::Triangles && !indices.len().is_multiple_of(3) {
         return Err(format!(
             "TRIANGLES with {} indices, not a multiple of 3",
             indices.len()
