@@ -203,6 +203,24 @@ fn obj_polygons_are_fan_triangulated_with_negative_indices() {
     assert!(!m.info().closed);
 }
 
+/// A comment after a statement is a comment on a face line too: `f 1 2 3 # lid` was refused
+/// (a bad face index "#") where `v 0 0 0 # tip` was read (a review's helper). Both read as
+/// without their comments; a `#` inside a face's indices still ends them.
+#[test]
+fn obj_comments_after_statements_are_comments() {
+    let plain = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\n";
+    let commented = "# a tetrahedron's two faces\nv 0 0 0 # tip\nv 1 0 0\nv 0 1 0#x\nv 0 0 1\n\
+                     f 1 2 3 # lid\nf 1 2 4#side\n";
+    let read = |t: &str| read::read_obj(t.as_bytes(), "c.obj".as_ref()).unwrap();
+    assert_eq!(read(commented), read(plain));
+    assert_eq!(read(plain).len(), 2);
+    let cut = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 # 3\n";
+    assert!(matches!(
+        read::read_obj(cut.as_bytes(), "c.obj".as_ref()),
+        Err(Error::Syntax { line: 4, .. })
+    ));
+}
+
 #[test]
 fn welding_merges_signed_zeros_and_only_identical_positions() {
     let soup = vec![

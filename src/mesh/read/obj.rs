@@ -5,7 +5,8 @@ use crate::error::{Error, Result};
 use std::path::Path;
 
 /// Wavefront OBJ: `v x y z [w]` and `f a b c …` (indices 1-based or negative, `i/t/n` forms);
-/// polygons are triangulated as fans from their first vertex. Other statements are ignored.
+/// polygons are triangulated as fans from their first vertex. Other statements, and comments
+/// from `#` to the end of a line, are ignored.
 pub fn read_obj(bytes: &[u8], path: &Path) -> Result<Soup> {
     let text = String::from_utf8_lossy(bytes);
     let err = |line: usize, message: String| Error::Syntax {
@@ -17,7 +18,10 @@ pub fn read_obj(bytes: &[u8], path: &Path) -> Result<Soup> {
     let mut soup = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
-        let mut tok = raw.split_whitespace();
+        // A comment runs from `#` to the end of its line, after a statement too: `f 1 2 3 # lid`
+        // was refused (a bad face index "#") where `v 0 0 0 # tip` was read.
+        let statement = raw.split('#').next().unwrap_or("");
+        let mut tok = statement.split_whitespace();
         match tok.next() {
             Some("v") => {
                 let mut v = [0f32; 3];
