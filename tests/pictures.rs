@@ -77,6 +77,25 @@ fn red_exactly_when_the_parts_clash() {
     }
 }
 
+/// A box touching its container's +y wall from inside: the default diagonal looks from -y, so
+/// the wall's red was behind grey and only the curves drawn on top showed the clash (a review's
+/// helper). The camera turns to the side the clashing triangles face. The curves are taken out
+/// of the scene here, so that only filled triangles can be red.
+#[test]
+fn a_touch_on_a_far_wall_is_seen_from_its_side() {
+    let a = box_mesh([0.0; 3], [3.0; 3]);
+    let b = box_mesh([0.0; 3], [1.0; 3]);
+    let pose = shift(1.0, 2.0, 1.0);
+    let r = meshclash::query::check(&a, Pose::IDENTITY, &b, pose, &CheckOptions::default());
+    assert!(r.interferes());
+    let mut scene = Scene::of_check(&a, Pose::IDENTITY, &b, pose, &r);
+    assert!(scene.clash_facing().y > 0.0);
+    scene.curves.clear();
+    let png = picture::png(&scene, 320, 240).unwrap();
+    let c = counts(&png, (320, 240));
+    assert!(c.red > 1000, "{c:?}");
+}
+
 #[test]
 fn a_swallowed_part_is_red_inside_its_cut_away_container() {
     let outer = box_mesh([0.0; 3], [4.0; 3]);

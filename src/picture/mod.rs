@@ -136,6 +136,20 @@ impl Scene {
         (!points.is_empty()).then(|| Aabb::from_points(points))
     }
 
+    /// The sum of the clashing triangles' area-weighted normals (each part's outward where it
+    /// is consistently oriented): the side a clash on one face of a part is seen from. Zero
+    /// where they face every way (crossing parts, a swallowed body).
+    pub fn clash_facing(&self) -> DVec3 {
+        self.parts
+            .iter()
+            .filter(|p| !p.container)
+            .flat_map(|p| p.triangles.iter().zip(&p.marks))
+            .filter(|(_, &m)| m == Mark::Clash)
+            .map(|(t, _)| (t[1] - t[0]).cross(t[2] - t[0]) * 0.5)
+            .filter(|n| n.is_finite())
+            .sum()
+    }
+
     /// The box of everything.
     pub fn bounds(&self) -> Aabb {
         Aabb::from_points(

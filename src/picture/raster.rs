@@ -2,9 +2,9 @@
 //! a z-buffered rasteriser of our own (flat shading by a headlight); curves, the closest
 //! segment and points are stroked on top by tiny-skia, anti-aliased, never hidden.
 //!
-//! The camera is orthographic, framed on the scene's focus (padded), and looks along a fixed
-//! diagonal, or square to the closest segment when there is one so that it shows at full
-//! length. Everything nearer to the camera than the framed region is cut away, so a clash deep
+//! The camera is orthographic, framed on the scene's focus (padded), and looks along a
+//! diagonal, turned on each axis towards the side the clashing triangles clearly face, or square
+//! to the closest segment when there is one so that it shows at full length. Everything nearer to the camera than the framed region is cut away, so a clash deep
 //! inside a part is seen, and a container is drawn without its faces that face the camera.
 //! The nearest surface shows: clashing triangles inside the other part are hidden, as they
 //! should be; the intersection curves, drawn on top, show where they are.
@@ -41,7 +41,17 @@ struct Camera {
 
 impl Camera {
     fn framing(scene: &Scene, width: u32, height: u32) -> Camera {
-        let mut back = DVec3::new(1.0, -1.3, 0.9).normalize();
+        let mut back = DVec3::new(1.0, -1.3, 0.9);
+        // From the side the clash faces, where one side clearly does: a box touching a wall
+        // from inside was seen through the wall's outside, its red behind grey (a review's
+        // helper), the curves alone showing where.
+        let facing = scene.clash_facing();
+        for k in 0..3 {
+            if facing[k].abs() > 0.25 * facing.length() {
+                back[k] = back[k].abs().copysign(facing[k]);
+            }
+        }
+        let mut back = back.normalize();
         if let Some((p, q)) = scene.closest {
             // Square to the segment, so it shows at full length.
             let s = (p - q).normalize_or_zero();
