@@ -446,6 +446,43 @@ fn bench_into_a_full_disk_says_so() {
     assert!(err.contains("cannot write the output"), "{err}");
 }
 
+/// Every command's text and JSON into a full disk: exit 2 and one line, where `println!` had
+/// panicked (exit 101, a panic's lines; a review's helper found it).
+#[cfg(target_os = "linux")]
+#[test]
+fn every_output_into_a_full_disk_says_so() {
+    let (torus, teapot) = (
+        case_path("meshes/torus.stl"),
+        case_path("meshes/teapot.stl"),
+    );
+    let (t, p) = (torus.to_str().unwrap(), teapot.to_str().unwrap());
+    let runs: [&[&str]; 6] = [
+        &["info", t],
+        &["info", t, "--json"],
+        &["check", t, t, "--backend", "cpu", "--pairs"],
+        &["check", t, t, "--backend", "cpu", "--quick", "--json"],
+        &["self", p, "--backend", "cpu"],
+        &["demo", "--triangles", "200"],
+    ];
+    for args in runs {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_meshclash"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot write the output") && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn bench_agreement_notices_a_difference_in_the_last_bit() {
     use meshclash::bench;

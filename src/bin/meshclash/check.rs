@@ -44,7 +44,7 @@ pub fn check(
         })?;
     }
     if out.json {
-        println!("{}", json::check_json(&r, out.pairs, &backend));
+        out!("{}", json::check_json(&r, out.pairs, &backend));
     } else {
         text::print_check(a, b, &ma, &mb, &r, out.pairs, &backend);
     }
@@ -71,7 +71,7 @@ pub fn quick(
     let mut timings = Timings::default();
     timings.add("solid_distance", t);
     if json {
-        println!("{}", json::quick_json(&r, &timings));
+        out!("{}", json::quick_json(&r, &timings));
     } else {
         text::print_quick(a, b, &ma, &mb, &r, &timings);
     }

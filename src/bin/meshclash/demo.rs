@@ -29,14 +29,14 @@ pub fn demo(triangles: usize) -> Result<(), Error> {
             "--triangles must be at least 100, got {triangles}"
         )));
     }
-    println!("meshclash demo: {triangles} triangles per mesh, built in memory\n");
+    out!("meshclash demo: {triangles} triangles per mesh, built in memory\n");
     let (nu, nv) = generate::torus_grid(triangles, 4);
     let (lat, lon) = generate::sphere_grid(triangles);
     let t = Instant::now();
     let torus = PreparedMesh::new(generate::torus(1.0, 0.3, nu, nv));
     let big = PreparedMesh::new(generate::sphere(2.0, lat, lon));
     let small = PreparedMesh::new(generate::torus(1.0, 0.3, nu, nv));
-    println!(
+    out!(
         "built: torus {} triangles, sphere {} triangles ({:.0} ms with octrees)\n",
         torus.mesh.triangles.len(),
         big.mesh.triangles.len(),
@@ -81,9 +81,10 @@ fn backends() -> Result<Vec<Backend>, Error> {
     match Backend::gpu() {
         Ok(g) => {
             if let Some(a) = g.adapter() {
-                println!(
+                out!(
                     "GPU: {} ({}); every scene runs on the CPU and on the GPU.",
-                    a.name, a.backend
+                    a.name,
+                    a.backend
                 );
             }
             // A driver may compile a pipeline at its first dispatch (lavapipe takes seconds):
@@ -96,19 +97,19 @@ fn backends() -> Result<Vec<Backend>, Error> {
             for shift in [0.5, 0.0] {
                 g.check(&tiny, Pose::IDENTITY, &tiny, link(shift), &opts)?;
             }
-            println!(
+            out!(
                 "GPU warm-up (first dispatches compile the pipelines): {:.0} ms\n",
                 t.elapsed().as_secs_f64() * 1e3
             );
             backends.push(g);
         }
-        Err(e) => println!("GPU: none ({e}); every scene runs on the CPU only.\n"),
+        Err(e) => out!("GPU: none ({e}); every scene runs on the CPU only.\n"),
     }
     Ok(backends)
 }
 
 fn run_scene(sc: &Scene, backends: &[Backend]) -> Result<(), Error> {
-    println!("== {}", sc.name);
+    out!("== {}", sc.name);
     let (a, pa, b, pb) = (sc.a, sc.pose_a, sc.b, sc.pose_b);
     for backend in backends {
         let name = backend.name();
@@ -118,13 +119,13 @@ fn run_scene(sc: &Scene, backends: &[Backend]) -> Result<(), Error> {
         let r = backend.check(a, pa, b, pb, &opts)?;
         let n = r.intersect.pairs.len();
         let piercing = r.intersect.piercing_count();
-        println!(
+        out!(
             "  [{name}] intersects: {} ({n} pairs, {piercing} piercing), containment: {}, interferes: {}",
             r.intersects(),
             r.containment.map_or("none", |c| c.as_str()),
             r.interferes()
         );
-        println!(
+        out!(
             "  [{name}] min distance {:.6} (A tri {}, B tri {}), curve segments {}",
             r.distance.distance,
             r.distance.triangle_a,
@@ -132,13 +133,13 @@ fn run_scene(sc: &Scene, backends: &[Backend]) -> Result<(), Error> {
             r.intersect.curve_segments().len()
         );
         if let Some(c) = &r.clearance {
-            println!(
+            out!(
                 "  [{name}] pairs closer than {}: {}",
                 c.clearance,
                 c.pairs.len()
             );
         }
-        println!("  [{name}] ms: {}", fmt_timings(&r.timings));
+        out!("  [{name}] ms: {}", fmt_timings(&r.timings));
     }
     // What `check --quick` answers: the first evidence, and the solids' distance.
     let t = Instant::now();
@@ -148,10 +149,10 @@ fn run_scene(sc: &Scene, backends: &[Backend]) -> Result<(), Error> {
         SolidDistance::Interfering(i) => format!("interferes ({})", i.as_str()),
         SolidDistance::Apart { .. } => "apart".into(),
     };
-    println!(
+    out!(
         "  [cpu] --quick: {why}, solid distance {:.6}, in {ms:.3} ms",
         quick.distance()
     );
-    println!();
+    out!();
     Ok(())
 }

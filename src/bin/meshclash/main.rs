@@ -1,6 +1,8 @@
 //! `meshclash`: a thin command line over the library. Exit 0 for a completed query whatever the
 //! answer, 2 for bad input or arguments (one line on stderr), 1 for an internal failure.
 
+#[macro_use]
+mod output;
 mod args;
 mod bench;
 mod check;
@@ -52,7 +54,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
-    match run(cli) {
+    match run(cli).and_then(|()| output::finish().map_or(Ok(()), |e| Err(Error::Output(e)))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("meshclash: {e}");
@@ -184,7 +186,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 })?;
             }
             if json {
-                println!("{}", json::self_json(&r, pairs, &backend));
+                out!("{}", json::self_json(&r, pairs, &backend));
             } else {
                 text::print_self(&mesh, &m, &r, pairs, &backend);
             }
@@ -207,7 +209,7 @@ fn info(path: &Path, json: bool) -> Result<(), Error> {
     // Why a mesh is open: its boundary edges, and how many of them are cracks or seams.
     let edges = BoundaryReport::of(&m);
     if json {
-        println!(
+        out!(
             "{}",
             meshclash::json::info(&info, &bodies, &edges, m.unit.as_deref())
         );
@@ -217,23 +219,24 @@ fn info(path: &Path, json: bool) -> Result<(), Error> {
         bodies.closed.iter().filter(|&&c| c).count(),
         bodies.probes.len(),
     );
-    println!("mesh:                {}", path.display());
-    println!("triangles:           {}", info.triangles);
-    println!("vertices (welded):   {}", info.vertices);
-    println!("bbox min:            {:?}", info.bbox_min);
-    println!("bbox max:            {:?}", info.bbox_max);
-    println!("zero-area triangles: {}", info.zero_area_triangles);
-    println!("closed:              {}", info.closed);
-    println!("oriented:            {}", info.oriented);
-    println!("bodies:              {bodies} ({closed_bodies} closed)");
-    println!("boundary edges:      {}", edges.boundary_edges);
-    println!(
+    out!("mesh:                {}", path.display());
+    out!("triangles:           {}", info.triangles);
+    out!("vertices (welded):   {}", info.vertices);
+    out!("bbox min:            {:?}", info.bbox_min);
+    out!("bbox max:            {:?}", info.bbox_max);
+    out!("zero-area triangles: {}", info.zero_area_triangles);
+    out!("closed:              {}", info.closed);
+    out!("oriented:            {}", info.oriented);
+    out!("bodies:              {bodies} ({closed_bodies} closed)");
+    out!("boundary edges:      {}", edges.boundary_edges);
+    out!(
         "  near another:      {} (within {:.3e}: cracks and unwelded seams)",
-        edges.boundary_edges_near_another, edges.crack_tolerance
+        edges.boundary_edges_near_another,
+        edges.crack_tolerance
     );
-    println!("non-manifold edges:  {}", edges.non_manifold_edges);
+    out!("non-manifold edges:  {}", edges.non_manifold_edges);
     if let Some(unit) = &m.unit {
-        println!("unit (declared):     {unit}");
+        out!("unit (declared):     {unit}");
     }
     Ok(())
 }

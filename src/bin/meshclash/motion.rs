@@ -81,7 +81,7 @@ pub fn poses(
         .count();
     let fields =
         json!({"count": answers.len(), "interfering": interfering, "prepare_ms": prepare_ms});
-    println!(
+    out!(
         "{}",
         summary_json(fields, backend.name(), &timings, json_out)
     );
@@ -208,7 +208,7 @@ pub fn sweep(
         fields["pose"] = json!(h.pose.to_matrix());
         contact_fields(&mut fields, &h.solid);
     }
-    println!("{}", summary_json(fields, "cpu", &timings, json_out));
+    out!("{}", summary_json(fields, "cpu", &timings, json_out));
     Ok(())
 }
 

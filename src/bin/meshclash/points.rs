@@ -46,7 +46,7 @@ fn points(path: &Path) -> Result<Vec<DVec3>, Error> {
 
 /// The summary: one JSON object, or a few lines for a person.
 pub fn summary(job: &Job, fields: serde_json::Value, backend: &str, t: &Timings) {
-    println!("{}", summary_json(fields, backend, t, job.json));
+    out!("{}", summary_json(fields, backend, t, job.json));
 }
 
 /// How long `make` (building the trees a batch walks, uploading the mesh) took, before the

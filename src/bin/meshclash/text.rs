@@ -13,8 +13,8 @@ pub fn print_quick(
     r: &SolidDistance,
     timings: &Timings,
 ) {
-    println!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
-    println!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
+    out!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
+    out!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
     match r {
         SolidDistance::Interfering(i) => {
             let why = match i {
@@ -30,15 +30,15 @@ pub fn print_quick(
                 ),
                 Interference::SurfacesMeet => "the surfaces meet".into(),
             };
-            println!("interferes:     yes ({why})");
-            println!("solid distance: 0");
+            out!("interferes:     yes ({why})");
+            out!("solid distance: 0");
         }
         SolidDistance::Apart {
             report: d,
             containment_certain,
         } => {
-            println!("interferes:     no{}", uncertain_word(*containment_certain));
-            println!(
+            out!("interferes:     no{}", uncertain_word(*containment_certain));
+            out!(
                 "solid distance: {} between A triangle {} at {:?} and B triangle {} at {:?}",
                 d.distance,
                 d.triangle_a,
@@ -48,7 +48,7 @@ pub fn print_quick(
             );
         }
     }
-    println!("time (ms):      {}", fmt_timings(timings));
+    out!("time (ms):      {}", fmt_timings(timings));
 }
 
 /// What a person is told where an inside-or-outside answer is not certain.
@@ -77,22 +77,22 @@ pub fn print_check(
     let d = &r.distance;
     let n = r.intersect.pairs.len();
     let piercing = r.intersect.piercing_count();
-    println!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
-    println!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
+    out!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
+    out!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
     if n > 0 {
-        println!(
+        out!(
             "intersects:   yes, {n} triangle pairs ({piercing} piercing, {} touching)",
             n - piercing
         );
     } else {
-        println!("intersects:   no");
+        out!("intersects:   no");
     }
-    println!("containment:  {}", containment(r, ma, mb));
-    println!(
+    out!("containment:  {}", containment(r, ma, mb));
+    out!(
         "interferes:   {}",
         if r.interferes() { "yes" } else { "no" }
     );
-    println!(
+    out!(
         "min distance: {} between A triangle {} at {:?} and B triangle {} at {:?}",
         d.distance,
         d.triangle_a,
@@ -101,7 +101,7 @@ pub fn print_check(
         d.point_b.to_array()
     );
     if let Some(c) = &r.clearance {
-        println!(
+        out!(
             "clearance {}: {} triangle pairs closer",
             c.clearance,
             c.pairs.len()
@@ -111,10 +111,10 @@ pub fn print_check(
         print_pairs(r);
     }
     match backend.adapter() {
-        Some(a) => println!("backend:      gpu ({}, {})", a.name, a.backend),
-        None => println!("backend:      cpu"),
+        Some(a) => out!("backend:      gpu ({}, {})", a.name, a.backend),
+        None => out!("backend:      cpu"),
     }
-    println!("timings (ms): {}", fmt_timings(&r.timings));
+    out!("timings (ms): {}", fmt_timings(&r.timings));
 }
 
 /// The containment line: who is inside whom, and whether that is certain.
@@ -135,7 +135,7 @@ fn containment(r: &CheckReport, ma: &PreparedMesh, mb: &PreparedMesh) -> String 
 /// `--pairs`: every intersecting pair, then every clearance pair.
 fn print_pairs(r: &CheckReport) {
     for p in &r.intersect.pairs {
-        println!(
+        out!(
             "  pair {} {}: {}{}{}",
             p.a,
             p.b,
@@ -150,7 +150,7 @@ fn print_pairs(r: &CheckReport) {
     }
     if let Some(c) = &r.clearance {
         for p in &c.pairs {
-            println!("  clearance pair {} {}: distance {}", p.a, p.b, p.distance);
+            out!("  clearance pair {} {}: distance {}", p.a, p.b, p.distance);
         }
     }
 }
@@ -169,27 +169,27 @@ pub fn print_self(
     with_pairs: bool,
     backend: &Backend,
 ) {
-    println!(
+    out!(
         "mesh: {} ({} triangles)",
         path.display(),
         m.mesh.triangles.len()
     );
-    println!(
+    out!(
         "self-intersects: {}",
         if r.pairs.is_empty() { "no" } else { "yes" }
     );
-    println!("pairs: {}", r.pairs.len());
+    out!("pairs: {}", r.pairs.len());
     for k in KINDS {
         if r.count(k) > 0 {
-            println!("  {}: {}", k.as_str(), r.count(k));
+            out!("  {}: {}", k.as_str(), r.count(k));
         }
     }
-    println!("zero-area triangles (left out): {}", r.zero_area_triangles);
+    out!("zero-area triangles (left out): {}", r.zero_area_triangles);
     if with_pairs {
         for p in &r.pairs {
-            println!("  pair {} {}: {}", p.a, p.b, p.kind.as_str());
+            out!("  pair {} {}: {}", p.a, p.b, p.kind.as_str());
         }
     }
-    println!("backend: {}", backend.name());
-    println!("timings (ms): {}", fmt_timings(&r.timings));
+    out!("backend: {}", backend.name());
+    out!("timings (ms): {}", fmt_timings(&r.timings));
 }

@@ -1,0 +1,43 @@
+//! Standard output that a full disk cannot turn into a panic: `println!` panics where standard
+//! output cannot be written (`meshclash info m.stl > /dev/full` exited 101 with a panic's
+//! lines, a review's helper found). Lines go through [`out!`]; the first failure is kept, and
+//! `main` reports it as any output it cannot write (exit 2, one line). A reader that stops
+//! reading still ends the run by SIGPIPE (see `main`).
+
+use std::io::Write;
+use std::sync::Mutex;
+
+static FAILED: Mutex<Option<std::io::Error>> = Mutex::new(None);
+
+/// Writes one line to standard output; after a failure, nothing more.
+pub fn line(args: std::fmt::Arguments) {
+    let mut failed = FAILED.lock().unwrap_or_else(|e| e.into_inner());
+    if failed.is_some() {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.write_all(b"\n")) {
+        *failed = Some(e);
+    }
+}
+
+/// Flushes standard output: the first failure of a line or of the flush, if any.
+pub fn finish() -> Option<std::io::Error> {
+    let mut failed = FAILED.lock().unwrap_or_else(|e| e.into_inner());
+    if failed.is_none() {
+        if let Err(e) = std::io::stdout().flush() {
+            *failed = Some(e);
+        }
+    }
+    failed.take()
+}
+
+/// `println!` through [`line`].
+macro_rules! out {
+    () => {
+        $crate::output::line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::output::line(format_args!($($arg)*))
+    };
+}
