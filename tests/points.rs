@@ -462,7 +462,17 @@ fn bad_point_tables_are_refused_by_row() {
     let t = teapot.to_str().unwrap();
     let cases = [
         ("nan.csv", "0,0,0\n1,nan,2\n", "row 1"),
-        ("wide.csv", "0,0,0,1\n", "rows of 4 numbers, expected 3"),
+        // Every row too wide: the first row's line is named (it named none).
+        (
+            "wide.csv",
+            "x,y,z\n0,0,0,1\n",
+            ":2: row 0 has 4 numbers, expected 3",
+        ),
+        (
+            "wide.json",
+            "[[0,0,0,1]]",
+            ":1: row 0 has 4 numbers, expected 3",
+        ),
         ("ragged.csv", "0,0,0\n1,2\n", ":2:"),
         ("word.csv", "0,0,0\n1,x,2\n", ":2: not a number"),
         ("rows.json", "[[0,0,0],[1,2]]", "row 1 has 2 numbers"),

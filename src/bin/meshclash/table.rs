@@ -81,13 +81,18 @@ pub fn read_widths(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
         });
     }
     if !widths.contains(&rows.width) {
+        // Every row is as wide as the first (a later one that is not was refused when read):
+        // the first names where.
         let want: Vec<String> = widths.iter().map(|w| w.to_string()).collect();
-        return Err(Error::Argument(format!(
-            "{}: rows of {} numbers, expected {}",
-            path.display(),
-            rows.width,
-            want.join(" or ")
-        )));
+        return Err(syntax(
+            path,
+            rows.line(0),
+            format!(
+                "row 0 has {} numbers, expected {} (so has every row)",
+                rows.width,
+                want.join(" or ")
+            ),
+        ));
     }
     let width = rows.width;
     if let Some(i) = rows.values.iter().position(|v| !v.is_finite()) {
