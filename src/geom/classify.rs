@@ -74,8 +74,9 @@ pub fn classify(t1: &Tri, t2: &Tri) -> Option<Contact> {
     let mut intersection = shape_of(points.clone(), tol, coplanar);
     // Each crossing the other's plane: the intersection is a point or a segment, and which is
     // decided exactly, whatever the merging made of the rounded points.
-    let crossing = !coplanar && predicates::straddles(t1, t2) && predicates::straddles(t2, t1);
-    let piercing = crossing && crossing_has_length(t1, t2);
+    let crossing = crossing_sides(t1, t2, coplanar);
+    let piercing = crossing.is_some_and(|(s1, s2)| crossing_has_length(t1, t2, s1, s2));
+    let crossing = crossing.is_some();
     if crossing {
         intersection = match (intersection, piercing) {
             (Intersection::Point(p), true) => match shape_of(points, 0.0, false) {
@@ -104,29 +105,48 @@ pub fn classify(t1: &Tri, t2: &Tri) -> Option<Contact> {
 /// coplanar (both crossings then lie on that plane and on the line, which meet once: the plane
 /// holds a corner off the line and strictly off the other triangle's plane). Rounded points,
 /// merged at a tolerance, had called a piercing segment 5.6e-8 long at 1e8 a touching point.
-fn crossing_has_length(t1: &Tri, t2: &Tri) -> bool {
-    let (e1, e2) = (ends_on_line(t1, t2), ends_on_line(t2, t1));
-    let in1: Vec<_> = e1
-        .into_iter()
-        .filter(|&(a, b)| predicates::segment_triangle(a, b, t2))
-        .collect();
-    let in2: Vec<_> = e2
-        .into_iter()
-        .filter(|&(a, b)| predicates::segment_triangle(a, b, t1))
-        .collect();
-    match (in1.as_slice(), in2.as_slice()) {
-        ([_, _], _) | (_, [_, _]) => true,
-        ([(a, b)], [(c, d)]) => predicates::orient3d(*a, *b, *c, *d) != 0,
+/// `s1`, `s2`: each triangle's corners' sides of the other's plane ([`crossing_sides`]).
+fn crossing_has_length(t1: &Tri, t2: &Tri, s1: [i8; 3], s2: [i8; 3]) -> bool {
+    let in1 = ends_on_line(t1, s1).map(|(a, b)| line_meets(a, b, t2));
+    let in2 = ends_on_line(t2, s2).map(|(a, b)| line_meets(a, b, t1));
+    match (in1, in2) {
+        ([true, true], _) | (_, [true, true]) => true,
+        ([x1, y1], [x2, y2]) if (x1 || y1) && (x2 || y2) => {
+            let (a, b) = ends_on_line(t1, s1)[if x1 { 0 } else { 1 }];
+            let (c, d) = ends_on_line(t2, s2)[if x2 { 0 } else { 1 }];
+            predicates::orient3d(a, b, c, d) != 0
+        }
         _ => false,
     }
 }
 
-/// The two edges of `t` from its corner alone on one side of `other`'s plane (the others on
-/// the far side or on the plane), whose crossings of that plane are the ends of `t`'s segment
-/// on it. `t` must cross the plane strictly.
-fn ends_on_line(t: &Tri, other: &Tri) -> [(DVec3, DVec3); 2] {
-    let side: [i8; 3] =
-        std::array::from_fn(|i| predicates::orient3d(other[0], other[1], other[2], t[i]));
+/// The sides of each triangle's corners of the other's plane (`orient3d`), where the two are
+/// not coplanar, neither has zero area and each has corners strictly on both sides of the
+/// other's plane; `None` otherwise.
+fn crossing_sides(t1: &Tri, t2: &Tri, coplanar: bool) -> Option<([i8; 3], [i8; 3])> {
+    if coplanar || predicates::is_degenerate(t1) || predicates::is_degenerate(t2) {
+        return None;
+    }
+    let sides = |t: &Tri, o: &Tri| -> [i8; 3] {
+        std::array::from_fn(|i| predicates::orient3d(o[0], o[1], o[2], t[i]))
+    };
+    let strict = |s: &[i8; 3]| s.contains(&1) && s.contains(&-1);
+    let (s1, s2) = (sides(t1, t2), sides(t2, t1));
+    (strict(&s1) && strict(&s2)).then_some((s1, s2))
+}
+
+/// Whether the line through `a` and `b` (not in `t`'s plane) meets the closed triangle `t`:
+/// it passes on no two opposite sides of its edges. For an edge crossing `t`'s plane at one
+/// point, whether that point lies in `t`.
+fn line_meets(a: DVec3, b: DVec3, t: &Tri) -> bool {
+    let s: [i8; 3] = std::array::from_fn(|i| predicates::orient3d(a, b, t[i], t[(i + 1) % 3]));
+    !(s.contains(&1) && s.contains(&-1))
+}
+
+/// The two edges of `t` from its corner alone on one side of the other triangle's plane (the
+/// others on the far side or on the plane; `side` gives each corner's), whose crossings of
+/// that plane are the ends of `t`'s segment on it. `t` must cross the plane strictly.
+fn ends_on_line(t: &Tri, side: [i8; 3]) -> [(DVec3, DVec3); 2] {
     let alone = (0..3)
         .find(|&i| side[i] != 0 && (1..3).all(|k| side[(i + k) % 3] * side[i] <= 0))
         .unwrap_or(0);
