@@ -618,3 +618,27 @@ fn a_grazed_triangle_behind_another_is_not_the_first_hit() {
         assert_eq!(got[0], first);
     }
 }
+
+/// A ray from 1e155 towards a unit cube hits it at t = 1e155 - 1/2, as it does with a long
+/// `max_t`: its segment was measured from the mesh's centre by a square (1e310, infinite) and
+/// the ray refused as beyond f64 (a review's helper). From 1e308 it still is: its segment past
+/// the mesh cannot be held.
+#[test]
+fn rays_from_far_away_are_answered_while_their_segment_fits_f64() {
+    let cube = common::box_mesh([-0.5; 3], [0.5; 3]);
+    let posed = Posed::new(&cube, Pose::IDENTITY);
+    for x in [1e150, 1e155, 1e200, 1e300] {
+        let (o, d) = (DVec3::new(x, 0.0, 0.0), DVec3::new(-1.0, 0.0, 0.0));
+        for max_t in [f64::INFINITY, 1.5 * x] {
+            let hits = query::ray_hits(o, d, &posed, max_t, Hits::First);
+            assert_eq!(hits.len(), 1, "from {x:e}, max_t {max_t:e}");
+            // t = x - 0.5 rounds to x at these magnitudes.
+            assert_eq!(hits[0].t, x - 0.5, "from {x:e}");
+        }
+    }
+    let far = [(DVec3::new(1.7e308, 0.0, 0.0), DVec3::new(-1.0, 0.0, 0.0))];
+    assert_eq!(
+        query::first_unbounded_ray(&far, &posed, f64::INFINITY),
+        Some(0)
+    );
+}

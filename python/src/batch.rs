@@ -445,6 +445,13 @@ pub fn poses<'py>(
     let answers = py
         .detach(|| backend.poses(&ma, pa, &mb, &ps, clearance))
         .map_err(err)?;
+    // As the command line, `check` and `solid_distance` refuse it: no distance at all (it came
+    // back inf with triangles and points filled in; a review's helper found it).
+    if let Some(k) = answers.iter().position(|a| !a.solid.distance().is_finite()) {
+        return Err(value_error(format!(
+            "pose {k} places the parts farther apart than the largest f64 (1.8e308): their distance cannot be given"
+        )));
+    }
     let apart: Vec<_> = answers
         .iter()
         .map(|x| match &x.solid {

@@ -207,9 +207,16 @@ impl Mesh {
     /// boundary_edges_near_another, crack_tolerance, non_manifold_edges.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let prep = &self.prep;
-        let edges = self
-            .edges
-            .get_or_init(|| py.detach(|| BoundaryReport::of(&prep.mesh)));
+        // Made with the GIL released, and only then stored: inside `get_or_init` a thread
+        // waiting to take the GIL back, while another holding it waits on that initializer,
+        // hung both (two threads' first `info()` of one mesh; a review's helper found it).
+        let edges = match self.edges.get() {
+            Some(e) => e,
+            None => {
+                let made = py.detach(|| BoundaryReport::of(&prep.mesh));
+                self.edges.get_or_init(|| made)
+            }
+        };
         json_to_py(
             py,
             &meshclash::json::info(&prep.info, &prep.bodies, edges, prep.mesh.unit.as_deref()),

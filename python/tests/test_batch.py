@@ -101,6 +101,14 @@ def test_distances_beyond_float64_are_refused(backend):
     assert limited["triangle"][1] == -1 and limited["distance"][0] == 0.5
 
 
+def test_poses_farther_apart_than_float64_are_refused(backend):
+    """As the command line, ``check`` and ``solid_distance`` refuse them: ``poses`` answered
+    ``inf`` with triangles and points filled in (a review's helper)."""
+    ta, tb = translation(-1.7e308, 0, 0), translation(1.7e308, 0, 0)
+    with pytest.raises(ValueError, match="pose 0 places the parts farther apart than the largest f64"):
+        mc.poses(CUBE, CUBE, tb[None], transform_a=ta, backend=backend)
+
+
 def test_poses_equal_one_call_each(backend):
     ts = np.stack([translation(x, 0, 0) for x in (0.5, 1.0, 2.0, 0.0)])
     p = mc.poses(CUBE, CUBE, ts, clearance=0.1, backend=backend)

@@ -261,3 +261,29 @@ def test_backend_defaults_to_auto_as_documented():
     # None is "auto" too.
     a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
     assert mc.check(a, a, backend=None).backend == mc.check(a, a).backend == mc.backend("auto").name
+
+
+def test_first_info_of_one_mesh_from_several_threads_returns():
+    """Two threads' first ``info()`` of one mesh hung the process (a review's helper): one waited
+    to take the GIL back inside the edges' one-time initializer while the other, holding the
+    GIL, waited on that initializer. Run in a child process so that a hang fails the test
+    (after a minute) rather than hanging the suite."""
+    code = (
+        "import threading, trimesh, meshclash as mc\n"
+        "for _ in range(20):\n"
+        "    m = mc.Mesh(trimesh.creation.torus(1.0, 0.3, major_sections=200, minor_sections=100))\n"
+        "    bar = threading.Barrier(4)\n"
+        "    out = []\n"
+        "    def go():\n"
+        "        bar.wait()\n"
+        "        out.append(m.info()['boundary_edges'])\n"
+        "    ts = [threading.Thread(target=go) for _ in range(4)]\n"
+        "    [t.start() for t in ts]\n"
+        "    [t.join() for t in ts]\n"
+        "    assert out == [0, 0, 0, 0], out\n"
+        "print('ok')\n"
+    )
+    import subprocess
+
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr

@@ -279,7 +279,10 @@ pub fn hit_rows(found: &[Vec<RayHit>], hits: Hits) -> Vec<(usize, Option<&RayHit
 /// direction of tiny components is not a zero one.
 pub fn ray_segment_end(o: DVec3, d: DVec3, m: &Posed, max_t: f64) -> Option<(DVec3, f64)> {
     let root = m.root_box();
-    let reach = (root.diagonal() + o.distance(root.center())) / crate::geom::length(d) * 2.0 + 1.0;
+    // Lengths without squares: `o.distance` squared an origin of 1e155 to infinity and refused
+    // a ray whose segment f64 holds (a review's helper).
+    let from_centre = crate::geom::length(o - root.center());
+    let reach = (root.diagonal() + from_centre) / crate::geom::length(d) * 2.0 + 1.0;
     let t_end = max_t.min(reach);
     if t_end.is_nan() || t_end < 0.0 {
         return None;
