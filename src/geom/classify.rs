@@ -71,22 +71,12 @@ pub fn classify(t1: &Tri, t2: &Tri) -> Option<Contact> {
     let coplanar = predicates::coplanar(t1, t2);
     let tol = merge_tolerance(t1, t2);
     let points = intersection_points(t1, t2, coplanar);
-    let mut intersection = shape_of(points.clone(), tol, coplanar);
-    // Each crossing the other's plane: the intersection is a point or a segment, and which is
-    // decided exactly, whatever the merging made of the rounded points.
     let crossing = crossing_sides(t1, t2, coplanar);
     let piercing = crossing.is_some_and(|(s1, s2)| crossing_has_length(t1, t2, s1, s2));
-    let crossing = crossing.is_some();
-    if crossing {
-        intersection = match (intersection, piercing) {
-            (Intersection::Point(p), true) => match shape_of(points, 0.0, false) {
-                Intersection::Point(q) => Intersection::Segment(p, q),
-                shape => shape,
-            },
-            (Intersection::Segment(a, b), false) => Intersection::Point((a + b) * 0.5),
-            (shape, _) => shape,
-        };
-    }
+    let intersection = match crossing {
+        Some(_) => crossing_shape(&points, tol, piercing),
+        None => shape_of(&points, tol, coplanar),
+    };
     Some(Contact {
         intersection,
         coplanar,
@@ -337,10 +327,23 @@ fn degenerate_points(t1: &Tri, t2: &Tri) -> Vec<DVec3> {
     out
 }
 
+/// The shape of a pair each crossing the other's plane: a point or a segment, which decided
+/// exactly (`piercing`), whatever the merging of the rounded points would make of it.
+fn crossing_shape(points: &[DVec3], tol: f64, piercing: bool) -> Intersection {
+    match (shape_of(points, tol, false), piercing) {
+        (Intersection::Point(p), true) => match shape_of(points, 0.0, false) {
+            Intersection::Point(q) => Intersection::Segment(p, q),
+            shape => shape,
+        },
+        (Intersection::Segment(a, b), false) => Intersection::Point((a + b) * 0.5),
+        (shape, _) => shape,
+    }
+}
+
 /// Merge near-equal points and decide point / segment / area.
-fn shape_of(points: Vec<DVec3>, tol: f64, allow_area: bool) -> Intersection {
+fn shape_of(points: &[DVec3], tol: f64, allow_area: bool) -> Intersection {
     let mut uniq: Vec<DVec3> = Vec::new();
-    for p in points {
+    for &p in points {
         if !uniq.iter().any(|q| q.distance(p) <= tol) {
             uniq.push(p);
         }
