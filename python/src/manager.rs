@@ -182,6 +182,11 @@ pub fn nearest_pair(
             Ok::<_, Error>(best)
         })
         .map_err(err)?;
+    // As `solid_distance` refuses it: a distance beyond f64 is no distance (it came back inf,
+    // which the manager's methods give only where there is nothing to measure).
+    if let Some((_, _, s)) = &best {
+        crate::pair::within_f64(s.distance())?;
+    }
     Ok(best.map(|(i, j, solid)| (i, j, SolidDistanceResult { solid })))
 }
 

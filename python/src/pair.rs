@@ -331,7 +331,7 @@ pub fn backend_of(
 }
 
 /// The parts are farther apart than the largest float64: as the command line, an error.
-fn within_f64(distance: f64) -> PyResult<()> {
+pub(crate) fn within_f64(distance: f64) -> PyResult<()> {
     if distance.is_finite() {
         return Ok(());
     }

@@ -236,6 +236,23 @@ def test_manager_bookkeeping():
     assert _as_mesh(t) is not before and _as_mesh(t).info()["bbox_max"][0] == pytest.approx(2.0)
 
 
+def test_distances_beyond_float64_are_refused():
+    """Parts farther apart than float64 holds: ``inf`` is what the manager gives where there is
+    nothing to measure, so a distance that overflowed is refused, as ``solid_distance`` refuses
+    it (it came back ``inf`` with a name; a review's helper)."""
+    box = trimesh.creation.box()
+    far = lambda x: np.array([[1, 0, 0, x], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1.0]])  # noqa: E731
+    m = mc.CollisionManager(backend="cpu")
+    m.add_object("a", box, far(-1.7e308))
+    with pytest.raises(ValueError, match="farther apart than the largest f64"):
+        m.min_distance_single(box, far(1.7e308), return_name=True)
+    m.add_object("b", box, far(1.7e308))
+    with pytest.raises(ValueError, match="farther apart than the largest f64"):
+        m.min_distance_internal()
+    # Within f64, the nearest object, b, is 7e307 away.
+    assert m.min_distance_single(box, far(1e308), return_name=True) == (pytest.approx(7e307), "b")
+
+
 class Plain:
     """A mesh that is not a trimesh: its hash is its identity, whatever its arrays."""
 
