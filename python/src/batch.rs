@@ -195,11 +195,11 @@ pub fn closest_points<'py>(
 /// unless its distance is beyond f64: refused by row, as ``meshclash closest`` and ``spheres``
 /// refuse it, not answered as nothing within reach.
 fn reachable<T>(m: &PreparedMesh, found: &[Option<T>]) -> PyResult<()> {
-    match found.iter().position(Option::is_none) {
-        Some(i) if !m.mesh.triangles.is_empty() => Err(value_error(format!(
+    match query::first_beyond_f64(m, found) {
+        Some(i) => Err(value_error(format!(
             "row {i}: its distance to the mesh overflows f64 (beyond 1.8e308)"
         ))),
-        _ => Ok(()),
+        None => Ok(()),
     }
 }
 

@@ -4,8 +4,9 @@
 //!
 //! The camera is orthographic, framed on the scene's focus (padded), and looks along a
 //! diagonal, turned on each axis towards the side the clashing triangles clearly face, or square
-//! to the closest segment when there is one so that it shows at full length. Everything nearer to the camera than the framed region is cut away, so a clash deep
-//! inside a part is seen, and a container is drawn without its faces that face the camera.
+//! to the closest segment when there is one so that it shows at full length. Everything nearer
+//! to the camera than the framed region is cut away, so a clash deep inside a part is seen, and
+//! a container is drawn without its faces that face the camera.
 //! The nearest surface shows: clashing triangles inside the other part are hidden, as they
 //! should be; the intersection curves, drawn on top, show where they are.
 

@@ -46,6 +46,16 @@ fn within(c: Option<Closest>, max_distance: f64) -> Option<Closest> {
     c.filter(|c| c.distance <= max_distance && c.distance.is_finite())
 }
 
+/// The first row of `found` (nearest points or sphere contacts asked with no limit) that has no
+/// answer while `m` has triangles: its distance is beyond f64, which callers refuse by row
+/// rather than report as nothing within reach.
+pub fn first_beyond_f64<T>(m: &crate::PreparedMesh, found: &[Option<T>]) -> Option<usize> {
+    match m.mesh.triangles.is_empty() {
+        true => None,
+        false => found.iter().position(Option::is_none),
+    }
+}
+
 /// The nearest points of `m` to many points, each as [`closest_point`] answers it. Points are
 /// taken in Morton order of their position, and each search starts bounded by the distance to
 /// the triangle nearest the point before it: neighbours in that order are near each other, so

@@ -28,7 +28,7 @@ mod winding;
 
 pub use check::{check, CheckOptions, CheckReport};
 pub use clearance::{clearance, ClearancePair, ClearanceReport};
-pub use closest::{closest_point, closest_points, Closest};
+pub use closest::{closest_point, closest_points, first_beyond_f64, Closest};
 pub use containment::{
     containment, inside_by_parity, inside_given, point_inside, Containment, Inside,
 };

@@ -4,7 +4,6 @@
 use crate::choose_backend;
 use crate::progress::note as progress;
 use meshclash::{bench, BackendKind, Error};
-use std::io::Write;
 use std::time::Instant;
 
 /// `meshclash bench`: each scene's rows (or JSON line) as soon as it is done, a minute or more
@@ -20,12 +19,7 @@ pub fn bench(triangles: usize, kind: BackendKind, json: bool) -> Result<(), Erro
     let backend = choose_backend(kind)?;
     let gpu = backend.gpu_backend();
     let gpu = gpu.as_deref();
-    let emit = |text: &str| {
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())
-            .and_then(|()| out.flush())
-            .map_err(Error::Output)
-    };
+    let emit = |text: &str| crate::output::text(text).map_err(Error::Output);
     progress(&format!(
         "bench: building the scenes' meshes ({triangles} triangles each)"
     ));

@@ -21,6 +21,13 @@ pub fn line(args: std::fmt::Arguments) {
     }
 }
 
+/// Writes `text` as it is and flushes it, for output that must show as it comes (`bench`'s
+/// scenes, a minute apart); a failure is returned at once, for the caller to stop on.
+pub fn text(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.flush())
+}
+
 /// Flushes standard output: the first failure of a line or of the flush, if any.
 pub fn finish() -> Option<std::io::Error> {
     let mut failed = FAILED.lock().unwrap_or_else(|e| e.into_inner());

@@ -128,8 +128,8 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
     })?;
     // With no limit, every point of a mesh with triangles has a nearest one, unless its
     // distance is beyond f64: an answer of "none within reach" would be wrong, so say so.
-    if limit == f64::INFINITY && !m.mesh.triangles.is_empty() {
-        if let Some(i) = found.iter().position(Option::is_none) {
+    if limit == f64::INFINITY {
+        if let Some(i) = meshclash::query::first_beyond_f64(&m, &found) {
             return Err(Error::Argument(format!(
                 "{}: row {i}: its distance to the mesh overflows f64 (beyond 1.8e308)",
                 job.points.display()

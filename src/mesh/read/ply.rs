@@ -76,6 +76,14 @@ enum Property {
     List(Scalar, Scalar, String),
 }
 
+impl Property {
+    fn name(&self) -> &str {
+        match self {
+            Property::Scalar(_, n) | Property::List(_, _, n) => n,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Element {
     name: String,
@@ -170,14 +178,11 @@ fn header(bytes: &[u8]) -> Result<(Encoding, Vec<Element>, &[u8]), String> {
             ["property", rest @ ..] => {
                 let e = elements.last_mut().ok_or("a property before any element")?;
                 let p = property(rest)?;
-                let name = |p: &Property| match p {
-                    Property::Scalar(_, n) | Property::List(_, _, n) => n.clone(),
-                };
-                if e.properties.iter().any(|q| name(q) == name(&p)) {
+                if e.properties.iter().any(|q| q.name() == p.name()) {
                     return Err(format!(
                         "element {:?} declares property {:?} twice",
                         e.name,
-                        name(&p)
+                        p.name()
                     ));
                 }
                 e.properties.push(p);
