@@ -120,7 +120,13 @@ fuzz_target!(|data: &[u8]| {
     }
     let got: Vec<(u32, u32)> = r.intersect.pairs.iter().map(|p| (p.a, p.b)).collect();
     assert_eq!(got, want, "intersecting pairs");
-    let d = if want.is_empty() { nearest } else { 0.0 };
+    // Parts that do not meet are never 0 apart: a distance that rounds to 0 is reported as the
+    // least positive f64 (`query::distance::apart`), so 0 keeps meaning "they meet".
+    let d = if want.is_empty() {
+        nearest.max(f64::from_bits(1))
+    } else {
+        0.0
+    };
     assert_eq!(r.distance.distance, d, "distance");
     let posed_answer = &query::poses(&a, pa, &b, &[pb], Some(0.25 * scale))[0];
     assert_eq!(
