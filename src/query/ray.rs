@@ -9,7 +9,8 @@
 use super::Posed;
 use crate::bvh::STACK;
 use crate::geom::crossing::{
-    crossing_bounds, crossing_order, orient3d_of_differences, orient_along,
+    crosses_by, crossing_bounds, crossing_order, crossing_t, direction_side,
+    orient3d_of_differences, orient_along, sign_within,
 };
 use crate::geom::predicates::orient3d;
 use crate::geom::ray::SegmentSlabs;
@@ -60,6 +61,8 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
     let Some((q, t_end)) = ray_segment_end(o, d, m, max_t) else {
         return Vec::new();
     };
+    // The segment ends at `max_t` where that comes before the far side of the mesh's box.
+    let end = (t_end == max_t).then_some(t_end);
     let mut found: SmallVec<[Met; 4]> = SmallVec::new();
     // For the first hit, a rigorous bound on where the nearest hit so far lies (the ray's
     // `t`): a box entered past it holds nothing nearer. Triangles that share that hit's edge
@@ -76,7 +79,7 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
         if hits == Hits::Any && !found.is_empty() {
             return f64::NEG_INFINITY;
         }
-        let Some(part) = meets(o, d, q, tri) else {
+        let Some(part) = meets(o, d, (q, end), tri) else {
             return fraction(bound);
         };
         let t = index();
@@ -316,17 +319,20 @@ impl Part {
     }
 }
 
-/// What the ray from `o` along `d`, up to `q` (its segment's end), meets of triangle `tri`, by
-/// exact signs: `None` when it misses, lies in its plane, or the triangle has no area. Which
-/// edge or corner the line passes through is decided on the ray's own line, from `o` and `d`
-/// as given: `q` is rounded, and the line through it can pass a corner the ray goes through
-/// exactly, beside it (the line then grazes one triangle's edge and crosses another's inside
-/// by the corner: two hits where a concave corner has one). `q` only bounds the segment: the
-/// crossing must lie between the planes' sides of `o` and `q` (with `q = o`, at `o`).
-fn meets(o: DVec3, d: DVec3, q: DVec3, tri: &Tri) -> Option<Part> {
+/// What the ray from `o` along `d` meets of triangle `tri`, by exact signs: `None` when it
+/// misses, lies in its plane, or the triangle has no area. `q` is the end of its segment,
+/// rounded (past the mesh's box, or at `end`, the ray's `max_t`, where that comes first).
+/// Everything is decided on the ray's own line, from `o` and `d` as given, and only `end`
+/// limits it: the line through `q` can pass a corner the ray goes through exactly, beside it
+/// (it then grazes one triangle's edge and crosses another's inside by the corner: two hits
+/// where a concave corner has one), and `q`'s side of a plane the ray nearly lies in can be
+/// the wrong one.
+fn meets(o: DVec3, d: DVec3, (q, end): (DVec3, Option<f64>), tri: &Tri) -> Option<Part> {
     // Boxes apart on an axis: no contact, by comparisons alone (most triangles of the leaves a
     // ray passes through are beside it).
-    let (lo, hi) = (o.min(q), o.max(q));
+    // `q` is rounded: the box of the exact segment is within a few units of `o` and `q`.
+    let grow = (o.abs() + q.abs()) * (4.0 * f64::EPSILON) + f64::MIN_POSITIVE;
+    let (lo, hi) = (o.min(q) - grow, o.max(q) + grow);
     let (tlo, thi) = (
         tri[0].min(tri[1]).min(tri[2]),
         tri[0].max(tri[1]).max(tri[2]),
@@ -343,16 +349,24 @@ fn meets(o: DVec3, d: DVec3, q: DVec3, tri: &Tri) -> Option<Part> {
         let l = (k + 1) % 3;
         // The line's orientation against edge k: orient3d(o, o + d, a, b), which is
         // -(d . ((a - o) x (b - o))), an odd permutation of the differences' determinant.
-        s[k] = -certain(orient3d_of_differences(d, a[k], a[l]))
+        s[k] = -sign_within(orient3d_of_differences(d, a[k], a[l]))
             .unwrap_or_else(|| orient_along(o, d, tri[k], tri[l]));
         if s[..=k].iter().any(|&x| x > 0) && s[..=k].iter().any(|&x| x < 0) {
             return None;
         }
     }
-    let op = certain(orient3d_of_differences(a[0], a[1], a[2]))
+    // The line crosses the plane at t = op / dn: at `o` where `o` lies on it, else ahead of
+    // `o` where the two agree in sign; not at all where `d` runs parallel to it (or the
+    // triangle has no area). Decided on the ray's line, not by which side of the plane the
+    // rounded end `q` lies: a ray nearly in the plane crosses it far from where `q`'s side
+    // says (a review's helper: a ray from inside a closed tetrahedron met nothing).
+    let op = sign_within(orient3d_of_differences(a[0], a[1], a[2]))
         .unwrap_or_else(|| orient3d(tri[0], tri[1], tri[2], o));
-    let oq = orient3d(tri[0], tri[1], tri[2], q);
-    if op * oq > 0 {
+    let dn = direction_side(d, tri);
+    if dn == 0 || (op != 0 && op != dn) {
+        return None;
+    }
+    if op != 0 && end.is_some_and(|t_end| !crosses_by(o, d, tri, t_end)) {
         return None;
     }
     // Three zero signs: the line lies in the plane (or the triangle has no area).
@@ -368,31 +382,17 @@ fn meets(o: DVec3, d: DVec3, q: DVec3, tri: &Tri) -> Option<Part> {
     }
 }
 
-/// The sign of a determinant and its error bound ([`orient3d_of_differences`]) where the
-/// bound decides it; `None` where only exact arithmetic can.
-fn certain((det, err): (f64, f64)) -> Option<i8> {
-    if det > err {
-        Some(1)
-    } else if det < -err {
-        Some(-1)
-    } else {
-        None
-    }
-}
-
 /// The hit of the ray `o + t d` (`t` up to `t_end`) on triangle `t`, in f64: the one
 /// computation of a hit's values, whichever backend found the triangle. `t` is where the ray
-/// crosses the triangle's plane, `o`'s orientation against it over `d`'s (within a few
-/// roundings of the exact one), held to `[0, t_end]`.
+/// crosses the triangle's plane ([`crossing_t`]: within a few units of its last place, exact
+/// where f64 cannot hold it so), held to `[0, t_end]`; `front` the exact sign of `d · n`.
 pub(crate) fn hit(o: DVec3, d: DVec3, t_end: f64, t: u32, tri: &Tri) -> RayHit {
-    let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
-    let den = n.dot(d);
-    let at = if den != 0.0 {
-        (n.dot(tri[0] - o) / den).clamp(0.0, t_end)
-    } else {
+    let (at, side) = crossing_t(o, d, tri);
+    let at = if at.is_nan() {
         0.0
+    } else {
+        at.clamp(0.0, t_end)
     };
-    let at = if at.is_nan() { 0.0 } else { at };
     let point = o + d * at;
     let (u, v) = super::closest::barycentric(point, tri);
     RayHit {
@@ -401,7 +401,7 @@ pub(crate) fn hit(o: DVec3, d: DVec3, t_end: f64, t: u32, tri: &Tri) -> RayHit {
         u,
         v,
         point,
-        front: den < 0.0,
+        front: side < 0,
     }
 }
 
@@ -457,7 +457,7 @@ mod tests {
                     f64::INFINITY
                 }));
                 for t in 0..n {
-                    if meets(o, d, q, &m.tri(t)).is_some() {
+                    if meets(o, d, (q, None), &m.tri(t)).is_some() {
                         met += 1;
                         assert!(named[t as usize], "{o} {d}: triangle {t} not named");
                     }
@@ -475,7 +475,7 @@ mod tests {
     fn all_hits_equal_brute_force(o: DVec3, d: DVec3, q: DVec3, m: &Posed) -> usize {
         let mut met: Vec<(Feature, u32)> = (0..m.prep.mesh.triangles.len() as u32)
             .filter_map(|t| {
-                let part = meets(o, d, q, &m.tri(t))?;
+                let part = meets(o, d, (q, None), &m.tri(t))?;
                 Some((part.named(t, || m.prep.mesh.triangles[t as usize]), t))
             })
             .collect();
