@@ -381,7 +381,8 @@ impl Backend {
     }
 
     /// Each sphere `(centre, radius, displacement)` moving against `m`: its first contact
-    /// within `tol` of touching, or clear, or undecided ([`query::sphere_sweep`]). On the GPU,
+    /// within `tol` of touching (by default each sphere's own, [`query::sweep_tolerance`]), or
+    /// clear, or undecided ([`query::sphere_sweep`]). On the GPU,
     /// the spheres step together, their nearest points found there (the CPU's steps, the same
     /// answers); on the CPU in parallel.
     pub fn sphere_sweeps(
@@ -389,7 +390,7 @@ impl Backend {
         m: &PreparedMesh,
         pose: Pose,
         spheres: &[(DVec3, f64, DVec3)],
-        tol: f64,
+        tol: Option<f64>,
     ) -> Result<Vec<SphereSweep>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
@@ -402,7 +403,10 @@ impl Backend {
                 posed.oriented_for(spheres.len().saturating_mul(8));
                 spheres
                     .par_iter()
-                    .map(|&(c, r, v)| query::sphere_sweep(c, r, v, &posed, tol))
+                    .map(|&(c, r, v)| {
+                        let tol = query::sweep_tolerance(&posed, (c, r, v), tol);
+                        query::sphere_sweep(c, r, v, &posed, tol)
+                    })
                     .collect()
             },
         )

@@ -40,7 +40,7 @@ fn queries_on_nothing_find_nothing(b: &Backend) {
         assert_eq!(r, vec![vec![]], "{hits:?}");
     }
     assert_eq!(b.sphere_contacts(&e, id, &[(p, 0.5)]).unwrap(), vec![None]);
-    let sweep = b.sphere_sweeps(&e, id, &[(p, 0.5, down * 2.0)], 1e-6);
+    let sweep = b.sphere_sweeps(&e, id, &[(p, 0.5, down * 2.0)], Some(1e-6));
     assert!(matches!(sweep.unwrap()[..], [SphereSweep::Clear]));
     assert!(b.self_intersections(&e).unwrap().pairs.is_empty());
     b.prepare_closest(&e, 1).unwrap();

@@ -226,7 +226,7 @@ fn gpu_sphere_sweeps_equal_the_cpus() {
             .collect();
         let tol = 1e-9 * size;
         let gm = gpu.resident(m).unwrap();
-        let got = gpu.sphere_sweeps(&posed, &gm, &spheres, tol).unwrap();
+        let got = gpu.sphere_sweeps(&posed, &gm, &spheres, Some(tol)).unwrap();
         for (s, g) in spheres.iter().zip(&got) {
             let want = query::sphere_sweep(s.0, s.1, s.2, &posed, tol);
             assert_eq!(*g, want, "{s:?}");
@@ -289,7 +289,7 @@ fn a_moving_point_crossing_a_triangle_far_out_or_on_a_long_path_is_never_clear()
     ];
     for (m, pose, c, v, tol, crossing) in cases {
         let posed = Posed::new(m, pose);
-        let tol = tol.unwrap_or_else(|| query::default_sweep_tolerance(&posed, &[(c, 0.0, v)]));
+        let tol = query::sweep_tolerance(&posed, (c, 0.0, v), tol);
         match query::sphere_sweep(c, 0.0, v, &posed, tol) {
             query::SphereSweep::Contact(hit) => {
                 assert!(
@@ -324,7 +324,7 @@ fn spheres_exactly_touching_touch() {
         2.1875,
         DVec3::new(-7.5, -11.25, -22.5),
     );
-    let tol = query::default_sweep_tolerance(&posed, &[(c, r, v)]);
+    let tol = query::sweep_tolerance(&posed, (c, r, v), None);
     let hit = *query::sphere_sweep(c, r, v, &posed, tol)
         .contact()
         .expect("it touches at the end");
@@ -342,4 +342,73 @@ fn spheres_exactly_touching_touch() {
     let below = next_down(3.9375);
     assert!(!query::sphere_contact(c, below, &posed).unwrap().touches);
     assert!(query::sphere_triangles(c, below, &posed).is_empty());
+}
+
+/// A review's helper's batch: a sphere of radius 1/2 standing still with its centre
+/// f64(0.500001) above the inside of triangle (0,0,0), (1,0,0), (0,1,0): a gap of about 1e-6,
+/// clear. Alone, its default tolerance (1e-9 of the mesh) finds it clear; beside a second row
+/// 1e8 from the origin, or moved by 1e15, the batch's one default (the largest, 2.8e-6 and 28)
+/// made it touch at 0. Each sphere now has its own.
+#[test]
+fn a_row_far_away_does_not_coarsen_another_rows_tolerance() {
+    let m = triangle([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+    let near = (DVec3::new(0.25, 0.25, 0.500001), 0.5, DVec3::ZERO);
+    let far = [
+        (DVec3::new(1e8, 0.0, 0.0), 1.0, DVec3::new(0.0, 0.0, 1.0)),
+        (DVec3::splat(5.0), 5.0, DVec3::new(0.0, 0.0, 1e15)),
+    ];
+    let mut backends = vec![meshclash::Backend::cpu()];
+    if let Some(ctx) = common::gpu_or_skip("a_row_far_away_does_not_coarsen_another_rows_tolerance")
+    {
+        let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+        backends.push(meshclash::Backend::from_gpu(gpu));
+    }
+    for b in &backends {
+        for other in far {
+            let got = b
+                .sphere_sweeps(&m, Pose::IDENTITY, &[near, other], None)
+                .unwrap();
+            assert_eq!(got[0], query::SphereSweep::Clear, "beside {other:?}");
+        }
+    }
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let own = query::sweep_tolerance(&posed, near, None);
+    assert!(own < 1.0e-8, "{own}");
+    // The batch's one tolerance, as it was: the sphere touches.
+    for other in far {
+        let largest = query::sweep_tolerance(&posed, other, None);
+        assert!(largest > 1e-6, "{largest}");
+        let (c, r, v) = near;
+        let old = query::sphere_sweep(c, r, v, &posed, largest);
+        assert!(old.contact().is_some(), "{old:?}");
+    }
+}
+
+/// A review's helper's case: a sphere of radius 0.1 moving down the middle of the unit cube
+/// without its top, from z = 3 by 2.5. Its centre reaches the opening's plane, where the
+/// winding number is exactly 1/2 and the inside begins, at toi 0.8 (z = 1), 0.4 from every
+/// wall; at its end (z = 0.5) a standing sphere touches (centre inside). The advancement
+/// stepped by the distance to the walls and met nothing. Now at 0.8, past it by at most half
+/// the tolerance of a move, on both backends.
+#[test]
+fn a_sphere_moving_into_an_open_box_through_its_top_meets_its_inside() {
+    let m = common::open_box(0.0, 1.0, &[(2, true)]);
+    let (c, r, v) = (DVec3::new(0.5, 0.5, 3.0), 0.1, DVec3::new(0.0, 0.0, -2.5));
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    assert!(query::sphere_contact(c + v, r, &posed).unwrap().touches);
+    let mut backends = vec![meshclash::Backend::cpu()];
+    let test = "a_sphere_moving_into_an_open_box_through_its_top_meets_its_inside";
+    if let Some(ctx) = common::gpu_or_skip(test) {
+        let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+        backends.push(meshclash::Backend::from_gpu(gpu));
+    }
+    let tol = query::sweep_tolerance(&posed, (c, r, v), None);
+    for b in &backends {
+        let got = b
+            .sphere_sweeps(&m, Pose::IDENTITY, &[(c, r, v)], None)
+            .unwrap();
+        let hit = got[0].contact().expect("contact");
+        let past = (hit.toi - 0.8) * 2.5;
+        assert!((-1e-12..=tol / 2.0).contains(&past), "{hit:?}");
+    }
 }

@@ -7,7 +7,7 @@
 use crate::convert::{err, f64_array, points, pose, poses as pose_list, value_error};
 use crate::mesh::Mesh;
 use crate::pair::backend_of;
-use meshclash::query::{self, default_sweep_tolerance, Hits, Posed, SolidDistance, SphereSweep};
+use meshclash::query::{self, sweep_tolerance, Hits, Posed, SolidDistance, SphereSweep};
 use meshclash::{DVec3, PreparedMesh};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1};
@@ -352,10 +352,11 @@ pub fn sphere_contacts<'py>(
 
 /// Each sphere moving from ``centers[i]`` to ``centers[i] + displacements[i]``: its first
 /// contact, certified by conservative advancement (none before ``toi``, within ``tolerance``
-/// of touching there): ``{"contact", "decided", "toi", "triangle", "point"}``. ``decided``
-/// False: the advancement could not decide (never reported clear). ``tolerance`` defaults to
-/// 1e-9 of the mesh's bounding-box diagonal, and no less than four times what the coordinates
-/// resolve (parts far from the origin). As ``meshclash spheres`` with displacements.
+/// of touching there): ``{"contact", "decided", "toi", "triangle", "point", "tolerance"}``.
+/// ``decided`` False: the advancement could not decide (never reported clear). ``tolerance``
+/// defaults, for each sphere, to 1e-9 of the mesh's bounding-box diagonal, and no less than
+/// four times what that sphere's coordinates resolve (far from the origin); the one each
+/// sphere had comes back. As ``meshclash spheres`` with displacements.
 #[pyfunction]
 #[pyo3(
     signature = (mesh, centers, radii, displacements, transform = None, tolerance = None, backend = None),
@@ -383,15 +384,19 @@ pub fn sphere_sweeps<'py>(
         )));
     }
     let moving: Vec<_> = s.iter().zip(&v).map(|(&(c, r), &v)| (c, r, v)).collect();
-    let tol = tolerance.unwrap_or_else(|| default_sweep_tolerance(&Posed::new(&m, p), &moving));
-    if !(tol > 0.0 && tol.is_finite()) {
+    if let Some(tol) = tolerance.filter(|&t| !(t > 0.0 && t.is_finite())) {
         return Err(value_error(format!(
-            "--tolerance must be finite and > 0, got {tol}"
+            "tolerance must be finite and > 0, got {tol}"
         )));
     }
+    let posed = Posed::new(&m, p);
+    let tols: Vec<f64> = moving
+        .iter()
+        .map(|&s| sweep_tolerance(&posed, s, tolerance))
+        .collect();
     let backend = backend_of(py, backend)?;
     let found = py
-        .detach(|| backend.sphere_sweeps(&m, p, &moving, tol))
+        .detach(|| backend.sphere_sweeps(&m, p, &moving, tolerance))
         .map_err(err)?;
     let contact: Vec<_> = found.iter().map(|s| s.contact().copied()).collect();
     Columns::new(py)
@@ -407,7 +412,8 @@ pub fn sphere_sweeps<'py>(
             "triangle",
             contact.iter().map(|c| c.map(|c| c.triangle as i64)),
         )?
-        .points("point", contact.iter().map(|c| c.map(|c| c.point)))
+        .points("point", contact.iter().map(|c| c.map(|c| c.point)))?
+        .f64("tolerance", tols.iter().map(|&t| Some(t)))
         .map(Columns::done)
 }
 

@@ -82,7 +82,7 @@ def test_rows_that_are_not_finite_are_refused(bad):
     with pytest.raises(ValueError, match="radii: row 0 holds"):
         mc.sphere_contacts(CUBE, [[0, 0, 0]], [bad])
     if bad == np.inf:
-        with pytest.raises(ValueError, match="--tolerance must be finite"):
+        with pytest.raises(ValueError, match="tolerance must be finite"):
             mc.sphere_sweeps(CUBE, [[2, 0, 0]], 0.1, [[1, 0, 0]], tolerance=bad)
 
 

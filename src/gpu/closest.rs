@@ -10,7 +10,7 @@ use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::DVec3;
 use crate::query::closest::{closest_among, morton_order};
-use crate::query::spheres::{contact_from, Sweep};
+use crate::query::spheres::{contact_from, sweep_tolerance, Sweep};
 use crate::query::{
     closest_point, closest_points, inside_by_parity, point_inside, Closest, Posed, SphereContact,
     SphereSweep,
@@ -206,8 +206,8 @@ const SWEEP_ROUNDS: usize = 256;
 const SWEEP_BATCH_MIN: usize = 256;
 
 impl GpuBackend {
-    /// Each sphere `(centre, radius, displacement)` moving against `m`
-    /// ([`crate::query::sphere_sweep`]): every sphere still moving takes its next step at once,
+    /// Each sphere `(centre, radius, displacement)` moving against `m`, within `tol` of touching
+    /// or each sphere's own default ([`crate::query::sphere_sweep`], [`sweep_tolerance`]): every sphere still moving takes its next step at once,
     /// from nearest points found by [`GpuBackend::closest_points`] (the CPU's to the bit), so
     /// each takes the CPU's steps. The few that need many steps (paths grazing the surface)
     /// finish on the CPU from where they got to.
@@ -216,8 +216,12 @@ impl GpuBackend {
         m: &Posed,
         gm: &GpuMesh,
         spheres: &[(DVec3, f64, DVec3)],
-        tol: f64,
+        tol: Option<f64>,
     ) -> Result<Vec<SphereSweep>> {
+        let tols: Vec<f64> = spheres
+            .iter()
+            .map(|&s| sweep_tolerance(m, s, tol))
+            .collect();
         let standing: Vec<(DVec3, f64)> = spheres.iter().map(|s| (s.0, s.1)).collect();
         let starts = self.sphere_contacts(m, gm, &standing)?;
         let mut out = vec![SphereSweep::Undecided { from: 0.0 }; spheres.len()];
@@ -240,9 +244,15 @@ impl GpuBackend {
                 .collect();
             let near = self.closest_points(m, gm, &centres, f64::INFINITY)?;
             let mut still = Vec::with_capacity(moving.len());
-            for ((i, mut sw), near) in moving.into_iter().zip(near) {
+            // The centres' winding numbers where the mesh is open, on the CPU, as its loop
+            // takes them (the same numbers).
+            let windings: Vec<_> = moving
+                .par_iter()
+                .map(|(i, sw)| sw.winding(spheres[*i].0, spheres[*i].2, m))
+                .collect();
+            for (((i, mut sw), near), w) in moving.into_iter().zip(near).zip(windings) {
                 let (_, r, v) = spheres[i];
-                match sw.step(near.as_ref(), r, v, tol) {
+                match sw.step(near.as_ref(), w.as_ref(), r, v, tols[i]) {
                     Some(done) => out[i] = done,
                     None => still.push((i, sw)),
                 }
@@ -255,7 +265,8 @@ impl GpuBackend {
                 let (c, r, v) = spheres[i];
                 loop {
                     let near = closest_point(sw.centre(c, v), m, f64::INFINITY);
-                    if let Some(done) = sw.step(near.as_ref(), r, v, tol) {
+                    let w = sw.winding(c, v, m);
+                    if let Some(done) = sw.step(near.as_ref(), w.as_ref(), r, v, tols[i]) {
                         return (i, done);
                     }
                 }

@@ -6,9 +6,11 @@
 //! segment is bounded (translation plus rotation angle times B's reach from its origin), so a
 //! step of `d / speed` cannot pass through A, however thin.
 
+use super::containment::witnesses;
 use super::oriented::pairs_within;
 use super::solid::solid_distance_serial;
-use super::{solid_distance, Interference, Posed, SolidDistance};
+use super::winding::inside_room;
+use super::{solid_distance, winding_number, Interference, Posed, SolidDistance};
 use crate::mesh::{Pose, PreparedMesh};
 use glam::{DMat3, DQuat};
 use rayon::prelude::*;
@@ -135,6 +137,7 @@ pub fn sweep(
         };
         (solid, pose)
     };
+    let open = OpenInsides::of(a, b);
     // Each segment's poses measured: (s, distance).
     let mut measured: Vec<Vec<(f64, f64)>> = vec![Vec::new(); segments.len()];
     for (seg, segment) in segments.iter().enumerate() {
@@ -164,8 +167,11 @@ pub fn sweep(
                 break;
             }
             // Half the distance over the speed: the distance cannot fall below d / 2 before
-            // the next pose, so the poses in between are certified too.
-            let next = (s + d / (2.0 * speed)).min(1.0);
+            // the next pose, so the poses in between are certified too; no more than a vertex
+            // may move without entering the inside of a part that is not closed, but at least
+            // half the tolerance.
+            let inside = open.room(&pa, &Posed::new(b, pose)).max(tol / 2.0);
+            let next = (s + (d / 2.0).min(inside) / speed).min(1.0);
             if report.steps >= MAX_STEPS || next.is_nan() || next <= s {
                 report.complete = false;
                 return report;
@@ -176,6 +182,43 @@ pub fn sweep(
     let refine = |seg: usize, s: f64, steps: usize| measure(seg, s, steps).0.distance();
     refine_minimum(&mut report, &segments, &measured, tol, &time_of, refine);
     report
+}
+
+/// A part that is not closed has an inside (winding number at least 1/2 in magnitude, as
+/// [`super::point_inside`] decides) that the other part can enter without meeting its surface:
+/// where a hole is, the winding number falls continuously from 1/2 to 0. The distance between
+/// the surfaces then says nothing of how soon that happens (a review's helper: a small cube
+/// passing through a box with holes in its faces, and one dropped into an open box, stepped
+/// over the inside, or deep into it).
+struct OpenInsides {
+    /// Whether A and B are not closed.
+    open: (bool, bool),
+}
+
+impl OpenInsides {
+    fn of(a: &PreparedMesh, b: &PreparedMesh) -> OpenInsides {
+        OpenInsides {
+            open: (!a.info.closed, !b.info.closed),
+        }
+    }
+
+    /// How far any point of B may move from this pose before a vertex asked against the
+    /// other part's inside (as the interference search asks them) could cross its winding
+    /// number's 1/2 ([`inside_room`]; B turning moves A's boundary about A's vertices no
+    /// faster than it moves B's own points): infinite where both parts are closed.
+    fn room(&self, a: &Posed, b: &Posed) -> f64 {
+        let room = |open: bool, w: &Posed, m: &Posed| {
+            if !open {
+                return f64::INFINITY;
+            }
+            let (witnesses, _) = witnesses(w, m, 0..usize::MAX);
+            witnesses
+                .par_iter()
+                .map(|&(_, _, p)| inside_room(p, &winding_number(p, m), m))
+                .reduce(|| f64::INFINITY, f64::min)
+        };
+        room(self.open.0, b, a).min(room(self.open.1, a, b))
+    }
 }
 
 /// One segment of a path: its ends, their rotations, and a bound on how fast any point of B

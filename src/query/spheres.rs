@@ -5,7 +5,8 @@
 //! step can pass through a wall however thin (Mirtich's conservative advancement, as FCL does
 //! for meshes).
 
-use super::{closest_point, point_inside, Closest, Posed};
+use super::winding::inside_room;
+use super::{closest_point, point_inside, winding_number, Closest, Posed, Winding};
 use crate::geom::closer::point_within;
 use crate::geom::closest::{closest_point_triangle, distance_squared_point_aabb};
 use crate::geom::DVec3;
@@ -158,23 +159,26 @@ pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> SphereSw
     };
     loop {
         let near = closest_point(sweep.centre(c, v), m, f64::INFINITY);
-        if let Some(done) = sweep.step(near.as_ref(), r, v, tol) {
+        let winding = sweep.winding(c, v, m);
+        if let Some(done) = sweep.step(near.as_ref(), winding.as_ref(), r, v, tol) {
             return done;
         }
     }
 }
 
-/// The tolerance a batch of moving spheres `(centre, radius, displacement)` gets when none is
-/// asked for: 1e-9 of the mesh's bounding-box diagonal, and no less than four times what the
-/// coordinates resolve ([`slack`]: parts far from the origin), so that every sphere can be
-/// decided.
-pub fn default_sweep_tolerance(m: &Posed, spheres: &[(DVec3, f64, DVec3)]) -> f64 {
-    let resolved = spheres
-        .iter()
-        .map(|&(c, r, v)| 4.0 * slack(c, r, v, m))
-        .filter(|x| x.is_finite())
-        .fold(0.0, f64::max);
-    (1e-9 * m.prep.mesh.bounding_box().diagonal()).max(resolved)
+/// The tolerance moving sphere `(centre, radius, displacement)` is swept with: `given`, or by
+/// default 1e-9 of the mesh's bounding-box diagonal, and no less than four times what its own
+/// coordinates resolve ([`slack`]: a sphere far from the origin), so that it can be decided.
+/// Each sphere its own: a batch's one default, the largest, let one row far away coarsen every
+/// other (a review's helper: a row moved by 1e15 made a sphere 0.25 clear of the mesh touch).
+pub fn sweep_tolerance(m: &Posed, (c, r, v): (DVec3, f64, DVec3), given: Option<f64>) -> f64 {
+    given.unwrap_or_else(|| {
+        let size = 1e-9 * m.prep.mesh.bounding_box().diagonal();
+        match 4.0 * slack(c, r, v, m) {
+            resolved if resolved.is_finite() => size.max(resolved),
+            _ => size,
+        }
+    })
 }
 
 /// A sphere's advancement along its move, one step at a time: the CPU's loop and the GPU's
@@ -188,6 +192,10 @@ pub struct Sweep {
     pub steps: usize,
     /// How far the f64 distance may be from the exact one along this move ([`slack`]).
     slack: f64,
+    /// The mesh is not closed: its inside (winding number at least 1/2) can be entered
+    /// through a hole without nearing the surface, and each step asks the centre's winding
+    /// number ([`Sweep::winding`]).
+    open: bool,
 }
 
 impl Sweep {
@@ -209,6 +217,17 @@ impl Sweep {
             s: 0.0,
             steps: 0,
             slack: slack(c, r, v, m),
+            open: !m.prep.info.closed,
+        })
+    }
+
+    /// Where the mesh is not closed, the centre's winding number and how far it may move
+    /// before that could reach 1/2 ([`inside_room`]), for [`Sweep::step`].
+    pub fn winding(&self, c: DVec3, v: DVec3, m: &Posed) -> Option<(Winding, f64)> {
+        self.open.then(|| {
+            let centre = self.centre(c, v);
+            let w = winding_number(centre, m);
+            (w, inside_room(centre, &w, m))
         })
     }
 
@@ -217,7 +236,8 @@ impl Sweep {
         c + v * self.s
     }
 
-    /// One step from the surface point nearest the centre now (`None`: no answer there): the
+    /// One step from the surface point nearest the centre now (`None`: no answer there) and,
+    /// for a mesh that is not closed, the centre's winding number ([`Sweep::winding`]): the
     /// sphere's answer, or `None` to go on.
     ///
     /// Every decision allows for the f64 distance's error (`slack`): contact only where the
@@ -228,6 +248,7 @@ impl Sweep {
     pub fn step(
         &mut self,
         near: Option<&Closest>,
+        winding: Option<&(Winding, f64)>,
         r: f64,
         v: DVec3,
         tol: f64,
@@ -242,7 +263,8 @@ impl Sweep {
         };
         let gap = near.distance - r;
         let error = self.slack + 4.0 * f64::EPSILON * near.distance;
-        if gap <= tol - error {
+        // A centre in the inside touches, as a standing sphere does.
+        if gap <= tol - error || winding.is_some_and(|w| w.0.inside()) {
             return Some(SphereSweep::Contact(SweepContact {
                 toi: s,
                 triangle: near.triangle,
@@ -251,7 +273,13 @@ impl Sweep {
         }
         // No point of the surface is nearer than `room` to the sphere: moving less than that
         // along the path cannot reach it (the step rounded down).
-        let room = gap - error;
+        let mut room = gap - error;
+        // Nor can a move of less than `inside` enter the inside through a hole; a move of half
+        // the tolerance is taken at least, so that a centre nearing the inside arrives (by at
+        // most that much past where it begins).
+        if let Some(&(_, inside)) = winding {
+            room = room.min(inside.max(tol / 2.0));
+        }
         if room <= 0.0 {
             return Some(SphereSweep::Undecided { from: s });
         }

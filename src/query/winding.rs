@@ -16,6 +16,7 @@
 //! next to nothing; the caps give the exact integer part and leave only a small sum.
 
 use super::Posed;
+use crate::geom::closest::distance_squared_point_segment;
 use crate::geom::predicates::{orient3d, point_in_triangle, segment_triangle};
 use crate::geom::ray::SegmentSlabs;
 use crate::geom::winding::winding_sum;
@@ -52,6 +53,31 @@ pub fn winding_number(p: DVec3, m: &Posed) -> Winding {
         Some((_, integer)) => winding_from_integer(p, m, integer),
         None => one_by_one(p, m),
     }
+}
+
+/// How far `p`, whose winding number around `m` is `w`, may move before that could reach 1/2
+/// in magnitude (where [`super::point_inside`] begins the inside of a mesh that is not closed),
+/// the surface not crossed; or, as much, how far `m` may move (rigidly) about a fixed `p`.
+/// Away from the surface the winding number changes only through the boundary (the edges its
+/// caps close): its gradient is the Biot–Savart integral over it, at most
+/// `g = Σ length / (4π dist²)` over the boundary's edges. Moving at most half the distance to
+/// the nearest, every edge stays at least half as far, so the gradient stays within `4 g`; half
+/// of what that allows, for the roundings. 0 where `w` is within its bound of 1/2; infinite
+/// for a mesh with no boundary.
+pub fn inside_room(p: DVec3, w: &Winding, m: &Posed) -> f64 {
+    let margin = (w.value.abs() - 0.5).abs() - w.bound;
+    if !(margin > 0.0) {
+        return 0.0;
+    }
+    let (mut g, mut nearest) = (0.0, f64::INFINITY);
+    for cap in m.caps() {
+        let (a, b) = (cap[1], cap[2]);
+        let dist = distance_squared_point_segment(p, a, b).sqrt();
+        g += (b - a).length() / (dist * dist);
+        nearest = nearest.min(dist);
+    }
+    let g = g / (4.0 * std::f64::consts::PI);
+    (margin / (4.0 * g) / 2.0).min(nearest / 2.0)
 }
 
 /// The winding number of `m` around `p` given the winding number of the mesh plus its caps

@@ -272,3 +272,33 @@ pub fn pairs_exactly_apart() -> Vec<(meshclash::PreparedMesh, meshclash::Prepare
         ),
     ]
 }
+
+/// The box `[lo, hi]`'s triangles, outward, less those of its faces `skip` names (axis and
+/// side, as `(2, true)` for the top): an open box.
+pub fn open_box(lo: f32, hi: f32, skip: &[(usize, bool)]) -> meshclash::PreparedMesh {
+    let mut soup = Vec::new();
+    for axis in 0..3 {
+        for high in [false, true] {
+            if skip.contains(&(axis, high)) {
+                continue;
+            }
+            let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+            let corner = |a: f32, b: f32| {
+                let mut p = [0.0; 3];
+                p[axis] = if high { hi } else { lo };
+                (p[u], p[v]) = (a, b);
+                p
+            };
+            let q = [
+                corner(lo, lo),
+                corner(hi, lo),
+                corner(hi, hi),
+                corner(lo, hi),
+            ];
+            let quad = if high { q } else { [q[3], q[2], q[1], q[0]] };
+            soup.push([quad[0], quad[1], quad[2]]);
+            soup.push([quad[0], quad[2], quad[3]]);
+        }
+    }
+    meshclash::PreparedMesh::new(meshclash::mesh::Mesh::from_soup("open box", soup).unwrap())
+}

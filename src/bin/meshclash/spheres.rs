@@ -6,7 +6,7 @@ use crate::points::{summary, Job};
 use crate::progress;
 use crate::table::{self, Column};
 use crate::{choose_backend, load};
-use meshclash::query::{self, default_sweep_tolerance, Posed, Timings};
+use meshclash::query::{self, sweep_tolerance, Posed, Timings};
 use meshclash::{DVec3, Error};
 use rayon::prelude::*;
 use serde_json::json;
@@ -51,18 +51,22 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
                 (c, r, DVec3::from_slice(&rows.row(i)[4..]))
             })
             .collect();
-        let tol = tolerance.unwrap_or_else(|| default_sweep_tolerance(&posed, &spheres));
-        if !(tol > 0.0 && tol.is_finite()) {
+        if let Some(tol) = tolerance.filter(|&t| !(t > 0.0 && t.is_finite())) {
             return Err(Error::Argument(format!(
                 "--tolerance must be finite and > 0, got {tol}"
             )));
         }
+        // Each sphere's own, unless one is given.
+        let tols: Vec<f64> = spheres
+            .iter()
+            .map(|&s| sweep_tolerance(&posed, s, tolerance))
+            .collect();
         answered_by = backend.name();
         moving(
             progress::during("sphere sweeps", || {
-                backend.sphere_sweeps(&m, job.pose, &spheres, tol)
+                backend.sphere_sweeps(&m, job.pose, &spheres, tolerance)
             })?,
-            tol,
+            &tols,
         )
     };
     let mut timings = Timings::default();
@@ -141,7 +145,7 @@ fn standing(found: Vec<Option<query::SphereContact>>) -> Table {
     (n, cols, json!({"count": n, "touching": touching}))
 }
 
-fn moving(sweeps: Vec<query::SphereSweep>, tol: f64) -> Table {
+fn moving(sweeps: Vec<query::SphereSweep>, tols: &[f64]) -> Table {
     let n = sweeps.len();
     let decided: Vec<bool> = sweeps
         .iter()
@@ -168,9 +172,15 @@ fn moving(sweeps: Vec<query::SphereSweep>, tol: f64) -> Table {
         ("x", f(&|c| c.point.x)),
         ("y", f(&|c| c.point.y)),
         ("z", f(&|c| c.point.z)),
+        (
+            "tolerance",
+            Column::F64(tols.iter().map(|&t| Some(t)).collect()),
+        ),
     ];
     let hit = found.iter().flatten().count();
     let undecided = decided.iter().filter(|&&d| !d).count();
+    // The largest: the one given, or the default where every sphere has the mesh's.
+    let tol = tols.iter().copied().fold(0.0, f64::max);
     let fields = json!({"count": n, "contact": hit, "undecided": undecided, "tolerance": tol});
     (n, cols, fields)
 }
