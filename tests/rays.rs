@@ -753,3 +753,53 @@ fn grazing_and_huge_directions_hit_where_the_plane_is() {
     );
     assert!(!h.front, "d . n = 9e10 * 1e300 > 0: {h:?}");
 }
+
+/// A review's helper's cases, worked by hand, where the orientations' 2×2 products go
+/// subnormal and are then multiplied by a large coordinate: the filters' underflow allowance
+/// was a constant, and "certified" wrong signs. δ = 2^-1074.
+/// - Triangle (0,0,0), (5δ,0,1), (0,1/8,0) (a pose's rotation entry of 5δ): n = (-1/8, 0, 5δ/8).
+///   The ray from (δ, 1/32, 1/4) along (6 · 2^-974, 0, 2^100) crosses it at t = 2^-102,
+///   (≈0, 1/32, 1/2) = 1/4 A + 1/2 B + 1/4 C, from the front (d · n = -2^-977): it was missed.
+/// - Triangle (0,0,0), (0,0,2^100), (1,3δ,0): its plane is y = 3δ x. The ray from (1, δ, 1)
+///   along (-1/2, 0, 0) crosses it at x = 1/3, t = 4/3, from behind; it was given t = 1, and
+///   counted within a `--max-t` of 1.2.
+#[test]
+fn rays_whose_orientations_underflow_are_decided_exactly() {
+    let d = f64::from_bits(1);
+    let pose = |r: [[f64; 3]; 3]| Pose {
+        rotation: r,
+        translation: DVec3::ZERO,
+    };
+    let slanted = [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.125, 0.0]];
+    let m = PreparedMesh::new(Mesh::from_soup("slanted", vec![slanted]).unwrap());
+    let p = Posed::new(
+        &m,
+        pose([[1.0, 0.0, 5.0 * d], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
+    );
+    let (o, dir) = (
+        DVec3::new(d, 0.03125, 0.25),
+        DVec3::new(6.0 * 2f64.powi(-974), 0.0, 2f64.powi(100)),
+    );
+    let h = query::ray_hits(o, dir, &p, f64::INFINITY, Hits::First);
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert!(
+        within_ulps(h[0].t, 2f64.powi(-102), 2.0) && h[0].front,
+        "{h:?}"
+    );
+    assert!(
+        (h[0].u - 0.5).abs() < 1e-15 && (h[0].v - 0.25).abs() < 1e-15,
+        "{h:?}"
+    );
+
+    let tall = [[0.0, 0.0, 0.0], [0.0, 0.0, 2f32.powi(100)], [1.0, 0.0, 0.0]];
+    let m = PreparedMesh::new(Mesh::from_soup("tall", vec![tall]).unwrap());
+    let p = Posed::new(
+        &m,
+        pose([[1.0, 0.0, 0.0], [3.0 * d, 1.0, 0.0], [0.0, 0.0, 1.0]]),
+    );
+    let (o, dir) = (DVec3::new(1.0, d, 1.0), DVec3::new(-0.5, 0.0, 0.0));
+    let h = query::ray_hits(o, dir, &p, f64::INFINITY, Hits::First);
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert!(within_ulps(h[0].t, 4.0 / 3.0, 2.0) && !h[0].front, "{h:?}");
+    assert!(query::ray_hits(o, dir, &p, 1.2, Hits::First).is_empty());
+}

@@ -403,12 +403,24 @@ fn a_sphere_moving_into_an_open_box_through_its_top_meets_its_inside() {
         backends.push(meshclash::Backend::from_gpu(gpu));
     }
     let tol = query::sweep_tolerance(&posed, (c, r, v), None);
+    // Another helper's: a move that ends 3e-10 into the inside (from z = 1.5 by -0.5000000003,
+    // entering at toi 0.5 / 0.5000000003). Its last step, half the tolerance long, ran past the
+    // end and the sphere was called clear.
+    let short = (
+        DVec3::new(0.5, 0.5, 1.5),
+        0.01,
+        DVec3::new(0.0, 0.0, -0.5000000003),
+    );
+    let enters = 0.5 / 0.5000000003;
     for b in &backends {
         let got = b
-            .sphere_sweeps(&m, Pose::IDENTITY, &[(c, r, v)], None)
+            .sphere_sweeps(&m, Pose::IDENTITY, &[(c, r, v), short], None)
             .unwrap();
         let hit = got[0].contact().expect("contact");
         let past = (hit.toi - 0.8) * 2.5;
+        assert!((-1e-12..=tol / 2.0).contains(&past), "{hit:?}");
+        let hit = got[1].contact().expect("contact at the end");
+        let past = (hit.toi - enters) * 0.5000000003;
         assert!((-1e-12..=tol / 2.0).contains(&past), "{hit:?}");
     }
 }

@@ -59,6 +59,11 @@ fn projection_bounds(o: DVec3, d: DVec3, tri: &Tri) -> (f64, f64) {
 /// plus what underflow can lose: Shewchuk's bound assumes none, and products of tiny
 /// differences go subnormal): the exact determinant lies within `bound` of the value. An
 /// overflow gives a bound that is not finite, which callers take as no bound.
+///
+/// Underflow: each 2×2 minor loses at most 2^-1074 where its products go subnormal, and is
+/// then multiplied by a `z`, which may be huge (a review's helper: a minor of 1.5 · 2^-1074
+/// rounded to 2, times 2^100, was "certified" at a bound of 1e-306); so the bound takes
+/// `2^-1073` times the `z`s' sum, and a few of the least normal for the last products.
 pub fn orient3d_with_bound(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> (f64, f64) {
     orient3d_of_differences(a - d, b - d, c - d)
 }
@@ -75,10 +80,9 @@ pub fn orient3d_of_differences(ad: DVec3, bd: DVec3, cd: DVec3) -> (f64, f64) {
         + (cdxady.abs() + adxcdy.abs()) * bd.z.abs()
         + (adxbdy.abs() + bdxady.abs()) * cd.z.abs();
     let eps = f64::EPSILON / 2.0;
-    (
-        det,
-        (7.0 + 56.0 * eps) * eps * permanent + 64.0 * f64::MIN_POSITIVE,
-    )
+    let zs = ad.z.abs() + bd.z.abs() + cd.z.abs();
+    let underflow = zs * f64::from_bits(2) + 64.0 * f64::MIN_POSITIVE; // 2^-1073 a unit of z
+    (det, (7.0 + 56.0 * eps) * eps * permanent + underflow)
 }
 
 /// Which of the planes of `a` and `b` the ray from `o` along `d` crosses first (both crossed

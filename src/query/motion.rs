@@ -204,8 +204,8 @@ impl OpenInsides {
 
     /// How far any point of B may move from this pose before a vertex asked against the
     /// other part's inside (as the interference search asks them) could cross its winding
-    /// number's 1/2 ([`inside_room`]; B turning moves A's boundary about A's vertices no
-    /// faster than it moves B's own points): infinite where both parts are closed.
+    /// number's 1/2 ([`inside_room`]; for A's vertices against B it is B's boundary that
+    /// moves, its points no faster than any of B's): infinite where both parts are closed.
     fn room(&self, a: &Posed, b: &Posed) -> f64 {
         let room = |open: bool, w: &Posed, m: &Posed| {
             if !open {

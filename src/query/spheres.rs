@@ -173,7 +173,8 @@ pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> SphereSw
 /// other (a review's helper: a row moved by 1e15 made a sphere 0.25 clear of the mesh touch).
 pub fn sweep_tolerance(m: &Posed, (c, r, v): (DVec3, f64, DVec3), given: Option<f64>) -> f64 {
     given.unwrap_or_else(|| {
-        let size = 1e-9 * m.prep.mesh.bounding_box().diagonal();
+        // Positive even for a mesh of one point and a sphere of none at the origin.
+        let size = (1e-9 * m.prep.mesh.bounding_box().diagonal()).max(f64::MIN_POSITIVE);
         match 4.0 * slack(c, r, v, m) {
             resolved if resolved.is_finite() => size.max(resolved),
             _ => size,
@@ -276,8 +277,10 @@ impl Sweep {
         let mut room = gap - error;
         // Nor can a move of less than `inside` enter the inside through a hole; a move of half
         // the tolerance is taken at least, so that a centre nearing the inside arrives (by at
-        // most that much past where it begins).
+        // most that much past where it begins), and such a step certifies nothing.
+        let mut certified = true;
         if let Some(&(_, inside)) = winding {
+            certified = inside >= room || inside >= tol / 2.0;
             room = room.min(inside.max(tol / 2.0));
         }
         if room <= 0.0 {
@@ -285,7 +288,14 @@ impl Sweep {
         }
         let next = s + room / crate::geom::length(v) * (1.0 - 4.0 * f64::EPSILON);
         if next > 1.0 {
-            return Some(SphereSweep::Clear);
+            // Clear only where the room certified reaches past the end, or the end is where
+            // the sphere stands now; else the end is looked at (a review's helper: a sphere
+            // whose last half-tolerance went into an open box's inside was called clear).
+            if certified || s >= 1.0 {
+                return Some(SphereSweep::Clear);
+            }
+            self.s = 1.0;
+            return None;
         }
         if next.is_nan() || next <= s {
             return Some(SphereSweep::Undecided { from: s });

@@ -92,7 +92,8 @@ pub enum Command {
     },
     /// B moving through waypoints (translation linear, rotation by slerp): its first contact
     /// with A, certified by conservative advancement (no contact before the time reported, and
-    /// there within --tolerance of touching), or how near it came.
+    /// there within --tolerance of touching; against a part that is not closed, entering its
+    /// inside through a hole is found within half the tolerance), or how near it came.
     Sweep {
         /// Part A: a mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         a: PathBuf,
