@@ -66,7 +66,8 @@ pub fn winding_number(p: DVec3, m: &Posed) -> Winding {
 /// for a mesh with no boundary.
 pub fn inside_room(p: DVec3, w: &Winding, m: &Posed) -> f64 {
     let margin = (w.value.abs() - 0.5).abs() - w.bound;
-    if !(margin > 0.0) {
+    // Not a number (a point on the surface, its bound infinite) is no room either.
+    if margin.is_nan() || margin <= 0.0 {
         return 0.0;
     }
     let (mut g, mut nearest) = (0.0, f64::INFINITY);
