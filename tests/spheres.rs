@@ -424,3 +424,44 @@ fn a_sphere_moving_into_an_open_box_through_its_top_meets_its_inside() {
         assert!((-1e-12..=tol / 2.0).contains(&past), "{hit:?}");
     }
 }
+
+/// A review's helper's rows: the tetrahedron (0,0,0), (0,1,0), (0,0,1), (-1,0,0) lies in
+/// x <= 0, with (0, 1/4, 1/4) inside its face x = 0 (triangle 0); a centre (x, 1/4, 1/4) with
+/// x > 0 is x from the solid, so its sphere touches exactly when r >= x, and meets triangle 0.
+/// Beyond 1.3e154 the triangles' distances were squared to infinity: spheres touching exactly
+/// or cutting in were "not touching" and named no triangle.
+#[test]
+fn huge_spheres_touch_as_exactly_as_small_ones() {
+    let v = [
+        [0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [-1.0, 0.0, 0.0],
+    ];
+    let faces = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]].map(|f: [usize; 3]| f.map(|k| v[k]));
+    let m = PreparedMesh::new(meshclash::mesh::Mesh::from_soup("tet", faces.to_vec()).unwrap());
+    assert!(m.info.closed && m.info.oriented);
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let rows = [
+        (1e160, 1e160),
+        (1e200, 1.0000000000000001e200),
+        (1e300, 1e300),
+        (1e300, 2e300),
+        (1e200, 1.7e308),
+    ];
+    for (x, r) in rows {
+        let c = DVec3::new(x, 0.25, 0.25);
+        let s = query::sphere_contact(c, r, &posed).unwrap();
+        assert!(s.touches, "{x:e} {r:e}: {s:?}");
+        assert!(
+            query::sphere_triangles(c, r, &posed).contains(&0),
+            "{x:e} {r:e}"
+        );
+        // One ulp short of the distance: clear.
+        let short = f64::from_bits(x.to_bits() - 1);
+        assert!(
+            !query::sphere_contact(c, short, &posed).unwrap().touches,
+            "{x:e}"
+        );
+    }
+}

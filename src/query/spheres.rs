@@ -86,7 +86,9 @@ pub fn sphere_triangles(c: DVec3, r: f64, m: &Posed) -> Vec<u32> {
         }
         for &t in m.node_tris(n as u32) {
             let tri = m.tri(t);
-            let d = closest_point_triangle(c, &tri).distance(c);
+            // Measured without squares: beyond 1.3e154 they overflowed, and a sphere touching
+            // exactly (or cutting in) 1e160 away named no triangle (a review's helper).
+            let d = crate::geom::length(closest_point_triangle(c, &tri) - c);
             // The f64 distance settles all but a tie; that is decided in integers.
             let within = match () {
                 _ if d < r - band => true,
