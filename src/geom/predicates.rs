@@ -40,8 +40,12 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
     let s = sign(v);
     // A determinant this small may come from products that underflowed, where Shewchuk's
     // error bound (a product too) rounds to 0 and certifies a wrong sign (a point 4e-263 from
-    // a corner of a mesh 1e-30 across read as inside): decided in integers instead.
-    if s != 0 && v.abs() < 1e-250 {
+    // a corner of a mesh 1e-30 across read as inside): decided in integers instead. A 2×2
+    // minor loses up to 2^-1074 where it goes subnormal, and is multiplied by a difference of
+    // `z`s that may be large (a review's helper certified a wrong sign of 1e-198 in a copy of
+    // the filter, minors underflowing times 3e125): the threshold grows with them.
+    let zs = (a.z - d.z).abs() + (b.z - d.z).abs() + (c.z - d.z).abs();
+    if s != 0 && (v.abs() < 1e-250 || v.abs() <= zs * f64::from_bits(1 << 14)) {
         let ints = super::integers::Integers::of(&[a, b, c, d]);
         return big_sign(&ints.orient3d(0, 1, 2, 3));
     }
@@ -285,4 +289,28 @@ pub fn direction_enters_triangle(v: DVec3, p: DVec3, c: DVec3, d: DVec3) -> bool
     let (v2, p2, c2, d2) = (project(v, k), project(p, k), project(c, k), project(d, k));
     let s = orient2d(v2, c2, d2);
     orient2d(v2, c2, p2) * s >= 0 && orient2d(v2, p2, d2) * s >= 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A review's helper's case: a triangle a few units across whose x coordinates are
+    /// subnormal (a pose's rotation entry of 7 · 2^-1074), against a point 3.4e125 below it.
+    /// Shewchuk's filter, whose products of `x`s underflow and are then multiplied by the
+    /// large `z` differences, certified -1.7e-198; the determinant is positive (integers).
+    #[test]
+    fn underflowing_minors_times_large_heights_are_decided_in_integers() {
+        let t = [
+            DVec3::new(-8.4e-323, -2.408670663833618, -1.647782802581787),
+            DVec3::new(4.4e-323, 1.2212679386138916, -0.2576597332954407),
+            DVec3::new(5.4e-323, 1.5031074285507202, 2.846505641937256),
+        ];
+        let o = DVec3::new(5e-324, 1.9709655387259408, -3.384606560206073e125);
+        let exact = big_sign(
+            &super::super::integers::Integers::of(&[t[0], t[1], t[2], o]).orient3d(0, 1, 2, 3),
+        );
+        assert_eq!(exact, 1);
+        assert_eq!(orient3d(t[0], t[1], t[2], o), exact);
+    }
 }
