@@ -593,3 +593,34 @@ fn crossing_pairs_pierce_or_touch_exactly_an_ulp_apart() {
     assert_eq!((c.class(), c.touching), (Some(ContactClass::Point), true));
     assert!(classify(&t1(-1.0), &t2).is_none());
 }
+
+/// A review's helper's pair, proven piercing in rationals: A = (-0.001, -0.001, 0.0005),
+/// (0.0005, 0.0005, -0.001), (0.001, 0.002, 0) and B = (0.001, 0.002, 0), (-0.001, 0.0005, 0.002),
+/// (0, 0.0005, 0.001) (f32), B turned by a rotation with entries ±2^-1022 (accepted as rigid):
+/// its posed coordinates include 2.2e-311 beside 1e-3. Each crosses the other's plane strictly
+/// and they share a segment about 1e-617 long; the orientations deciding that were rounded to
+/// 0 by Shewchuk's expansions, whose terms underflowed even at the rescaled coordinates, and
+/// the pair was called touching.
+#[test]
+fn a_pair_sharing_a_segment_below_f64_pierces() {
+    let f = |x: f32| f64::from(x);
+    let p = |x: f32, y: f32, z: f32| v(f(x), f(y), f(z));
+    let a = [
+        p(-0.001, -0.001, 0.0005),
+        p(0.0005, 0.0005, -0.001),
+        p(0.001, 0.002, 0.0),
+    ];
+    let e = f64::MIN_POSITIVE;
+    let pose = meshclash::mesh::Pose {
+        rotation: [[1.0, 0.0, e], [0.0, 1.0, 0.0], [-e, 0.0, 1.0]],
+        translation: DVec3::ZERO,
+    };
+    let b = [
+        p(0.001, 0.002, 0.0),
+        p(-0.001, 0.0005, 0.002),
+        p(0.0, 0.0005, 0.001),
+    ]
+    .map(|q| pose.apply(q));
+    let c = classify(&a, &b).expect("they meet");
+    assert!(!c.touching, "{c:?}");
+}

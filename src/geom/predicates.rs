@@ -55,11 +55,28 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
     // Shewchuk's expansions are exact only without underflow: a difference of one ulp near 0
     // (5e-324) times O(1) terms rounds to a false zero. Scaling every coordinate by the same
     // power of two is exact and keeps the sign, so a zero is confirmed at a scale where the
-    // largest coordinate is 2^200.
-    match rescale(&[a, b, c, d]) {
-        Some(k) => sign(robust::orient3d(c3(a * k), c3(b * k), c3(c * k), c3(d * k))),
-        None => 0,
+    // largest coordinate is 2^200; in integers where the coordinates span too many binades for
+    // that ([`spans_underflow`]).
+    let points = [a, b, c, d];
+    let k = rescale(&points).unwrap_or(1.0);
+    if spans_underflow(&points, k) {
+        let ints = super::integers::Integers::of(&points);
+        return big_sign(&ints.orient3d(0, 1, 2, 3));
     }
+    sign(robust::orient3d(c3(a * k), c3(b * k), c3(c * k), c3(d * k)))
+}
+
+/// Whether some coordinate, times `k`, is not 0 but below 2^-250: then the expansions' terms
+/// (the differences' tails, at least its unit in the last place, and their products of three)
+/// can underflow, and a zero may be false. A review's helper: a part posed with a rotation
+/// entry of 2.2e-308 has coordinates of 2e-311 beside ones of 1e-3, and a pair sharing a
+/// segment 1e-617 long was called touching, its orientations' expansions rounded to 0.
+fn spans_underflow(points: &[DVec3], k: f64) -> bool {
+    let least = 2f64.powi(-250);
+    points
+        .iter()
+        .flat_map(|p| p.to_array())
+        .any(|x| x != 0.0 && (x * k).abs() < least)
 }
 
 /// The power of two that brings the largest coordinate down to about 2^200, where it is beyond
@@ -113,11 +130,15 @@ pub fn orient2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
     if s != 0 {
         return s;
     }
-    // As in orient3d: confirm a zero where underflow cannot fake it.
-    match rescale(&[d(a), d(b), d(c)]) {
-        Some(k) => sign(robust::orient2d(p(a, k), p(b, k), p(c, k))),
-        None => 0,
+    // As in orient3d: confirm a zero where underflow cannot fake it, or in integers.
+    let points = [d(a), d(b), d(c)];
+    let k = rescale(&points).unwrap_or(1.0);
+    if spans_underflow(&points, k) {
+        let ints = super::integers::Integers::of(&points);
+        let (ac, bc) = (ints.diff(0, 2), ints.diff(1, 2));
+        return big_sign(&(&ac[0] * &bc[1] - &ac[1] * &bc[0]));
     }
+    sign(robust::orient2d(p(a, k), p(b, k), p(c, k)))
 }
 
 fn sign(v: f64) -> i8 {
