@@ -803,3 +803,65 @@ fn rays_whose_orientations_underflow_are_decided_exactly() {
     assert!(within_ulps(h[0].t, 4.0 / 3.0, 2.0) && !h[0].front, "{h:?}");
     assert!(query::ray_hits(o, dir, &p, 1.2, Hits::First).is_empty());
 }
+
+/// A review's helper's ray through a unit cube posed with entries of 1e-311 and 1e-322 beside
+/// 1 (`--matrix`, accepted as rigid): it enters through triangle 10 at t = 1 - 2.2e-158 and
+/// leaves through triangle 4 at t = 1 - 6e-311 (worked in rationals on the posed corners).
+/// Both `t` round to 1; `all` listed them by triangle index, leaving before entering, and its
+/// first row disagreed with `first`. Now in the crossings' exact order, on both backends.
+#[test]
+fn all_hits_come_in_the_exact_order_of_their_crossings() {
+    let v = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 1.0],
+        [1.0, 0.0, 1.0],
+        [1.0, 1.0, 1.0],
+        [0.0, 1.0, 1.0],
+    ];
+    let faces = [
+        [1, 4, 3],
+        [1, 3, 2],
+        [5, 6, 7],
+        [5, 7, 8],
+        [1, 2, 6],
+        [1, 6, 5],
+        [2, 3, 7],
+        [2, 7, 6],
+        [3, 4, 8],
+        [3, 8, 7],
+        [4, 1, 5],
+        [4, 5, 8],
+    ];
+    let soup = faces.iter().map(|f| f.map(|k: usize| v[k - 1])).collect();
+    let m = PreparedMesh::new(Mesh::from_soup("cube", soup).unwrap());
+    let pose = Pose {
+        rotation: [
+            [-1.0, 3e-311, 5e-321],
+            [0.0, 0.0, -1.0],
+            [1.4e-322, -1.0, 0.0],
+        ],
+        translation: DVec3::new(6.675221575521604e-308, 0.5, 0.5),
+    };
+    let posed = Posed::new(&m, pose);
+    let (o, d) = (
+        DVec3::new(3e-150, -0.5, 3e-311),
+        DVec3::new(-3e-150, 1.0, 0.5),
+    );
+    let all = query::ray_hits(o, d, &posed, f64::INFINITY, Hits::All);
+    let order: Vec<(u32, bool)> = all.iter().map(|h| (h.triangle, h.front)).collect();
+    assert_eq!(order, [(10, true), (4, false)], "{all:?}");
+    let first = query::ray_hits(o, d, &posed, f64::INFINITY, Hits::First);
+    assert_eq!(first[..], all[..1]);
+    let test = "all_hits_come_in_the_exact_order_of_their_crossings";
+    if let Some(ctx) = common::gpu_or_skip(test) {
+        let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+        let gm = gpu.resident(&m).unwrap();
+        let got = gpu
+            .ray_hits(&posed, &gm, &[(o, d)], f64::INFINITY, Hits::All)
+            .unwrap();
+        assert_eq!(got[0], all);
+    }
+}

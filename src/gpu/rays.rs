@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::geom::ray::segment_aabb;
 use crate::geom::{Aabb, DVec3};
 use crate::query::closest::{in_given_order, morton_order_in_groups};
-use crate::query::ray::hit;
+use crate::query::ray::hits_in_order;
 use crate::query::{ray_hits, ray_segment_end, Hits, Posed, RayHit};
 use rayon::prelude::*;
 
@@ -83,17 +83,14 @@ impl GpuBackend {
         }
         m.slots_for(rays.len());
         let tris = &m.prep.bvh().tris;
-        // The hits through the triangles in `slots`, by `t` then index, as the CPU sorts them.
+        // The hits through the triangles in `slots`, in their crossings' order, as the CPU
+        // orders them.
         let hits_at = |&(o, d): &(DVec3, DVec3), (_, t_end): (DVec3, f64), slots: &[u32]| {
-            let mut found: Vec<RayHit> = slots
+            let met: Vec<_> = slots
                 .iter()
-                .map(|&s| {
-                    let t = tris[s as usize];
-                    hit(o, d, t_end, t, &m.tri(t))
-                })
+                .map(|&s| (tris[s as usize], m.tri(tris[s as usize])))
                 .collect();
-            found.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
-            found
+            hits_in_order(o, d, t_end, &met)
         };
         let mut all = Vec::with_capacity(rays.len());
         for chunk in rays.chunks(BATCH) {

@@ -110,15 +110,39 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
             .into_iter()
             .collect();
     }
-    let mut out: Vec<RayHit> = found
-        .iter()
-        .map(|x| hit(o, d, t_end, x.t, &x.tri))
-        .collect();
-    out.sort_by(|a, b| a.t.total_cmp(&b.t).then(a.triangle.cmp(&b.triangle)));
+    let met: Vec<(u32, Tri)> = found.iter().map(|x| (x.t, x.tri)).collect();
+    let mut out = hits_in_order(o, d, t_end, &met);
     if hits != Hits::All {
         out.truncate(1);
     }
     out
+}
+
+/// The hits of the ray from `o` along `d` through `met` (each triangle, standing for what it
+/// meets, and its posed corners), in the exact order of their crossings, ties by triangle:
+/// told apart by their bounds where those do not overlap, else exactly ([`crossing_order`]),
+/// as the first hit is. Their rounded `t` can tie, or disagree within its error, where two
+/// crossings lie closer than f64 resolves (a review's helper: crossings 2e-158 apart at
+/// t = 1, entering and leaving a cube, came out by triangle index, leaving first).
+pub(crate) fn hits_in_order(o: DVec3, d: DVec3, t_end: f64, met: &[(u32, Tri)]) -> Vec<RayHit> {
+    let mut placed: Vec<(u32, &Tri, (f64, f64))> = met
+        .iter()
+        .map(|(t, tri)| (*t, tri, crossing_bounds(o, d, tri)))
+        .collect();
+    placed.sort_by(|x, y| {
+        let by_place = if x.2 .1 < y.2 .0 {
+            Ordering::Less
+        } else if x.2 .0 > y.2 .1 {
+            Ordering::Greater
+        } else {
+            crossing_order(o, d, x.1, y.1)
+        };
+        by_place.then(x.0.cmp(&y.0))
+    });
+    placed
+        .iter()
+        .map(|&(t, tri, _)| hit(o, d, t_end, t, tri))
+        .collect()
 }
 
 /// Every triangle segment `oq` may meet, given to `take` by its posed corners and (asked for
