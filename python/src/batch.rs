@@ -208,7 +208,7 @@ fn reachable<T>(m: &PreparedMesh, found: &[Option<T>]) -> PyResult<()> {
 ///
 /// ``hits="first"`` (the nearest) or ``"any"`` (whether there is one): one row per ray,
 /// ``{"hit", "t", "triangle", "u", "v", "point", "front"}``. ``hits="all"``: one row per
-/// hit, by ray then t, with ``"ray"`` naming its ray.
+/// hit, by ray then in the exact order of the crossings, with ``"ray"`` naming its ray.
 #[pyfunction]
 #[pyo3(
     signature = (mesh, origins, directions, transform = None, max_t = f64::INFINITY, hits = "first", backend = None),

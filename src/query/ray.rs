@@ -25,7 +25,7 @@ pub enum Hits {
     First,
     /// Whether there is one (occlusion): the first found, not necessarily the nearest.
     Any,
-    /// Every one, by `t`.
+    /// Every one, in the exact order of their crossings ([`hits_in_order`]).
     All,
 }
 
