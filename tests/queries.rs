@@ -1289,11 +1289,7 @@ fn parts_apart_by_less_than_rounding_are_never_at_distance_0() {
     let opts = meshclash::CheckOptions {
         clearance: Some(1e-12),
     };
-    let mut backends = vec![meshclash::Backend::cpu()];
-    if let Some(ctx) = common::gpu_or_skip("apart_by_less_than_rounding") {
-        let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
-        backends.push(meshclash::Backend::from_gpu(gpu));
-    }
+    let backends = common::cpu_and_gpu("apart_by_less_than_rounding");
     for be in &backends {
         let r = be.check(&m, pa, &m, pb, &opts).unwrap();
         assert!(!r.intersect.intersects(), "{}", be.name());

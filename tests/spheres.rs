@@ -357,12 +357,7 @@ fn a_row_far_away_does_not_coarsen_another_rows_tolerance() {
         (DVec3::new(1e8, 0.0, 0.0), 1.0, DVec3::new(0.0, 0.0, 1.0)),
         (DVec3::splat(5.0), 5.0, DVec3::new(0.0, 0.0, 1e15)),
     ];
-    let mut backends = vec![meshclash::Backend::cpu()];
-    if let Some(ctx) = common::gpu_or_skip("a_row_far_away_does_not_coarsen_another_rows_tolerance")
-    {
-        let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
-        backends.push(meshclash::Backend::from_gpu(gpu));
-    }
+    let backends = common::cpu_and_gpu("a_row_far_away_does_not_coarsen_another_rows_tolerance");
     for b in &backends {
         for other in far {
             let got = b
@@ -396,12 +391,8 @@ fn a_sphere_moving_into_an_open_box_through_its_top_meets_its_inside() {
     let (c, r, v) = (DVec3::new(0.5, 0.5, 3.0), 0.1, DVec3::new(0.0, 0.0, -2.5));
     let posed = Posed::new(&m, Pose::IDENTITY);
     assert!(query::sphere_contact(c + v, r, &posed).unwrap().touches);
-    let mut backends = vec![meshclash::Backend::cpu()];
     let test = "a_sphere_moving_into_an_open_box_through_its_top_meets_its_inside";
-    if let Some(ctx) = common::gpu_or_skip(test) {
-        let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
-        backends.push(meshclash::Backend::from_gpu(gpu));
-    }
+    let backends = common::cpu_and_gpu(test);
     let tol = query::sweep_tolerance(&posed, (c, r, v), None);
     // Another helper's: a move that ends 3e-10 into the inside (from z = 1.5 by -0.5000000003,
     // entering at toi 0.5 / 0.5000000003). Its last step, half the tolerance long, ran past the

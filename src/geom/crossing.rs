@@ -7,7 +7,7 @@
 
 use super::integers::{big_sign, det, Integers};
 use super::{DVec3, Tri};
-use num_bigint::BigUint;
+use num_bigint::{BigInt, BigUint};
 use num_traits::ToPrimitive;
 use std::cmp::Ordering;
 
@@ -91,16 +91,22 @@ pub fn orient3d_of_differences(ad: DVec3, bd: DVec3, cd: DVec3) -> (f64, f64) {
 /// products are exact in integers.
 pub fn crossing_order(o: DVec3, d: DVec3, a: &Tri, b: &Tri) -> Ordering {
     let ints = Integers::of(&[o, d, a[0], a[1], a[2], b[0], b[1], b[2]]);
-    // A plane (corners i, i + 1, i + 2) is crossed at t = op / dn: o's orientation against it
-    // over d's, d . ((b - a) x (c - a)); both of the same sign where t >= 0.
     let place = |i: usize| {
-        let op = ints.orient3d(i, i + 1, i + 2, 0);
-        let dn = det(&ints.v[1], &ints.diff(i + 1, i), &ints.diff(i + 2, i));
+        let (op, dn) = place_in_integers(&ints, i);
         (op.magnitude().clone(), dn.magnitude().clone())
     };
     let ((pa, da), (pb, db)) = (place(2), place(5));
     // pa / da < pb / db  <=>  pa db < pb da.
     (pa * db).cmp(&(pb * da))
+}
+
+/// Where the ray from point 0 along point 1 of `ints` crosses the plane of points `i`,
+/// `i + 1`, `i + 2`, exactly: at `t = op / dn`, `op` the origin's orientation against the plane
+/// and `dn` the direction's, `d · ((b − a) × (c − a))` (of one sign where `t >= 0`).
+fn place_in_integers(ints: &Integers, i: usize) -> (BigInt, BigInt) {
+    let op = ints.orient3d(i, i + 1, i + 2, 0);
+    let dn = det(&ints.v[1], &ints.diff(i + 1, i), &ints.diff(i + 2, i));
+    (op, dn)
 }
 
 /// The sign of a determinant and its error bound ([`orient3d_of_differences`]) where the bound
@@ -142,8 +148,7 @@ pub fn crosses_by(o: DVec3, d: DVec3, tri: &Tri, t_end: f64) -> bool {
     // crossing op / dn (each s^3 times its value) is at or before t_end when
     // |op| s <= (t_end s) |dn|.
     let ints = Integers::of(&[o, d, tri[0], tri[1], tri[2], DVec3::new(t_end, 1.0, 0.0)]);
-    let op = ints.orient3d(2, 3, 4, 0);
-    let dn = det(&ints.v[1], &ints.diff(3, 2), &ints.diff(4, 2));
+    let (op, dn) = place_in_integers(&ints, 2);
     let (end, one) = (&ints.v[5][0], &ints.v[5][1]);
     op.magnitude() * one.magnitude() <= end.magnitude() * dn.magnitude()
 }
@@ -168,9 +173,7 @@ pub fn crossing_t(o: DVec3, d: DVec3, tri: &Tri) -> (f64, i8) {
     if tight(op, ep) && tight(dn, en) && t.is_finite() {
         return (t, if dn > 0.0 { 1 } else { -1 });
     }
-    let ints = Integers::of(&[o, d, tri[0], tri[1], tri[2]]);
-    let op = ints.orient3d(2, 3, 4, 0);
-    let dn = det(&ints.v[1], &ints.diff(3, 2), &ints.diff(4, 2));
+    let (op, dn) = place_in_integers(&Integers::of(&[o, d, tri[0], tri[1], tri[2]]), 2);
     match big_sign(&dn) {
         0 => (0.0, 0),
         s => (

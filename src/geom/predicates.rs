@@ -46,8 +46,7 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
     // the filter, minors underflowing times 3e125): the threshold grows with them.
     let zs = (a.z - d.z).abs() + (b.z - d.z).abs() + (c.z - d.z).abs();
     if s != 0 && (v.abs() < 1e-250 || v.abs() <= zs * f64::from_bits(1 << 14)) {
-        let ints = super::integers::Integers::of(&[a, b, c, d]);
-        return big_sign(&ints.orient3d(0, 1, 2, 3));
+        return orient3d_in_integers(&[a, b, c, d]);
     }
     if s != 0 {
         return s;
@@ -60,10 +59,21 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
     let points = [a, b, c, d];
     let k = rescale(&points).unwrap_or(1.0);
     if spans_underflow(&points, k) {
-        let ints = super::integers::Integers::of(&points);
-        return big_sign(&ints.orient3d(0, 1, 2, 3));
+        return orient3d_in_integers(&points);
     }
     sign(robust::orient3d(c3(a * k), c3(b * k), c3(c * k), c3(d * k)))
+}
+
+/// [`orient3d`] of `[a, b, c, d]` in integers, exactly: where f64 cannot be trusted.
+fn orient3d_in_integers(points: &[DVec3; 4]) -> i8 {
+    big_sign(&super::integers::Integers::of(points).orient3d(0, 1, 2, 3))
+}
+
+/// [`orient2d`] of three points (`z` 0) in integers, exactly.
+fn orient2d_in_integers(points: &[DVec3; 3]) -> i8 {
+    let ints = super::integers::Integers::of(points);
+    let (ac, bc) = (ints.diff(0, 2), ints.diff(1, 2));
+    big_sign(&(&ac[0] * &bc[1] - &ac[1] * &bc[0]))
 }
 
 /// Whether some coordinate, times `k`, is not 0 but below 2^-250: then the expansions' terms
@@ -123,9 +133,7 @@ pub fn orient2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
     let s = sign(v);
     // As in orient3d: a determinant this small is decided in integers.
     if s != 0 && v.abs() < 1e-250 {
-        let ints = super::integers::Integers::of(&[d(a), d(b), d(c)]);
-        let (ac, bc) = (ints.diff(0, 2), ints.diff(1, 2));
-        return big_sign(&(&ac[0] * &bc[1] - &ac[1] * &bc[0]));
+        return orient2d_in_integers(&[d(a), d(b), d(c)]);
     }
     if s != 0 {
         return s;
@@ -134,9 +142,7 @@ pub fn orient2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
     let points = [d(a), d(b), d(c)];
     let k = rescale(&points).unwrap_or(1.0);
     if spans_underflow(&points, k) {
-        let ints = super::integers::Integers::of(&points);
-        let (ac, bc) = (ints.diff(0, 2), ints.diff(1, 2));
-        return big_sign(&(&ac[0] * &bc[1] - &ac[1] * &bc[0]));
+        return orient2d_in_integers(&points);
     }
     sign(robust::orient2d(p(a, k), p(b, k), p(c, k)))
 }
@@ -328,9 +334,7 @@ mod tests {
             DVec3::new(5.4e-323, 1.5031074285507202, 2.846505641937256),
         ];
         let o = DVec3::new(5e-324, 1.9709655387259408, -3.384606560206073e125);
-        let exact = big_sign(
-            &super::super::integers::Integers::of(&[t[0], t[1], t[2], o]).orient3d(0, 1, 2, 3),
-        );
+        let exact = orient3d_in_integers(&[t[0], t[1], t[2], o]);
         assert_eq!(exact, 1);
         assert_eq!(orient3d(t[0], t[1], t[2], o), exact);
     }

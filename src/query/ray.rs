@@ -129,16 +129,7 @@ pub(crate) fn hits_in_order(o: DVec3, d: DVec3, t_end: f64, met: &[(u32, Tri)]) 
         .iter()
         .map(|(t, tri)| (*t, tri, crossing_bounds(o, d, tri)))
         .collect();
-    placed.sort_by(|x, y| {
-        let by_place = if x.2 .1 < y.2 .0 {
-            Ordering::Less
-        } else if x.2 .0 > y.2 .1 {
-            Ordering::Greater
-        } else {
-            crossing_order(o, d, x.1, y.1)
-        };
-        by_place.then(x.0.cmp(&y.0))
-    });
+    placed.sort_by(|x, y| crossed_before(o, d, (x.1, x.2), (y.1, y.2)).then(x.0.cmp(&y.0)));
     placed
         .iter()
         .map(|&(t, tri, _)| hit(o, d, t_end, t, tri))
@@ -208,19 +199,24 @@ fn nearest(o: DVec3, d: DVec3, found: &[Met]) -> Option<&Met> {
         .collect();
     contenders.sort_by_key(|x| x.t);
     contenders.into_iter().reduce(|best, x| {
-        // Exactly only where the bounds do not already tell.
-        let order = if x.place.1 < best.place.0 {
-            Ordering::Less
-        } else if x.place.0 > best.place.1 {
-            Ordering::Greater
-        } else {
-            crossing_order(o, d, &x.tri, &best.tri)
-        };
-        match order {
+        match crossed_before(o, d, (&x.tri, x.place), (&best.tri, best.place)) {
             Ordering::Less => x,
             _ => best, // ties keep the smaller index, met first
         }
     })
+}
+
+/// Which of two triangles the ray from `o` along `d` crosses first, each given with the bounds
+/// on its crossing ([`crossing_bounds`]): by those where they do not overlap, else exactly
+/// ([`crossing_order`]).
+fn crossed_before(o: DVec3, d: DVec3, x: (&Tri, (f64, f64)), y: (&Tri, (f64, f64))) -> Ordering {
+    if x.1 .1 < y.1 .0 {
+        Ordering::Less
+    } else if x.1 .0 > y.1 .1 {
+        Ordering::Greater
+    } else {
+        crossing_order(o, d, x.0, y.0)
+    }
 }
 
 /// The leaves of the hierarchy whose boxes segment `pq` meets, nearest entry first at every

@@ -70,15 +70,15 @@ pub fn inside_room(p: DVec3, w: &Winding, m: &Posed) -> f64 {
     if margin.is_nan() || margin <= 0.0 {
         return 0.0;
     }
-    let (mut g, mut nearest) = (0.0, f64::INFINITY);
+    let (mut g, mut nearest_sq) = (0.0, f64::INFINITY);
     for cap in m.caps() {
         let (a, b) = (cap[1], cap[2]);
-        let dist = distance_squared_point_segment(p, a, b).sqrt();
-        g += (b - a).length() / (dist * dist);
-        nearest = nearest.min(dist);
+        let dist_sq = distance_squared_point_segment(p, a, b);
+        g += (b - a).length() / dist_sq;
+        nearest_sq = nearest_sq.min(dist_sq);
     }
     let g = g / (4.0 * std::f64::consts::PI);
-    (margin / (4.0 * g) / 2.0).min(nearest / 2.0)
+    (margin / (4.0 * g) / 2.0).min(nearest_sq.sqrt() / 2.0)
 }
 
 /// The winding number of `m` around `p` given the winding number of the mesh plus its caps

@@ -51,6 +51,17 @@ pub fn gpu_or_skip(test: &str) -> Option<meshclash::gpu::GpuContext> {
     }
 }
 
+/// The CPU backend, and the GPU's where there is one (`test` names the test for
+/// [`gpu_or_skip`]).
+pub fn cpu_and_gpu(test: &str) -> Vec<meshclash::Backend> {
+    let mut backends = vec![meshclash::Backend::cpu()];
+    if let Some(ctx) = gpu_or_skip(test) {
+        let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+        backends.push(meshclash::Backend::from_gpu(gpu));
+    }
+    backends
+}
+
 /// The banner of a GPU test skipped for want of an adapter, written to the process's stderr
 /// itself: the test harness captures `eprintln!` (and shows it only for failed tests), so a
 /// skipped test would otherwise read "ok" with nothing to tell it from a pass. A direct write
