@@ -13,7 +13,7 @@ struct ClosestQuery {
     points: u32,
     delta: f32,
     err: f32,
-    pad: u32,
+    per_thread: u32,                  // consecutive points a thread takes
 }
 
 @group(0) @binding(0) var<uniform> cq: ClosestQuery;
@@ -24,7 +24,6 @@ struct ClosestQuery {
 @group(0) @binding(5) var<storage, read> obbs: array<ObbNode>;
 
 const CLOSEST_STACK: u32 = 64u;
-const POINTS_PER_THREAD: u32 = 8u;
 const NO_SLOT: u32 = 0xffffffffu;
 
 // Ericson's nearest point of triangle abc to p, in f32; where rounding misses every region
@@ -250,13 +249,14 @@ fn search(i: u32, hint: u32) -> u32 {
     return nearest;
 }
 
-// A thread takes POINTS_PER_THREAD consecutive points (the host sends them in Morton order),
+// A thread takes cq.per_thread consecutive points (the host sends them in Morton order),
 // each search starting from the one before's nearest triangle.
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let first = thread_index(gid, nwg) * POINTS_PER_THREAD;
+    let per_thread = max(cq.per_thread, 1u);
+    let first = thread_index(gid, nwg) * per_thread;
     var hint = NO_SLOT;
-    for (var k = 0u; k < POINTS_PER_THREAD; k++) {
+    for (var k = 0u; k < per_thread; k++) {
         if (first + k >= cq.points) {
             break;
         }

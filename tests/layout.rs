@@ -302,7 +302,7 @@ fn ray_structs_and_constants_match_wgsl() {
 #[test]
 fn closest_structs_and_constants_match_wgsl() {
     use meshclash::gpu::layout::{ClosestQuery, SlotsOut, CANDIDATES};
-    use meshclash::gpu::twin::closest::{CLOSEST_STACK, POINTS_PER_THREAD};
+    use meshclash::gpu::twin::closest::CLOSEST_STACK;
     let src = format!("{}\n{}", shaders::COMMON, shaders::CLOSEST);
     let (size, members) = wgsl_layout(&src, "ObbNode");
     assert_eq!(
@@ -317,7 +317,7 @@ fn closest_structs_and_constants_match_wgsl() {
     assert_eq!(size as usize, std::mem::size_of::<ClosestQuery>());
     assert_eq!(
         members.iter().map(|m| m.1).collect::<Vec<_>>(),
-        rust_offsets!(ClosestQuery, points, delta, err, _pad)
+        rust_offsets!(ClosestQuery, points, delta, err, per_thread)
             .iter()
             .map(|m| m.1)
             .collect::<Vec<_>>()
@@ -326,10 +326,6 @@ fn closest_structs_and_constants_match_wgsl() {
     assert_eq!(size as usize, std::mem::size_of::<SlotsOut>());
     assert_eq!(members, rust_offsets!(SlotsOut, count, unsure, slots));
     assert_eq!(wgsl_u32(shaders::COMMON, "CANDIDATES") as usize, CANDIDATES);
-    assert_eq!(
-        wgsl_u32(&src, "POINTS_PER_THREAD") as usize,
-        POINTS_PER_THREAD
-    );
     assert_eq!(wgsl_u32(&src, "CLOSEST_STACK") as usize, CLOSEST_STACK);
 }
 

@@ -620,16 +620,21 @@ fn gpu_nearest_points_and_spheres_equal_the_cpus_to_the_bit() {
     let Some(ctx) = common::gpu_or_skip(test) else {
         return;
     };
-    let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    let mut gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
     let (mut sure, mut unsure, mut ties) = (0, 0, 0);
     for (name, m, pose) in gpu_cases() {
         let posed = Posed::new(&m, pose);
         let points = gpu_points(&posed, 5);
         let gm = gpu.resident(&m).unwrap();
-        for limit in [f64::INFINITY, 0.05] {
+        // A software adapter's eight points a thread and a GPU's one (the thread's first
+        // search has no hint).
+        for (limit, per_thread) in [(f64::INFINITY, 8), (0.05, 8), (f64::INFINITY, 1)] {
+            gpu.closest_per_thread = per_thread;
             let got = gpu.closest_points(&posed, &gm, &points, limit).unwrap();
-            assert_eq!(got, query::closest_points(&points, &posed, limit), "{name}");
+            let want = query::closest_points(&points, &posed, limit);
+            assert_eq!(got, want, "{name}, {per_thread} a thread");
         }
+        gpu.closest_per_thread = 8;
         let run = gpu.closest_run(&posed, &gm, &points).unwrap();
         for o in &run.out {
             match o.unsure {
@@ -680,12 +685,15 @@ fn the_closest_stage_equals_its_twin() {
     let Some(ctx) = common::gpu_or_skip("the_closest_stage_equals_its_twin") else {
         return;
     };
-    let gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
-    for (name, m, pose) in gpu_cases() {
+    let mut gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    // Eight points a thread (a software adapter's) and one (a GPU's), whichever this is.
+    for ((name, m, pose), per_thread) in gpu_cases().into_iter().zip([8, 1].into_iter().cycle()) {
+        gpu.closest_per_thread = per_thread;
         let posed = Posed::new(&m, pose);
         let points = gpu_points(&posed, 9);
         let gm = gpu.resident(&m).unwrap();
         let run = gpu.closest_run(&posed, &gm, &points).unwrap();
+        assert_eq!(run.query.map(|q| q.per_thread), Some(per_thread));
         let q = run.query.expect("within f32");
         let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
         let obbs = meshclash::gpu::obb_nodes(&posed, &gm);

@@ -192,6 +192,9 @@ pub struct GpuBackend {
     pub capacity: u32,
     /// Most triangles of one part of a resident mesh (one storage binding's worth).
     pub part_limit: usize,
+    /// Consecutive points a thread of `closest.wgsl` takes, each search hinted by the one
+    /// before ([`closest_per_thread`]).
+    pub closest_per_thread: u32,
     pub(super) stages: Stages,
     pub(super) bufs: Buffers,
     /// Rounds run and the GPU's own nanoseconds in them, since the backend was made.
@@ -245,6 +248,17 @@ fn leaf_walkers(ctx: &GpuContext) -> u32 {
     }
 }
 
+/// Points a thread of `closest.wgsl` takes. On a software adapter eight, each search hinted
+/// by the one before: its threads are its few cores, and the hint bounds a search from the
+/// start. On a GPU one: a batch of a hundred thousand points is then as many threads.
+fn closest_per_thread(ctx: &GpuContext) -> u32 {
+    if ctx.software {
+        8
+    } else {
+        1
+    }
+}
+
 /// The most candidates one pass holds: the indirect dispatch's workgroup count must stay within
 /// the 65535 every adapter allows, and the pair list within one storage binding.
 fn max_capacity(ctx: &GpuContext) -> u32 {
@@ -292,6 +306,7 @@ impl GpuBackend {
             stages,
             capacity,
             part_limit: super::mesh::part_limit(&ctx),
+            closest_per_thread: closest_per_thread(&ctx),
             settle_on_cpu: true,
             rounds_run: AtomicU64::new(0),
             gpu_ns: AtomicU64::new(0),

@@ -5,7 +5,6 @@
 //! answers equal the CPU's to the bit.
 
 use super::layout::{row, ClosestQuery, SlotsOut};
-use super::twin::closest::POINTS_PER_THREAD;
 use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::DVec3;
@@ -92,7 +91,8 @@ impl GpuBackend {
             .par_iter()
             .map(|&i| row(m.pose.unapply(points[i]) - gm.center))
             .collect();
-        let (query, out) = match query(m, gm, points, &local) {
+        let per_thread = self.closest_per_thread;
+        let (query, out) = match query(m, gm, points, &local, per_thread) {
             Some(q) => (Some(q), self.closest_batch(m, gm, q, &local)?),
             None => (None, vec![SlotsOut::UNSURE; points.len()]),
         };
@@ -131,7 +131,7 @@ impl GpuBackend {
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             let buffers = [&uniform, &bvh.nodes, &bvh.corners, &points, &out, &*obbs];
-            let threads = q.points.div_ceil(POINTS_PER_THREAD as u32);
+            let threads = q.points.div_ceil(q.per_thread.max(1));
             self.stages
                 .closest
                 .encode(&self.ctx, &mut pass, &buffers, threads);
@@ -145,7 +145,13 @@ impl GpuBackend {
 /// triangle's distance is 1-Lipschitz in each point, so moving them by `delta` moves it by
 /// at most twice that (`delta` bounds a corner's displacement and a point's together), and
 /// the f32 evaluation adds a few units of the frame's scale.
-fn query(m: &Posed, gm: &GpuMesh, points: &[DVec3], local: &[[f32; 4]]) -> Option<ClosestQuery> {
+fn query(
+    m: &Posed,
+    gm: &GpuMesh,
+    points: &[DVec3],
+    local: &[[f32; 4]],
+    per_thread: u32,
+) -> Option<ClosestQuery> {
     let (scale, world) = gm.batch_scale(m, points, local)?;
     let delta = gm.delta(m, scale, world);
     // WGSL's sqrt (by inverseSqrt) and division may each be off by a few ulp: 32 units of
@@ -155,7 +161,7 @@ fn query(m: &Posed, gm: &GpuMesh, points: &[DVec3], local: &[[f32; 4]]) -> Optio
         points: points.len() as u32,
         delta: delta as f32,
         err: err as f32,
-        _pad: 0,
+        per_thread,
     })
 }
 

@@ -216,7 +216,8 @@ pub struct ClosestQuery {
     /// The widening of every triangle's distance bounds: `delta`'s effect and the f32
     /// evaluation's.
     pub err: f32,
-    pub _pad: u32,
+    /// Consecutive points a thread takes, each search hinted by the one before.
+    pub per_thread: u32,
 }
 
 /// Slots of the hierarchy, the first `count`, or `unsure` (more than [`CANDIDATES`], a sign in

@@ -8,11 +8,11 @@
 use super::layout::{row, RayOut, RayQuery, SlotsOut, NO_HIT, RAYS_ALL, RAYS_ANY, RAYS_FIRST};
 use super::mesh::{LARGEST_SCALE, SMALLEST_SCALE};
 use super::{GpuBackend, GpuMesh};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::geom::ray::segment_aabb;
 use crate::geom::{Aabb, DVec3};
-use crate::query::closest::{in_given_order, morton_order_in_groups};
-use crate::query::ray::hits_in_order;
+use crate::query::closest::morton_order_in_groups;
+use crate::query::ray::{hit, hits_in_order};
 use crate::query::{ray_hits, ray_segment_end, Hits, Posed, RayHit};
 use rayon::prelude::*;
 
@@ -39,33 +39,7 @@ impl GpuBackend {
     /// triangles the GPU certifies, their values computed here by the CPU's function; for any
     /// hit, the certain misses (a ray that may hit is answered by the CPU, whose walk names the
     /// hit). The rest on the CPU.
-    ///
-    /// The rays go to the GPU in another order than theirs, by the octant of their direction
-    /// and then along a Morton curve through their origins ([`morton_order_in_groups`]):
-    /// neighbouring threads then walk the same nodes, and diverge less (lavapipe, igea, 1M
-    /// random rays: 2 040 -> 1 500-1 600 ms in that order). Answers come back in the rays'
-    /// order.
     pub fn ray_hits(
-        &self,
-        m: &Posed,
-        gm: &GpuMesh,
-        rays: &[(DVec3, DVec3)],
-        max_t: f64,
-        hits: Hits,
-    ) -> Result<Vec<Vec<RayHit>>> {
-        let origins: Vec<DVec3> = rays.iter().map(|r| r.0).collect();
-        let octant = |i: usize| {
-            let d = rays[i].1;
-            (d.x < 0.0) as u8 * 4 + (d.y < 0.0) as u8 * 2 + (d.z < 0.0) as u8
-        };
-        let order = morton_order_in_groups(&origins, octant);
-        let sorted: Vec<(DVec3, DVec3)> = order.par_iter().map(|&i| rays[i]).collect();
-        let answers = self.ray_hits_in_order(m, gm, &sorted, max_t, hits)?;
-        Ok(in_given_order(&order, answers))
-    }
-
-    /// [`GpuBackend::ray_hits`], the rays in the order given.
-    fn ray_hits_in_order(
         &self,
         m: &Posed,
         gm: &GpuMesh,
@@ -77,47 +51,64 @@ impl GpuBackend {
         // parallel loops below: its build is parallel too, and a worker waiting on it could
         // take another ray that waits on the same lock.
         m.prep.wide();
-        let on_cpu = |&(o, d): &(DVec3, DVec3)| ray_hits(o, d, m, max_t, hits);
         if m.prep.bvh().depth() > MAX_DEPTH {
-            return Ok(rays.par_iter().map(on_cpu).collect());
+            return Ok(rays
+                .par_iter()
+                .map(|&(o, d)| ray_hits(o, d, m, max_t, hits))
+                .collect());
         }
         m.slots_for(rays.len());
-        let tris = &m.prep.bvh().tris;
-        // The hits through the triangles in `slots`, in their crossings' order, as the CPU
-        // orders them.
-        let hits_at = |&(o, d): &(DVec3, DVec3), (_, t_end): (DVec3, f64), slots: &[u32]| {
-            let met: Vec<_> = slots
-                .iter()
-                .map(|&s| (tris[s as usize], m.tri(tris[s as usize])))
-                .collect();
-            hits_in_order(o, d, t_end, &met)
-        };
         let mut all = Vec::with_capacity(rays.len());
         for chunk in rays.chunks(BATCH) {
-            let run = self.ray_run(m, gm, chunk, max_t, hits)?;
-            let ends = &run.ends;
-            if hits == Hits::All {
-                all.par_extend(chunk.par_iter().zip(&run.all).zip(ends).map(
-                    |((ray, r), end)| match (r.unsure, end) {
-                        (0, Some(end)) => hits_at(ray, *end, &r.slots[..r.count as usize]),
-                        _ => on_cpu(ray),
-                    },
-                ));
-                continue;
-            }
-            all.par_extend(
-                chunk
-                    .par_iter()
-                    .zip(&run.out)
-                    .zip(ends)
-                    .map(|((ray, r), end)| match (r.unsure, r.slot, end) {
-                        (0, NO_HIT, Some(_)) => Vec::new(),
-                        (0, slot, Some(end)) => hits_at(ray, *end, &[slot]),
-                        _ => on_cpu(ray),
-                    }),
-            );
+            let answers = self.batch_hits(m, gm, chunk, max_t, hits)?;
+            all.par_extend(answers);
         }
         Ok(all)
+    }
+
+    /// [`GpuBackend::ray_hits`] for a batch. The rays go to the GPU in another order than
+    /// theirs, by the octant of their direction and then along a Morton curve through their
+    /// origins ([`morton_order_in_groups`]): neighbouring threads then walk the same nodes, and
+    /// diverge less (lavapipe, igea, 1M random rays: 2 040 -> 1 500-1 600 ms in that order).
+    /// Each ray's answer is made from its row of the run, not sorted back after: moving a
+    /// `Vec` a ray back into the rays' order cost more than the GPU's walk (H200, 1M rays:
+    /// 27-96 ms, against 7 for the walk and its readback).
+    fn batch_hits(
+        &self,
+        m: &Posed,
+        gm: &GpuMesh,
+        rays: &[(DVec3, DVec3)],
+        max_t: f64,
+        hits: Hits,
+    ) -> Result<Vec<Vec<RayHit>>> {
+        let origins: Vec<DVec3> = rays.par_iter().map(|r| r.0).collect();
+        let octant = |i: usize| {
+            let d = rays[i].1;
+            (d.x < 0.0) as u8 * 4 + (d.y < 0.0) as u8 * 2 + (d.z < 0.0) as u8
+        };
+        let order = morton_order_in_groups(&origins, octant);
+        let sorted: Vec<(DVec3, DVec3)> = order.par_iter().map(|&i| rays[i]).collect();
+        let run = self.ray_run(m, gm, &sorted, max_t, hits)?;
+        let answered = match hits {
+            Hits::All => run.all.len(),
+            _ => run.out.len(),
+        };
+        if answered != rays.len() || run.ends.len() != rays.len() {
+            return Err(Error::Gpu(format!(
+                "the rays stage answered {answered} of {} rays",
+                rays.len()
+            )));
+        }
+        // Each ray's row in the run.
+        let mut rows = vec![0; rays.len()];
+        for (k, &i) in order.iter().enumerate() {
+            rows[i] = k;
+        }
+        let on_cpu = |&(o, d): &(DVec3, DVec3)| ray_hits(o, d, m, max_t, hits);
+        Ok(match hits {
+            Hits::All => all_hits(m, rays, &rows, &run, on_cpu),
+            _ => first_hits(m, &sorted, &rows, &run, on_cpu),
+        })
     }
 
     /// The stage's inputs and outputs for `rays` (at most a batch): what
@@ -214,6 +205,72 @@ impl GpuBackend {
     }
 }
 
+/// Every hit of each ray, from its row of the run (`rows`), in the rays' order: the
+/// triangles the GPU names where it is sure, else `on_cpu`'s.
+fn all_hits(
+    m: &Posed,
+    rays: &[(DVec3, DVec3)],
+    rows: &[usize],
+    run: &RayRun,
+    on_cpu: impl Fn(&(DVec3, DVec3)) -> Vec<RayHit> + Sync,
+) -> Vec<Vec<RayHit>> {
+    let all = |(ray, &k): (&(DVec3, DVec3), &usize)| match (run.all.get(k), run.ends.get(k)) {
+        (Some(r), Some(&Some(end))) if r.unsure == 0 => r
+            .slots
+            .get(..r.count as usize)
+            .and_then(|slots| hits_through(m, ray, end, slots))
+            .unwrap_or_else(|| on_cpu(ray)),
+        _ => on_cpu(ray),
+    };
+    rays.par_iter().zip(rows).map(all).collect()
+}
+
+/// The first (or any) hit of each ray: made in the run's order (`sorted`), where
+/// neighbouring rays meet neighbouring triangles (1M rays on igea, 2 cores: 110-160 ms
+/// against 183-228 in the rays' order), then given to each ray from its row (`rows`).
+fn first_hits(
+    m: &Posed,
+    sorted: &[(DVec3, DVec3)],
+    rows: &[usize],
+    run: &RayRun,
+    on_cpu: impl Fn(&(DVec3, DVec3)) -> Vec<RayHit> + Sync,
+) -> Vec<Vec<RayHit>> {
+    let tris = &m.prep.bvh().tris;
+    let one = |ray: &(DVec3, DVec3), r: &RayOut, end: Option<(DVec3, f64)>| {
+        let (o, d) = *ray;
+        match (r.unsure, end, tris.get(r.slot as usize)) {
+            (0, Some(_), _) if r.slot == NO_HIT => None,
+            (0, Some((_, t_end)), Some(&t)) => Some(hit(o, d, t_end, t, &m.tri(t))),
+            _ => on_cpu(ray).first().copied(),
+        }
+    };
+    let firsts: Vec<Option<RayHit>> = sorted
+        .par_iter()
+        .zip(&run.out)
+        .zip(&run.ends)
+        .map(|((ray, r), end)| one(ray, r, *end))
+        .collect();
+    rows.par_iter()
+        .map(|&k| firsts.get(k).copied().flatten().into_iter().collect())
+        .collect()
+}
+
+/// The hits of the ray through the triangles in `slots` (the hierarchy's), in the order of
+/// their crossings, as the CPU orders them; `None` for a slot the mesh does not have.
+fn hits_through(
+    m: &Posed,
+    &(o, d): &(DVec3, DVec3),
+    (_, t_end): (DVec3, f64),
+    slots: &[u32],
+) -> Option<Vec<RayHit>> {
+    let tris = &m.prep.bvh().tris;
+    let met = slots
+        .iter()
+        .map(|&s| tris.get(s as usize).map(|&t| (t, m.tri(t))))
+        .collect::<Option<Vec<_>>>()?;
+    Some(hits_in_order(o, d, t_end, &met))
+}
+
 /// Each ray's segment in the record frame (two rows), clipped to the mesh's box grown a little: the same line and direction, so the same orientations of the line against every
 /// edge, and of every plane it crosses within the box; but short, so that the bounds on them
 /// scale with the mesh, not with the ray's reach. A segment that passes the box by becomes a
@@ -229,22 +286,28 @@ fn clipped_ends(
     // of a face on it (a cube's), where the orientation deciding the hit is in doubt.
     let bx = record_box(m, gm);
     let bx = bx.padded(0.05 * bx.diagonal() + 4.0 * delta);
-    rays.par_iter()
-        .zip(ends)
-        .flat_map_iter(|(&(o, _), end)| {
+    // Written in place, two rows a ray: a collected `flat_map` does not know its length and
+    // cost as much as the clipping (1M rays).
+    let mut local = vec![[0.0; 4]; 2 * rays.len()];
+    local
+        .par_chunks_mut(2)
+        .zip(rays.par_iter().zip(ends))
+        .for_each(|(two, (&(o, _), end))| {
             let Some((q, _)) = end else {
-                return [[0.0; 4]; 2];
+                return;
             };
             let (pl, ql) = (
                 m.pose.unapply(o) - gm.center,
                 m.pose.unapply(*q) - gm.center,
             );
-            match segment_aabb(pl, ql, &bx) {
-                Some((s0, s1)) => [row(pl + (ql - pl) * s0), row(pl + (ql - pl) * s1)],
-                None => [row(pl), row(pl)],
-            }
-        })
-        .collect()
+            let clipped = segment_aabb(pl, ql, &bx).map(|(s0, s1)| (s0, s1, ql - pl));
+            let (a, b) = match clipped {
+                Some((s0, s1, d)) => (pl + d * s0, pl + d * s1),
+                None => (pl, pl),
+            };
+            two.copy_from_slice(&[row(a), row(b)]);
+        });
+    local
 }
 
 /// The mesh's box in the record frame.

@@ -26,6 +26,16 @@ impl Pose {
         translation: DVec3::ZERO,
     };
 
+    /// Whether [`Pose::apply`] moves no finite point, but for a zero's sign: a rotation of ones
+    /// and zeros (either sign) on the identity's pattern, and a translation of +0.0 exactly.
+    /// There `apply(p)` is `p + 0.0` in each coordinate, bit for bit: each sum adds zeros to
+    /// the coordinate, and the last, +0.0, turns a zero sum to +0.0.
+    pub fn moves_nothing(&self) -> bool {
+        let r = &self.rotation;
+        let ones = (0..3).all(|i| (0..3).all(|j| r[i][j] == if i == j { 1.0 } else { 0.0 }));
+        ones && self.translation.to_array().iter().all(|t| t.to_bits() == 0)
+    }
+
     pub fn translation(t: DVec3) -> Pose {
         Pose {
             translation: t,
@@ -211,6 +221,45 @@ fn sin_cos_degrees(deg: f64) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pose that moves nothing applies as `p + 0.0`, bit for bit, zeros' signs included, for
+    /// every sign of its zero entries; a translation of -0.0 or a rotation entry of 1e-300
+    /// does move something (the sign of a zero, a coordinate by an ulp), and is not one.
+    #[test]
+    fn a_pose_that_moves_nothing_applies_as_adding_zero() {
+        let values = [
+            0.0, -0.0, 1.0, -3.5, 5e-324, -5e-324, 1e308, -2.25e-300, 7.0e10,
+        ];
+        let zeros = [0.0, -0.0];
+        for signs in 0..64u32 {
+            let z = |k: u32| zeros[(signs >> k & 1) as usize];
+            let pose = Pose {
+                rotation: [[1.0, z(0), z(1)], [z(2), 1.0, z(3)], [z(4), z(5), 1.0]],
+                translation: DVec3::ZERO,
+            };
+            assert!(pose.moves_nothing());
+            let triples = values
+                .iter()
+                .flat_map(|&x| values.iter().flat_map(move |&y| values.map(|w| (x, y, w))));
+            for (x, y, w) in triples {
+                let p = DVec3::new(x, y, w);
+                let (a, b) = (pose.apply(p), p + DVec3::ZERO);
+                let bits = |v: DVec3| v.to_array().map(f64::to_bits);
+                assert_eq!(bits(a), bits(b), "{p:?} by {pose:?}");
+            }
+        }
+        let minus = Pose::translation(DVec3::new(0.0, -0.0, 0.0));
+        assert!(!minus.moves_nothing());
+        // 0·(-1) + 1·(-0) + 0·(-2) + (-0) is -0, where adding +0.0 would give +0.
+        let p = DVec3::new(-1.0, -0.0, -2.0);
+        assert_eq!(minus.apply(p).y.to_bits(), (-0.0f64).to_bits());
+        let tiny = Pose {
+            rotation: [[1.0, 1e-300, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+            ..Pose::IDENTITY
+        };
+        assert!(!tiny.moves_nothing());
+        assert_ne!(tiny.apply(DVec3::new(5e-324, 1e300, 0.0)).x, 5e-324);
+    }
 
     /// Every combination of quarter turns (from -360 to 720 degrees about each axis) gives a
     /// rotation of 0s and ±1s, exactly, equal to the product of the axes' exact quarter turns

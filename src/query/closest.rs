@@ -68,7 +68,7 @@ pub fn closest_points(points: &[DVec3], m: &Posed, max_distance: f64) -> Vec<Opt
     m.slots_for(points.len());
     m.oriented_for(points.len());
     let order = morton_order(points);
-    let mut found: Vec<(usize, Option<Closest>)> = order
+    let found: Vec<Option<Closest>> = order
         .par_chunks(256)
         .flat_map_iter(|chunk| {
             let mut hint: Option<u32> = None;
@@ -79,64 +79,73 @@ pub fn closest_points(points: &[DVec3], m: &Posed, max_distance: f64) -> Vec<Opt
                 });
                 let c = closest_within(p, m, bound);
                 hint = c.map(|c| c.triangle).or(hint);
-                (i, c)
+                within(c, max_distance)
             })
         })
         .collect();
-    found.sort_unstable_by_key(|(i, _)| *i);
-    found
-        .into_iter()
-        .map(|(_, c)| within(c, max_distance))
-        .collect()
+    in_given_order(&order, found)
 }
 
 /// Indices of `points` sorted by the Morton code of their position in their bounding box
-/// (21 bits an axis); points that are not finite go last, in their order.
+/// (10 bits an axis), ties by index; points that are not finite go last (with those in the
+/// far corner), in their order.
 pub(crate) fn morton_order(points: &[DVec3]) -> Vec<usize> {
     morton_order_in_groups(points, |_| 0)
 }
 
-/// [`morton_order`] within groups: indices by `group`, then as there.
+/// [`morton_order`] within groups (below 16): indices by `group`, then as there. Group, code
+/// and index share one `u64` (for up to 2^30 points), so that the sort compares words (1M
+/// rays on 16 cores: 26-35 ms as three words, 21 bits an axis).
 pub(crate) fn morton_order_in_groups(
     points: &[DVec3],
     group: impl Fn(usize) -> u8 + Sync,
 ) -> Vec<usize> {
     use rayon::prelude::*;
+    const TOP: f64 = ((1u64 << 10) - 1) as f64;
+    const LOW: u64 = (1 << 30) - 1;
     let finite = || points.iter().filter(|p| p.is_finite());
     let lo = finite().fold(DVec3::splat(f64::INFINITY), |a, &p| a.min(p));
     let hi = finite().fold(DVec3::splat(f64::NEG_INFINITY), |a, &p| a.max(p));
-    let scale = ((1u64 << 21) - 1) as f64 / (hi - lo).max_element().max(f64::MIN_POSITIVE);
+    let scale = TOP / (hi - lo).max_element().max(f64::MIN_POSITIVE);
     let spread = |v: f64| -> u64 {
-        // Bits of a 21-bit integer spread to every third bit.
-        let mut x = (v.clamp(0.0, ((1u64 << 21) - 1) as f64)) as u64;
-        x = (x | x << 32) & 0x1f00000000ffff;
-        x = (x | x << 16) & 0x1f0000ff0000ff;
-        x = (x | x << 8) & 0x100f00f00f00f00f;
-        x = (x | x << 4) & 0x10c30c30c30c30c3;
-        (x | x << 2) & 0x1249249249249249
+        // Bits of a 10-bit integer spread to every third bit.
+        let mut x = v.clamp(0.0, TOP) as u64;
+        x = (x | x << 16) & 0x30000ff;
+        x = (x | x << 8) & 0x300f00f;
+        x = (x | x << 4) & 0x30c30c3;
+        (x | x << 2) & 0x9249249
     };
-    let key = |p: DVec3| -> u64 {
+    // Group and code: 34 bits.
+    let key = |i: usize, p: DVec3| -> u64 {
+        let group = (group(i).min(15) as u64) << 30;
         if !p.is_finite() {
-            return u64::MAX;
+            return group | LOW;
         }
         let q = (p - lo) * scale;
-        spread(q.x) | spread(q.y) << 1 | spread(q.z) << 2
+        group | spread(q.x) | spread(q.y) << 1 | spread(q.z) << 2
     };
+    let keyed = points.par_iter().enumerate();
+    if points.len() <= 1 << 30 {
+        let mut words: Vec<u64> = keyed.map(|(i, &p)| key(i, p) << 30 | i as u64).collect();
+        words.par_sort_unstable();
+        return words.into_par_iter().map(|w| (w & LOW) as usize).collect();
+    }
     // The index last: every key differs, so the unstable sort gives one order.
-    let mut keyed: Vec<(u8, u64, usize)> = points
-        .par_iter()
-        .enumerate()
-        .map(|(i, &p)| (group(i), key(p), i))
-        .collect();
-    keyed.par_sort_unstable();
-    keyed.into_iter().map(|k| k.2).collect()
+    let mut pairs: Vec<(u64, usize)> = keyed.map(|(i, &p)| (key(i, p), i)).collect();
+    pairs.par_sort_unstable();
+    pairs.into_par_iter().map(|k| k.1).collect()
 }
 
 /// `answers`, given for the items `order` names in turn, put back in the items' own order.
+/// `order` is a permutation: each answer is moved once to its place, no sort.
 pub(crate) fn in_given_order<T>(order: &[usize], answers: Vec<T>) -> Vec<T> {
-    let mut placed: Vec<(usize, T)> = order.iter().copied().zip(answers).collect();
-    placed.sort_unstable_by_key(|(i, _)| *i);
-    placed.into_iter().map(|(_, a)| a).collect()
+    let mut placed: Vec<Option<T>> = std::iter::repeat_with(|| None).take(order.len()).collect();
+    for (&i, a) in order.iter().zip(answers) {
+        if let Some(slot) = placed.get_mut(i) {
+            *slot = Some(a);
+        }
+    }
+    placed.into_iter().flatten().collect()
 }
 
 /// [`closest_point`] with the squared distance limit given: depth-first over the hierarchy,

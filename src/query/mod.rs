@@ -69,6 +69,8 @@ pub struct Posed<'a> {
     caps: OnceLock<Vec<Tri>>,
     slots: OnceLock<Vec<Tri>>,
     frame: OnceLock<Frame>,
+    /// [`Pose::moves_nothing`], asked once.
+    unmoved: bool,
 }
 
 /// What every ray or point of a batch asks of the pose: the mesh's box in world coordinates
@@ -91,6 +93,7 @@ impl<'a> Posed<'a> {
             caps: OnceLock::new(),
             slots: OnceLock::new(),
             frame: OnceLock::new(),
+            unmoved: pose.moves_nothing(),
         }
     }
 
@@ -120,7 +123,13 @@ impl<'a> Posed<'a> {
     /// Corners in the mesh's own coordinates, posed: [`Posed::tri`]'s value for a triangle
     /// with these corners.
     pub fn pose_corners(&self, corners: &[[f32; 3]; 3]) -> Tri {
-        corners.map(|c| self.pose.apply(glam::Vec3::from(c).as_dvec3()))
+        let at = |c: [f32; 3]| glam::Vec3::from(c).as_dvec3();
+        if self.unmoved {
+            // `apply`'s value (the corners are finite): a ray's walk poses a dozen triangles,
+            // and posing them was a fifth of a batch of rays on an unmoved mesh.
+            return corners.map(|c| at(c) + DVec3::ZERO);
+        }
+        corners.map(|c| self.pose.apply(at(c)))
     }
 
     /// The mesh's oriented boxes ([`crate::obb`]), four to a node, for a batch of `queries`

@@ -125,6 +125,10 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
 /// crossings lie closer than f64 resolves (a review's helper: crossings 2e-158 apart at
 /// t = 1, entering and leaving a cube, came out by triangle index, leaving first).
 pub(crate) fn hits_in_order(o: DVec3, d: DVec3, t_end: f64, met: &[(u32, Tri)]) -> Vec<RayHit> {
+    // One triangle, the first hit's usual case: nothing to order.
+    if let [(t, tri)] = met {
+        return vec![hit(o, d, t_end, *t, tri)];
+    }
     let mut placed: Vec<(u32, &Tri, (f64, f64))> = met
         .iter()
         .map(|(t, tri)| (*t, tri, crossing_bounds(o, d, tri)))

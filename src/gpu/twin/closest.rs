@@ -7,8 +7,6 @@ use glam::Vec3;
 
 /// `closest.wgsl::CLOSEST_STACK`.
 pub const CLOSEST_STACK: usize = 64;
-/// `closest.wgsl::POINTS_PER_THREAD`.
-pub const POINTS_PER_THREAD: usize = 8;
 /// `closest.wgsl::NO_SLOT`.
 const NO_SLOT: u32 = u32::MAX;
 
@@ -105,8 +103,8 @@ fn box_lower(q: &ClosestQuery, p: Vec3, b: &ObbNode) -> f32 {
     out.length() * (1.0 - 2f32.powi(-18))
 }
 
-/// `closest.wgsl::main` over every point: [`POINTS_PER_THREAD`] a thread, each search
-/// hinted by the one before.
+/// `closest.wgsl::main` over every point: `q.per_thread` a thread, each search hinted by the
+/// one before.
 pub fn main(
     q: &ClosestQuery,
     bvh: &[BvhNode],
@@ -115,10 +113,10 @@ pub fn main(
     points: &[[f32; 4]],
     out: &mut [SlotsOut],
 ) {
-    let n = q.points as usize;
-    for first in (0..n).step_by(POINTS_PER_THREAD) {
+    let (n, per_thread) = (q.points as usize, q.per_thread.max(1) as usize);
+    for first in (0..n).step_by(per_thread) {
         let mut hint = NO_SLOT;
-        for i in first..(first + POINTS_PER_THREAD).min(n) {
+        for i in first..(first + per_thread).min(n) {
             let (o, nearest) = search(q, bvh, obbs, corners, v3(points[i]), hint);
             out[i] = o;
             hint = nearest;
