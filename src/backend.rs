@@ -447,18 +447,21 @@ impl Backend {
         )
     }
 
-    /// Build what a batch of `queries` nearest points walks, and on the GPU upload the mesh,
-    /// ahead of the batch: each is made once per mesh and kept, so a caller that times its
-    /// queries, as the CLI's summaries do (`prepare_ms`), keeps this out of them. The binary
+    /// Build what a batch of `queries` nearest points walks, and on the GPU upload the mesh
+    /// with it, ahead of the batch: each is made once per mesh and kept, so a caller that
+    /// times its queries, as the CLI's summaries do (`prepare_ms`), keeps this out of them
+    /// (on the GPU the hierarchy's arrays and boxes are built on the host to be uploaded). The
+    /// binary
     /// hierarchy and its oriented boxes (which the GPU walks two to a node, and the CPU, for a
     /// batch of an eighth as many points as triangles, four to a node), and the caps a signed
     /// distance's winding numbers need.
     pub fn prepare_closest(&self, m: &PreparedMesh, queries: usize) -> Result<()> {
         m.bvh();
         self.answer(
-            |_| {
+            |g| {
                 m.oriented();
-                Ok(())
+                let posed = Posed::new(m, Pose::IDENTITY);
+                g.make_resident_hierarchy(&posed, &*g.resident(m)?, true)
             },
             || m.oriented_for(queries),
         )?;
@@ -479,8 +482,8 @@ impl Backend {
         m.wide();
         self.answer(
             |g| {
-                m.bvh();
-                g.resident(m).map(|_| ())
+                let posed = Posed::new(m, Pose::IDENTITY);
+                g.make_resident_hierarchy(&posed, &*g.resident(m)?, false)
             },
             || (),
         )
@@ -497,7 +500,8 @@ impl Backend {
         self.answer(
             |g| {
                 for m in [a, b] {
-                    g.make_resident_hierarchy(&Posed::new(m, Pose::IDENTITY), &*g.resident(m)?)?;
+                    let posed = Posed::new(m, Pose::IDENTITY);
+                    g.make_resident_hierarchy(&posed, &*g.resident(m)?, true)?;
                 }
                 Ok(())
             },

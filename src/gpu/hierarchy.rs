@@ -92,6 +92,18 @@ impl GpuBackend {
             }))
     }
 
+    /// The mesh's hierarchy uploaded now, with its oriented boxes where `boxes` (what nearest
+    /// points and poses walk; rays walk the hierarchy alone), not by the first batch: a caller
+    /// that times its batches, as the CLI's summaries do (`prepare_ms`), keeps the build and
+    /// the upload out of them.
+    pub fn make_resident_hierarchy(&self, m: &Posed, gm: &GpuMesh, boxes: bool) -> Result<()> {
+        self.resident_bvh(m, gm)?;
+        if boxes {
+            self.resident_obbs(m, gm)?;
+        }
+        Ok(())
+    }
+
     /// The mesh's hierarchy on the GPU, uploaded on first use and kept with the mesh.
     pub(super) fn resident_bvh(&self, m: &Posed, gm: &GpuMesh) -> Result<Arc<GpuBvh>> {
         let mut slot = gm.bvh.lock().unwrap_or_else(|e| e.into_inner());

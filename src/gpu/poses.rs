@@ -108,13 +108,6 @@ impl GpuBackend {
         })
     }
 
-    /// The mesh's hierarchy and oriented boxes uploaded now, not by the first dispatch.
-    pub fn make_resident_hierarchy(&self, m: &Posed, gm: &GpuMesh) -> Result<()> {
-        self.resident_bvh(m, gm)?;
-        self.resident_obbs(m, gm)?;
-        Ok(())
-    }
-
     /// One dispatch over `items`, read back.
     fn poses_batch(
         &self,

@@ -72,7 +72,7 @@ impl GpuBackend {
     /// diverge less (lavapipe, igea, 1M random rays: 2 040 -> 1 500-1 600 ms in that order).
     /// Each ray's answer is made from its row of the run, not sorted back after: moving a
     /// `Vec` a ray back into the rays' order cost more than the GPU's walk (H200, 1M rays:
-    /// 27-96 ms, against 7 for the walk and its readback).
+    /// 60-96 ms sorted back, 27-50 placed, against 7-9 for the walk and its readback).
     fn batch_hits(
         &self,
         m: &Posed,

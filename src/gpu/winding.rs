@@ -55,6 +55,13 @@ impl GpuBackend {
         let mut all = Vec::with_capacity(points.len());
         for chunk in points.chunks(BATCH) {
             let run = self.winding_counts(m, gm, chunk)?;
+            if run.out.len() != chunk.len() {
+                return Err(crate::error::Error::Gpu(format!(
+                    "the winding stage answered {} of {} points",
+                    run.out.len(),
+                    chunk.len()
+                )));
+            }
             all.par_extend(chunk.par_iter().zip(run.out).map(|(&p, c)| {
                 if c.unsure != 0 {
                     winding_number(p, m)

@@ -137,8 +137,10 @@ pub(crate) fn morton_order_in_groups(
 }
 
 /// `answers`, given for the items `order` names in turn, put back in the items' own order.
-/// `order` is a permutation: each answer is moved once to its place, no sort.
+/// `order` is a permutation with an answer for each item: each answer is moved once to its
+/// place, no sort.
 pub(crate) fn in_given_order<T>(order: &[usize], answers: Vec<T>) -> Vec<T> {
+    debug_assert_eq!(order.len(), answers.len());
     let mut placed: Vec<Option<T>> = std::iter::repeat_with(|| None).take(order.len()).collect();
     for (&i, a) in order.iter().zip(answers) {
         if let Some(slot) = placed.get_mut(i) {

@@ -69,8 +69,6 @@ pub struct Posed<'a> {
     caps: OnceLock<Vec<Tri>>,
     slots: OnceLock<Vec<Tri>>,
     frame: OnceLock<Frame>,
-    /// [`Pose::moves_nothing`], asked once.
-    unmoved: bool,
 }
 
 /// What every ray or point of a batch asks of the pose: the mesh's box in world coordinates
@@ -93,7 +91,6 @@ impl<'a> Posed<'a> {
             caps: OnceLock::new(),
             slots: OnceLock::new(),
             frame: OnceLock::new(),
-            unmoved: pose.moves_nothing(),
         }
     }
 
@@ -124,9 +121,11 @@ impl<'a> Posed<'a> {
     /// with these corners.
     pub fn pose_corners(&self, corners: &[[f32; 3]; 3]) -> Tri {
         let at = |c: [f32; 3]| glam::Vec3::from(c).as_dvec3();
-        if self.unmoved {
-            // `apply`'s value (the corners are finite): a ray's walk poses a dozen triangles,
-            // and posing them was a fifth of a batch of rays on an unmoved mesh.
+        // `apply`'s value where the pose moves nothing and the corners are finite (asked
+        // here, not once: `pose` is a public field): a ray's walk poses a few triangles, and
+        // posing them was an eighth of a batch of rays' samples on an unmoved mesh.
+        let finite = || corners.iter().flatten().all(|v| v.is_finite());
+        if self.pose.moves_nothing() && finite() {
             return corners.map(|c| at(c) + DVec3::ZERO);
         }
         corners.map(|c| self.pose.apply(at(c)))

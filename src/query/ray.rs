@@ -435,6 +435,31 @@ mod tests {
     use crate::mesh::{generate, Pose, PreparedMesh};
     use crate::testing::{lcg, placed};
 
+    /// Corners posed by `pose_corners` are `apply`'s, bit for bit, whether or not it skips the
+    /// pose (an unmoved mesh): zeros of both signs, a subnormal, corners that are not finite
+    /// (a mesh built by hand skips the readers' check), and after the pose is changed in place.
+    #[test]
+    fn posed_corners_are_the_poses_own_bit_for_bit() {
+        let prep = PreparedMesh::new(generate::sphere(1.0, 4, 6));
+        let mut m = Posed::new(&prep, Pose::IDENTITY);
+        let bits = |t: Tri| t.map(|v| v.to_array().map(f64::to_bits));
+        let by_apply = |m: &Posed, c: &[[f32; 3]; 3]| {
+            bits(c.map(|c| m.pose.apply(glam::Vec3::from(c).as_dvec3())))
+        };
+        let finite = [[-0.0, 0.0, 1e-45], [1.0, 1.0, -0.0], [-7.0, -2.5, 3.0]];
+        let not_finite = [
+            [-0.0, 0.0, 1e-45],
+            [f32::INFINITY, 1.0, -0.0],
+            [-7.0, -2.5, 3.0],
+        ];
+        for c in [finite, not_finite] {
+            assert_eq!(bits(m.pose_corners(&c)), by_apply(&m, &c));
+        }
+        m.pose = Pose::translation(DVec3::new(10.0, 0.0, 0.0));
+        assert_eq!(bits(m.pose_corners(&finite)), by_apply(&m, &finite));
+        assert_eq!(m.pose_corners(&finite)[1][0], 11.0);
+    }
+
     /// The eight-wide walk names every triangle the segment meets (exact signs over every
     /// triangle), whatever the pose, the mesh's scale and its distance from the origin: for
     /// segments from corners and edge midpoints (touching by construction), along the axes
