@@ -473,9 +473,31 @@ fn bad_point_tables_are_refused_by_row() {
             "[[0,0,0,1]]",
             ":1: row 0 has 4 numbers, expected 3",
         ),
-        ("ragged.csv", "0,0,0\n1,2\n", ":2:"),
+        (
+            "ragged.csv",
+            "0,0,0\n1,2\n",
+            ":2: row 1 has 2 numbers, the rows before have 3",
+        ),
+        // Rows of a width the command does not take, then one that it does: the first rows
+        // are what is wrong (the message blamed the line that differed).
+        (
+            "narrow.csv",
+            "x,y,z\n1,2\n3,4\n5,6,7\n",
+            ":2: row 0 has 2 numbers, expected 3",
+        ),
         ("word.csv", "0,0,0\n1,x,2\n", ":2: not a number"),
         ("rows.json", "[[0,0,0],[1,2]]", "row 1 has 2 numbers"),
+        (
+            "narrow.json",
+            "[[1,2],[3,4,5]]",
+            "row 0 has 2 numbers, expected 3",
+        ),
+        // After a byte-order mark, which a CSV may also have (it was "expected value").
+        (
+            "bom.json",
+            "\u{feff}[[0,0,0,1]]",
+            ":1: row 0 has 4 numbers, expected 3",
+        ),
         ("bad.npy", "not numpy", "not a readable .npy"),
         ("points.txt", "0 0 0", "unknown table format"),
     ];
@@ -488,6 +510,27 @@ fn bad_point_tables_are_refused_by_row() {
     }
     let p = scratch("neg.csv");
     std::fs::write(&p, "0,0,0\n").unwrap();
+    // An --out that cannot be made (a folder that takes no new file, as Linux's /proc): refused
+    // before the work, where it was found only when the answers were written.
+    #[cfg(target_os = "linux")]
+    {
+        let out = "/proc/meshclash-out.csv";
+        let args = [
+            "inside",
+            t,
+            p.to_str().unwrap(),
+            "--out",
+            out,
+            "--backend",
+            "cpu",
+        ];
+        let (code, _, err) = meshclash(&args);
+        assert_eq!(code, 2);
+        assert!(
+            err.contains("--out /proc/meshclash-out.csv: cannot be written"),
+            "{err}"
+        );
+    }
     let (code, _, err) = meshclash(&[
         "closest",
         t,

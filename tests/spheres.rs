@@ -168,6 +168,12 @@ fn the_spheres_command_answers_rows_of_4_and_7() {
     let r = run(&["spheres", cube.to_str().unwrap(), bad.to_str().unwrap()]);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("row 0 has a negative radius"));
+    // A move that ends beyond f64 could only be undecided: refused, naming its row.
+    std::fs::write(&bad, "0,0,5,0.5,0,0,-1\n1.7e308,0,0,0.5,1.7e308,0,0\n").unwrap();
+    let r = run(&["spheres", cube.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains(":2: row 1: the move's end"), "{err}");
 }
 
 #[test]
@@ -413,6 +419,30 @@ fn a_sphere_moving_into_an_open_box_through_its_top_meets_its_inside() {
         let hit = got[1].contact().expect("contact at the end");
         let past = (hit.toi - enters) * 0.5000000003;
         assert!((-1e-12..=tol / 2.0).contains(&past), "{hit:?}");
+    }
+}
+
+/// A sphere moving from 1e308 to the origin meets a cube there: its default tolerance is
+/// what such coordinates resolve (about 6e294), not the mesh's 1.7e-9, which the sum of its
+/// magnitudes overflowing to infinity had made it (and the sweep undecided). Contact when the
+/// centre is at x = 1, within the tolerance: a fraction of the move within 1e-13 of 1.
+#[test]
+fn a_sphere_moving_from_near_f64s_largest_is_decided() {
+    let cube = common::box_mesh([-0.5; 3], [0.5; 3]);
+    let (c, r, v) = (
+        DVec3::new(1e308, 0.0, 0.0),
+        0.5,
+        DVec3::new(-1e308, 0.0, 0.0),
+    );
+    for backend in common::cpu_and_gpu("a_sphere_moving_from_near_f64s_largest_is_decided") {
+        let posed = Posed::new(&cube, Pose::IDENTITY);
+        let tol = query::sweep_tolerance(&posed, (c, r, v), None);
+        assert!(tol > 1e294 && tol < 1e296, "{tol:e}");
+        let got = backend
+            .sphere_sweeps(&cube, Pose::IDENTITY, &[(c, r, v)], None)
+            .unwrap();
+        let hit = got[0].contact().unwrap_or_else(|| panic!("{got:?}"));
+        assert!(hit.toi <= 1.0 && hit.toi > 1.0 - 1e-13, "{hit:?}");
     }
 }
 

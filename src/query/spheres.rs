@@ -64,7 +64,15 @@ pub(crate) fn contact_from(
 fn slack(c: DVec3, r: f64, v: DVec3, m: &Posed) -> f64 {
     let b = m.root_box();
     let mesh = b.min.abs().max(b.max.abs()).max_element();
-    32.0 * f64::EPSILON * (c.abs().max_element() + v.abs().max_element() + r + mesh)
+    let terms = [c.abs().max_element(), v.abs().max_element(), r, mesh];
+    let k = 32.0 * f64::EPSILON;
+    match k * terms.iter().sum::<f64>() {
+        s if s.is_finite() => s,
+        // Magnitudes whose sum overflows (a sphere moving from 1e308 to 0): the same bound
+        // term by term. Its infinity had made a default tolerance the mesh's, 1e294 times
+        // finer than such coordinates resolve, and the sweep undecided.
+        _ => terms.iter().map(|t| k * t).sum(),
+    }
 }
 
 /// Every triangle within `r` of `c` (the sphere's surface or inside meets it), by index,

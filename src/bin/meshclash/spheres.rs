@@ -21,6 +21,19 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
             message: format!("row {i} has a negative radius"),
         });
     }
+    // A move whose end is beyond f64 could only come back undecided: say so, as rays and
+    // points whose reach overflows are refused.
+    let ends_beyond = |i: usize| {
+        let r = rows.row(i);
+        (0..3).any(|k| !(r[k] + r[4 + k]).is_finite())
+    };
+    if let Some(i) = (0..rows.len()).find(|&i| rows.width == 7 && ends_beyond(i)) {
+        return Err(Error::Syntax {
+            path: job.points.to_path_buf(),
+            line: rows.line(i),
+            message: format!("row {i}: the move's end (centre plus displacement) is beyond f64"),
+        });
+    }
     let m = load(job.mesh)?;
     let backend = choose_backend(job.kind)?;
     let posed = Posed::new(&m, job.pose);
@@ -179,8 +192,9 @@ fn moving(sweeps: Vec<query::SphereSweep>, tols: &[f64]) -> Table {
     ];
     let hit = found.iter().flatten().count();
     let undecided = decided.iter().filter(|&&d| !d).count();
-    // The largest: the one given, or the default where every sphere has the mesh's.
-    let tol = tols.iter().copied().fold(0.0, f64::max);
+    // The largest: the one given, or the default where every sphere has the mesh's; none
+    // (null) for a batch of no spheres, which had none (it said 0).
+    let tol = tols.iter().copied().reduce(f64::max);
     let fields = json!({"count": n, "contact": hit, "undecided": undecided, "tolerance": tol});
     (n, cols, fields)
 }

@@ -62,8 +62,8 @@ pub fn read(path: &Path, width: usize) -> Result<Rows, Error> {
 pub fn read_widths(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
     let rows = match extension(path).as_str() {
         "npy" => read_npy(path)?,
-        "csv" => read_csv(path)?,
-        "json" => read_json(path)?,
+        "csv" => read_csv(path, widths)?,
+        "json" => read_json(path, widths)?,
         other => {
             return Err(Error::Argument(format!(
                 "{}: unknown table format {other:?} (expected .npy, .csv or .json)",
@@ -82,17 +82,20 @@ pub fn read_widths(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
     }
     if !widths.contains(&rows.width) {
         // Every row is as wide as the first (a later one that is not was refused when read):
-        // the first names where.
-        let want: Vec<String> = widths.iter().map(|w| w.to_string()).collect();
-        return Err(syntax(
-            path,
-            rows.line(0),
-            format!(
+        // the first names where. A `.npy` of no rows has a width all the same.
+        let message = match rows.len() {
+            0 => format!(
+                "its rows have {} numbers (it has none), expected {}",
+                rows.width,
+                expected(widths)
+            ),
+            _ => format!(
                 "row 0 has {} numbers, expected {} (so has every row)",
                 rows.width,
-                want.join(" or ")
+                expected(widths)
             ),
-        ));
+        };
+        return Err(syntax(path, rows.line(0), message));
     }
     let width = rows.width;
     if let Some(i) = rows.values.iter().position(|v| !v.is_finite()) {
@@ -116,7 +119,43 @@ fn is_name(field: &str) -> bool {
         && field.parse::<f64>().is_err()
 }
 
-fn read_csv(path: &Path) -> Result<Rows, Error> {
+/// `widths` as a message says them: "3", "4 or 7".
+fn expected(widths: &[usize]) -> String {
+    let want: Vec<String> = widths.iter().map(|w| w.to_string()).collect();
+    want.join(" or ")
+}
+
+/// A row `i` (on `line`) of `width` numbers after rows of `first`: where the first rows are
+/// not a width the command takes, they are what is wrong, not the row that differs.
+fn ragged(
+    path: &Path,
+    widths: &[usize],
+    first: (usize, usize),
+    i: (usize, usize),
+    width: usize,
+) -> Error {
+    match widths.contains(&first.0) {
+        false => syntax(
+            path,
+            first.1,
+            format!(
+                "row 0 has {} numbers, expected {}",
+                first.0,
+                expected(widths)
+            ),
+        ),
+        true => syntax(
+            path,
+            i.1,
+            format!(
+                "row {} has {width} numbers, the rows before have {}",
+                i.0, first.0
+            ),
+        ),
+    }
+}
+
+fn read_csv(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
     let text = std::fs::read_to_string(path).map_err(io(path))?;
     // Spreadsheets write a byte-order mark first ("CSV UTF-8"): it is not part of the data.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
@@ -151,11 +190,8 @@ fn read_csv(path: &Path) -> Result<Rows, Error> {
         match width {
             None => width = Some(numbers.len()),
             Some(w) if w != numbers.len() => {
-                return Err(syntax(
-                    path,
-                    n + 1,
-                    format!("{} numbers, the rows before have {w}", numbers.len()),
-                ))
+                let (first, row) = ((w, lines[0]), (lines.len(), n + 1));
+                return Err(ragged(path, widths, first, row, numbers.len()));
             }
             _ => {}
         }
@@ -169,9 +205,11 @@ fn read_csv(path: &Path) -> Result<Rows, Error> {
     })
 }
 
-fn read_json(path: &Path) -> Result<Rows, Error> {
+fn read_json(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
     let text = std::fs::read_to_string(path).map_err(io(path))?;
-    let value: serde_json::Value = serde_json::from_str(&text)
+    // A byte-order mark, as a CSV may have (some Windows editors write one).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let value: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| syntax(path, e.line(), format!("expected a list of rows: {e}")))?;
     let list = value
         .as_array()
@@ -195,11 +233,7 @@ fn read_json(path: &Path) -> Result<Rows, Error> {
         return Err(syntax(path, 1, "row 0 holds no numbers".into()));
     }
     if let Some(i) = rows.iter().position(|r| r.len() != width) {
-        return Err(syntax(
-            path,
-            1,
-            format!("row {i} has {} numbers, row 0 has {width}", rows[i].len()),
-        ));
+        return Err(ragged(path, widths, (width, 1), (i, 1), rows[i].len()));
     }
     Ok(Rows {
         width,
@@ -534,8 +568,10 @@ pub fn write(path: &Path, n: usize, columns: &[(&str, Column)]) -> Result<(), Er
     })
 }
 
-/// An `--out` path that [`write`] can take: a known format, in a folder that exists, and not a
-/// folder itself. Checked before the work, so that a long batch is not lost to a typo.
+/// An `--out` path that [`write`] can take: a known format, in a folder that exists, not a
+/// folder itself, and writable. Checked before the work, so that a long batch is not lost to
+/// a typo or a read-only folder. An existing file is opened for writing but left as it is; a
+/// new one is created and removed again.
 pub fn check_out(path: &Path) -> Result<(), Error> {
     let bad = |why: &str| Error::Argument(format!("--out {}: {why}", path.display()));
     if !matches!(extension(path).as_str(), "csv" | "json" | "npy") {
@@ -544,12 +580,21 @@ pub fn check_out(path: &Path) -> Result<(), Error> {
     if path.is_dir() {
         return Err(bad("is a folder"));
     }
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => {
-            Err(bad("its folder does not exist"))
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            return Err(bad("its folder does not exist"));
         }
-        _ => Ok(()),
     }
+    let mut open = std::fs::OpenOptions::new();
+    let writable = match path.exists() {
+        true => open.write(true).open(path).map(|_| ()),
+        false => open
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .and_then(|_| std::fs::remove_file(path)),
+    };
+    writable.map_err(|e| bad(&format!("cannot be written: {e}")))
 }
 
 /// A structured `.npy` (format 1.0): one record per row, one field per column.
