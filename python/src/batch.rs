@@ -384,6 +384,12 @@ pub fn sphere_sweeps<'py>(
         )));
     }
     let moving: Vec<_> = s.iter().zip(&v).map(|(&(c, r), &v)| (c, r, v)).collect();
+    // A move whose end is beyond float64 could only come back undecided, as the CLI says.
+    if let Some(i) = moving.iter().position(|&(c, _, v)| !(c + v).is_finite()) {
+        return Err(value_error(format!(
+            "row {i}: the move's end (centre plus displacement) is beyond float64"
+        )));
+    }
     if let Some(tol) = tolerance.filter(|&t| !(t > 0.0 && t.is_finite())) {
         return Err(value_error(format!(
             "tolerance must be finite and > 0, got {tol}"

@@ -86,6 +86,17 @@ def test_rows_that_are_not_finite_are_refused(bad):
             mc.sphere_sweeps(CUBE, [[2, 0, 0]], 0.1, [[1, 0, 0]], tolerance=bad)
 
 
+def test_a_move_ending_beyond_float64_is_refused(backend):
+    """A sphere whose centre plus displacement overflows could only be undecided: refused,
+    naming its row, as the command line refuses it; a move from 1e308 to the origin is not."""
+    with pytest.raises(ValueError, match="row 1: the move's end"):
+        mc.sphere_sweeps(CUBE, [[0, 0, 5], [1.7e308, 0, 0]], 0.5, [[0, 0, -1], [1.7e308, 0, 0]],
+                         backend=backend)
+    s = mc.sphere_sweeps(CUBE, [[1e308, 0, 0]], 0.5, [[-1e308, 0, 0]], backend=backend)
+    assert s["contact"][0] and s["decided"][0]
+    assert 1 - 1e-13 < s["toi"][0] <= 1
+
+
 def test_distances_beyond_float64_are_refused(backend):
     """A point at the largest float64 has a nearest triangle but no distance that float64
     holds: refused by row, as the command line refuses it (it came back NaN and -1, as if
