@@ -459,7 +459,7 @@ impl Backend {
         m.bvh();
         self.answer(
             |g| {
-                m.oriented();
+                // The boxes' upload builds them, for the CPU's unsure points too.
                 let posed = Posed::new(m, Pose::IDENTITY);
                 g.make_resident_hierarchy(&posed, &*g.resident(m)?, true)
             },

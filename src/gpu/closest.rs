@@ -215,8 +215,9 @@ impl GpuBackend {
     /// Each sphere `(centre, radius, displacement)` moving against `m`, within `tol` of touching
     /// or each sphere's own default ([`crate::query::sphere_sweep`], [`sweep_tolerance`]):
     /// every sphere still moving takes its next step at once, from nearest points found by
-    /// [`GpuBackend::closest_points`] (the CPU's to the bit), so each takes the CPU's steps. The few that need many steps (paths grazing the surface)
-    /// finish on the CPU from where they got to.
+    /// [`GpuBackend::closest_points`] (the CPU's to the bit), so each takes the CPU's steps.
+    /// The few that need many steps (paths grazing the surface) finish on the CPU from where
+    /// they got to.
     pub fn sphere_sweeps(
         &self,
         m: &Posed,

@@ -58,10 +58,14 @@ impl GpuBackend {
                 .collect());
         }
         m.slots_for(rays.len());
-        let mut all = Vec::with_capacity(rays.len());
+        let mut all: Vec<Vec<RayHit>> = Vec::new();
         for chunk in rays.chunks(BATCH) {
             let answers = self.batch_hits(m, gm, chunk, max_t, hits)?;
-            all.par_extend(answers);
+            // The first batch is the answer as it is (most are one): not copied into another.
+            match all.is_empty() {
+                true => all = answers,
+                false => all.extend(answers),
+            }
         }
         Ok(all)
     }

@@ -27,7 +27,8 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
         let r = rows.row(i);
         (0..3).any(|k| !(r[k] + r[4 + k]).is_finite())
     };
-    if let Some(i) = (0..rows.len()).find(|&i| rows.width == 7 && ends_beyond(i)) {
+    let beyond = (rows.width == 7).then(|| (0..rows.len()).find(|&i| ends_beyond(i)));
+    if let Some(i) = beyond.flatten() {
         return Err(Error::Syntax {
             path: job.points.to_path_buf(),
             line: rows.line(i),
