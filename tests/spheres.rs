@@ -174,6 +174,27 @@ fn the_spheres_command_answers_rows_of_4_and_7() {
     assert_eq!(r.status.code(), Some(2));
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains(":2: row 1: the move's end"), "{err}");
+    // An option for the other kind of row is refused, not ignored (a review's helper: each
+    // had answered the question without it); a negative tolerance reaches the tool's own
+    // check rather than being taken for an option.
+    let (c, s, m) = (
+        cube.to_str().unwrap(),
+        still.to_str().unwrap(),
+        moving.to_str().unwrap(),
+    );
+    for (args, says) in [
+        (vec![m, "--contacts"], "--contacts is for standing spheres"),
+        (vec![s, "--tolerance", "1e-3"], "--tolerance is for moving"),
+        (
+            vec![m, "--tolerance", "-1"],
+            "--tolerance must be finite and > 0",
+        ),
+    ] {
+        let r = run(&[&["spheres", c][..], &args].concat());
+        assert_eq!(r.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(err.contains(says), "{err}");
+    }
 }
 
 #[test]
@@ -443,6 +464,26 @@ fn a_sphere_moving_from_near_f64s_largest_is_decided() {
             .unwrap();
         let hit = got[0].contact().unwrap_or_else(|| panic!("{got:?}"));
         assert!(hit.toi <= 1.0 && hit.toi > 1.0 - 1e-13, "{hit:?}");
+    }
+}
+
+/// A review's helper's row: a sphere moving by 1.7e308 on every axis, whose displacement's
+/// length (2.9e308) is beyond f64 though its end is not. Halfway its centre is exactly the
+/// cube's corner at the origin (0.5 · 1.7e308 = 8.5e307), so the sphere touches there; each
+/// step had divided by that infinite length, stepped nowhere and come back undecided.
+#[test]
+fn a_move_longer_than_f64_holds_is_decided() {
+    let cube = common::box_mesh([0.0; 3], [1.0; 3]);
+    let (c, r, v) = (DVec3::splat(-8.5e307), 0.5, DVec3::splat(1.7e308));
+    assert!(((v / 2.0).length() * 2.0).is_infinite());
+    for backend in common::cpu_and_gpu("a_move_longer_than_f64_holds_is_decided") {
+        let got = backend
+            .sphere_sweeps(&cube, Pose::IDENTITY, &[(c, r, v)], None)
+            .unwrap();
+        let hit = got[0].contact().unwrap_or_else(|| panic!("{got:?}"));
+        // Contact where the centre is within r of the corner, a fraction of the move within
+        // 1e-13 of 1/2 (r is 1e-308 of the move), and not after the centre reaches it.
+        assert!(hit.toi <= 0.5 && hit.toi > 0.5 - 1e-13, "{hit:?}");
     }
 }
 

@@ -14,7 +14,9 @@ use crate::geom::DVec3;
 /// Where a sphere stands against a mesh.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SphereContact {
-    /// The sphere reaches the surface or the inside: `gap <= 0`.
+    /// The sphere reaches the surface or the inside: the exact `gap <= 0`, decided exactly
+    /// (`gap`, rounded, may read a rounding either side of 0 where the exact one is 0 or
+    /// nearly so).
     pub touches: bool,
     /// Distance from the centre to the surface less the radius; with the centre inside the
     /// solid, minus the distance less the radius.
@@ -303,7 +305,7 @@ impl Sweep {
         if room <= 0.0 {
             return Some(SphereSweep::Undecided { from: s });
         }
-        let next = s + room / crate::geom::length(v) * (1.0 - 4.0 * f64::EPSILON);
+        let next = s + fraction_of(room, v) * (1.0 - 4.0 * f64::EPSILON);
         if next > 1.0 {
             // Clear only where the room certified reaches past the end, or the end is where
             // the sphere stands now; else the end is looked at (a review's helper: a sphere
@@ -320,4 +322,16 @@ impl Sweep {
         self.s = next;
         None
     }
+}
+
+/// `room` as a fraction of `v`'s length, scaled so that a move whose length is beyond f64
+/// while its components are not (1.7e308 on each axis) still steps: dividing by the length,
+/// infinite there, had made every step nothing (a review's helper). Two roundings, as the
+/// length's own multiply was. A move of no length: room for all of it (`room` is positive).
+fn fraction_of(room: f64, v: DVec3) -> f64 {
+    let m = v.abs().max_element();
+    if m == 0.0 {
+        return f64::INFINITY;
+    }
+    room / m / (v / m).length()
 }

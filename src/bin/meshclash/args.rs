@@ -78,7 +78,7 @@ pub enum Command {
         #[command(flatten)]
         pose_a: PoseArgsA,
         /// Also count the triangle pairs closer than this, per pose.
-        #[arg(long, value_name = "D")]
+        #[arg(long, value_name = "D", allow_negative_numbers = true)]
         clearance: Option<f64>,
         /// Write one row per pose to this .csv, .npy (structured) or .json.
         #[arg(long, value_name = "FILE")]
@@ -109,7 +109,7 @@ pub enum Command {
         times: Option<String>,
         /// How near touching counts as contact, a distance (default: 1e-6 of the parts'
         /// combined size).
-        #[arg(long, value_name = "E")]
+        #[arg(long, value_name = "E", allow_negative_numbers = true)]
         tolerance: Option<f64>,
         /// One JSON object on stdout.
         #[arg(long)]
@@ -129,7 +129,7 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = HitsArg::First)]
         hits: HitsArg,
         /// Only hits at t <= T (in units of each ray's direction).
-        #[arg(long, value_name = "T")]
+        #[arg(long, value_name = "T", allow_negative_numbers = true)]
         max_t: Option<f64>,
     },
     /// Spheres against the mesh. Rows of 4 (centre, radius): touches, gap (distance less
@@ -148,7 +148,7 @@ pub enum Command {
         contacts: bool,
         /// (Rows of 7) how near touching a contact is found, as a distance; default 1e-9 of
         /// the mesh's size.
-        #[arg(long, value_name = "E")]
+        #[arg(long, value_name = "E", allow_negative_numbers = true)]
         tolerance: Option<f64>,
     },
     /// Is each point inside the mesh: its generalized winding number, inside where |w| >= 1/2,

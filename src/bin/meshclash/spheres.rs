@@ -21,6 +21,21 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
             message: format!("row {i} has a negative radius"),
         });
     }
+    // An option for the other kind of row would be ignored: say so rather than answer
+    // another question than the one asked.
+    let refuse = |option: &str, takes: &str| {
+        Err(Error::Argument(format!(
+            "{option} is for {takes}; {} has rows of {}",
+            job.points.display(),
+            rows.width
+        )))
+    };
+    if rows.len() > 0 && rows.width == 7 && contacts {
+        return refuse("--contacts", "standing spheres (rows of 4)");
+    }
+    if rows.len() > 0 && rows.width == 4 && tolerance.is_some() {
+        return refuse("--tolerance", "moving spheres (rows of 7)");
+    }
     // A move whose end is beyond f64 could only come back undecided: say so, as rays and
     // points whose reach overflows are refused.
     let ends_beyond = |i: usize| {
