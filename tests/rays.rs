@@ -360,6 +360,16 @@ fn the_ray_command_reads_rows_and_writes_hits() {
     ]);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("row 1 has a zero direction"));
+    // A ray whose segment past the mesh is beyond f64 is named by its own line, after a
+    // header (a review's helper: it was named by its index plus one, line 2 here).
+    std::fs::write(&bad, "ox,oy,oz,dx,dy,dz\n-1,1,1,1,0,0\n-1,1,1,5e-324,0,0\n").unwrap();
+    let r = run(&["ray", cube.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("zero.csv:3: row 1: the ray's segment past"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -863,5 +873,79 @@ fn all_hits_come_in_the_exact_order_of_their_crossings() {
             .ray_hits(&posed, &gm, &[(o, d)], f64::INFINITY, Hits::All)
             .unwrap();
         assert_eq!(got[0], all);
+    }
+}
+
+/// A review's helper's T-junction: the cube [0, 2]³ with its face y = 0 split at (1, 0, 0), the
+/// midpoint of edge (0,0,0)-(2,0,0), which the bottom face's triangle keeps whole; with the
+/// triangle of no area (0,0,0), (2,0,0), (1,0,0) closing the seam (`info` then calls it closed)
+/// and without it. The ray (1, t - 1, t - 1) enters through (1, 0, 0) at t = 1 (just before
+/// it y < 0, outside; just after 0 < y, z < 2, inside) and leaves through (1, 2, 2) at t = 3:
+/// two hits. Through the T-junction the split face's triangles meet it at their corner and the
+/// bottom's at its edge, two features, and it was counted twice. Listed in either order, so
+/// that the smallest triangle meeting it (the corner's, then the edge's) stands for it.
+#[test]
+fn a_ray_through_a_t_junction_hits_it_once() {
+    let v = |i: usize| {
+        let p = [
+            [0, 0, 0],
+            [0, 0, 2],
+            [0, 2, 0],
+            [0, 2, 2],
+            [2, 0, 0],
+            [2, 0, 2],
+            [2, 2, 0],
+            [2, 2, 2],
+            [1, 0, 0],
+        ][i];
+        p.map(|c| c as f32)
+    };
+    let faces = [
+        [0, 1, 3],
+        [0, 3, 2],
+        [4, 6, 7],
+        [4, 7, 5],
+        [0, 8, 5],
+        [8, 4, 5],
+        [0, 5, 1],
+        [2, 3, 7],
+        [2, 7, 6],
+        [0, 2, 6],
+        [0, 6, 4], // the bottom face's triangle whose edge holds (1, 0, 0)
+        [1, 5, 7],
+        [1, 7, 3],
+        [0, 4, 8], // no area
+    ];
+    let ray = [(DVec3::new(1.0, -1.0, -1.0), DVec3::new(0.0, 1.0, 1.0))];
+    for (closed, n) in [(true, 14), (false, 13)] {
+        for edge_first in [false, true] {
+            let mut soup: Soup = faces[..n].iter().map(|f| f.map(v)).collect();
+            if edge_first {
+                soup.swap(0, 10);
+            }
+            let m = PreparedMesh::new(Mesh::from_soup("t-junction", soup).unwrap());
+            assert_eq!(m.info.closed, closed);
+            let all = on_both_backends(
+                "a_ray_through_a_t_junction_hits_it_once",
+                &m,
+                &ray,
+                Hits::All,
+            );
+            let at: Vec<(f64, DVec3)> = all[0].iter().map(|h| (h.t, h.point)).collect();
+            let want = [
+                (1.0, DVec3::new(1.0, 0.0, 0.0)),
+                (3.0, DVec3::new(1.0, 2.0, 2.0)),
+            ];
+            assert_eq!(at, want, "closed {closed}, edge first {edge_first}");
+            // The corner's triangles are 4 and 5, the edge's 10 (0 when swapped).
+            assert_eq!(all[0][0].triangle, if edge_first { 0 } else { 4 });
+            let first = on_both_backends(
+                "a_ray_through_a_t_junction_hits_it_once",
+                &m,
+                &ray,
+                Hits::First,
+            );
+            assert_eq!(first[0], all[0][..1]);
+        }
     }
 }

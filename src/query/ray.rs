@@ -89,6 +89,7 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
         };
         found.push(Met {
             feature: part.named(t, || m.prep.mesh.triangles[t as usize]),
+            part,
             t,
             tri: *tri,
             place,
@@ -104,6 +105,7 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
     // One hit per feature, the smallest triangle standing for it.
     found.sort_unstable_by_key(|x| (x.feature, x.t));
     found.dedup_by_key(|x| x.feature);
+    merge_edges_through_corners(&mut found);
     if hits == Hits::First {
         return nearest(o, d, &found)
             .map(|x| hit(o, d, t_end, x.t, &x.tri))
@@ -182,9 +184,58 @@ fn each_candidate(
 #[derive(Clone, Copy)]
 struct Met {
     feature: Feature,
+    part: Part,
     t: u32,
     tri: Tri,
     place: (f64, f64),
+}
+
+/// Edge hits at a corner another hit names, merged into it: at a T-junction (a vertex lying
+/// inside another triangle's edge, which welding does not join, closed or not by a triangle of
+/// no area) the ray through that vertex meets the edge there too, and was counted twice (a
+/// review's helper). The ray's line passes through the corner `c` exactly (its two edge signs
+/// are 0) and meets edge `ab` inside it exactly; where `c` lies inside segment `ab` exactly,
+/// the line (not `ab`'s own: that would pass through `a` and `b`, corners) meets `ab`'s line
+/// in one point, `c`: the same crossing. The smallest triangle stands for it, as for a feature.
+fn merge_edges_through_corners(found: &mut SmallVec<[Met; 4]>) {
+    let corners: SmallVec<[(Feature, DVec3); 4]> = found
+        .iter()
+        .filter_map(|x| match x.part {
+            Part::Corner(k) => Some((x.feature, x.tri[k])),
+            _ => None,
+        })
+        .collect();
+    if corners.is_empty() {
+        return;
+    }
+    let mut merged: SmallVec<[(Feature, Met); 2]> = SmallVec::new();
+    found.retain(|x| {
+        let Part::Edge(k) = x.part else {
+            return true;
+        };
+        let (a, b) = (x.tri[k], x.tri[(k + 1) % 3]);
+        match corners.iter().find(|c| strictly_between(c.1, a, b)) {
+            Some(c) => {
+                merged.push((c.0, *x));
+                false
+            }
+            None => true,
+        }
+    });
+    for (feature, x) in merged {
+        if let Some(y) = found.iter_mut().find(|y| y.feature == feature && x.t < y.t) {
+            *y = Met { feature, ..x };
+        }
+    }
+}
+
+/// Whether `c` lies on segment `ab`, not at its ends, exactly: on its line (every projection's
+/// orientation 0) and within its box.
+fn strictly_between(c: DVec3, a: DVec3, b: DVec3) -> bool {
+    use crate::geom::predicates::{orient2d, project};
+    let on_line =
+        (0..3).all(|axis| orient2d(project(a, axis), project(b, axis), project(c, axis)) == 0);
+    on_line && c != a && c != b && c.cmpge(a.min(b)).all() && c.cmple(a.max(b)).all()
 }
 
 /// The triangle (standing for its feature) whose crossing of the ray from `o` along `d` is

@@ -193,10 +193,11 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
     Ok(())
 }
 
-/// The rays of a table: origin and direction, the direction non-zero.
-fn rays(path: &Path) -> Result<Vec<(DVec3, DVec3)>, Error> {
+/// The rays of a table: origin and direction, the direction non-zero; and the table, whose
+/// lines messages name.
+fn rays(path: &Path) -> Result<(table::Rows, Vec<(DVec3, DVec3)>), Error> {
     let rows = table::read(path, 6)?;
-    (0..rows.len())
+    let rays = (0..rows.len())
         .map(|i| {
             let r = rows.row(i);
             let (o, d) = (DVec3::from_slice(&r[..3]), DVec3::from_slice(&r[3..]));
@@ -209,7 +210,8 @@ fn rays(path: &Path) -> Result<Vec<(DVec3, DVec3)>, Error> {
             }
             Ok((o, d))
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok((rows, rays))
 }
 
 pub fn ray(job: Job, hits: Hits, max_t: Option<f64>) -> Result<(), Error> {
@@ -219,13 +221,13 @@ pub fn ray(job: Job, hits: Hits, max_t: Option<f64>) -> Result<(), Error> {
             "--max-t must be >= 0, got {max_t}"
         )));
     }
-    let (m, rs) = (load(job.mesh)?, rays(job.points)?);
+    let (m, (rows, rs)) = (load(job.mesh)?, rays(job.points)?);
     // A ray whose segment past the mesh overflows f64 would meet nothing: say so instead.
     let posed = meshclash::query::Posed::new(&m, job.pose);
     if let Some(i) = meshclash::query::first_unbounded_ray(&rs, &posed, max_t) {
         return Err(Error::Syntax {
             path: job.points.to_path_buf(),
-            line: i + 1,
+            line: rows.line(i),
             message: format!("row {i}: the ray's segment past the mesh is beyond f64"),
         });
     }
