@@ -259,6 +259,10 @@ fn check_argument_errors_exit_2() {
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(out.is_empty());
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        // The scaling matrix's message names its option and part.
+        if args.contains(&"2,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1") {
+            assert!(err.contains("--matrix for A: rotation part"), "{err}");
+        }
     }
 }
 

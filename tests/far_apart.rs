@@ -183,3 +183,24 @@ fn far_apart_with_a_clearance_reports_the_same_closest_pair() {
         (plain.distance.triangle_a, plain.distance.triangle_b)
     );
 }
+
+/// A review's helper's parts: one cube at the same pose twice, 6e307 from the origin (beyond
+/// f64's largest / 3). Posed, their faces are the same bits, so they meet (coplanar, identical)
+/// and interfere at distance 0; a triangle's centroid summed its corners to infinity there,
+/// the bounding-sphere cull compared a NaN and dropped every pair: "apart, at 5e-324". Worked
+/// by hand: at 6e307 the cube's x coordinates round to 6e307 (1 is below their ulp), y and z
+/// keep 0 and 1, so each part is the same flat square.
+#[test]
+fn coinciding_parts_beyond_a_third_of_f64s_range_interfere() {
+    let cube = common::box_mesh([0.0; 3], [1.0; 3]);
+    let at = Pose::translation(DVec3::new(6e307, 0.0, 0.0));
+    for backend in common::cpu_and_gpu("coinciding_parts_beyond_a_third_of_f64s_range_interfere") {
+        let r = backend
+            .check(&cube, at, &cube, at, &CheckOptions::default())
+            .unwrap();
+        assert!(r.intersects() && r.interferes(), "{r:?}");
+        assert_eq!(r.distance.distance, 0.0);
+    }
+    let posed = Posed::new(&cube, at);
+    assert!(query::interferes(&posed, &posed), "check --quick's answer");
+}

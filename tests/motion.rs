@@ -502,6 +502,14 @@ fn the_poses_and_sweep_commands_read_matrices_and_answer() {
     ]);
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("--tolerance must be finite"));
+    // Parts placed beyond f64's range apart: their distance cannot be given, as in `poses`
+    // (it had answered with a null distance and no contact).
+    std::fs::write(&path, format!("[{}, {}]", m(1e308), m(1.1e308))).unwrap();
+    let far = ["--translate-a", "-1e308,0,0"];
+    let r = run(&[&["sweep", c, c, "--path", path.to_str().unwrap()][..], &far].concat());
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("farther apart than the largest f64"), "{err}");
 }
 
 /// Sliding past at a gap just above the tolerance, over a path so long that the steps near A
@@ -532,6 +540,13 @@ fn a_sweep_that_cannot_finish_says_so() {
     ];
     let r = query::sweep(&wall, Pose::IDENTITY, &far, &turn, &[], 1e-9);
     assert!(r.steps > 2, "{r:?}");
+    // A review's helper's path: A at x = -1.7e308, B from 2e307 to -1.75e308, through A. At
+    // the start they are 1.9e308 apart, beyond f64: an infinite distance bounds no step, and
+    // it had stepped over the whole segment, "complete" and clear.
+    let unit = boxed([0.0; 3], [1.0; 3]);
+    let path = [at(2e307, 0.0, 0.0), at(-1.75e308, 0.0, 0.0)];
+    let r = query::sweep(&unit, at(-1.7e308, 0.0, 0.0), &unit, &path, &[], 1e-9);
+    assert!(r.contact.is_none() && !r.complete, "{r:?}");
 }
 
 /// A part that is not closed has an inside (winding number at least 1/2) that the other can

@@ -139,9 +139,16 @@ impl Plane {
     }
 }
 
-/// The triangle's centroid, the mean of its vertices.
+/// The triangle's centroid, the mean of its vertices. Summed first (the same bits as ever)
+/// unless the sum overflows, as corners beyond a third of f64's range can: then each corner's
+/// third is summed (a review's helper: an infinite centre made a NaN the culls dropped pairs
+/// on).
 pub fn centroid(t: &Tri) -> DVec3 {
-    (t[0] + t[1] + t[2]) / 3.0
+    let sum = t[0] + t[1] + t[2];
+    if sum.is_finite() {
+        return sum / 3.0;
+    }
+    t[0] / 3.0 + t[1] / 3.0 + t[2] / 3.0
 }
 
 /// Bounding sphere of Nathan (2015): centre at the centroid, radius to the farthest vertex.
@@ -159,7 +166,10 @@ pub fn triangle_bounding_sphere(t: &Tri) -> Sphere {
 
 /// Nathan (2015), step 1: the bounding-sphere cull with tolerance `d`:
 /// `(C2 − C1)·(C2 − C1) ≤ (R1 + R2 + d)²`.
+/// A cull: spheres whose gap is not a number (centres or radii beyond f64) are kept, for the
+/// exact tests to decide.
 pub fn spheres_within(a: &Sphere, b: &Sphere, d: f64) -> bool {
     let r = a.radius + b.radius + d;
-    (b.center - a.center).length_squared() <= r * r
+    let gap = (b.center - a.center).length_squared();
+    gap <= r * r || gap.is_nan() || r.is_nan()
 }

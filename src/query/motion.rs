@@ -172,7 +172,8 @@ pub fn sweep(
             // half the tolerance.
             let inside = open.room(&pa, &Posed::new(b, pose)).max(tol / 2.0);
             let next = (s + (d / 2.0).min(inside) / speed).min(1.0);
-            if report.steps >= MAX_STEPS || next.is_nan() || next <= s {
+            // An infinite distance (parts beyond f64's range apart) bounds no step.
+            if report.steps >= MAX_STEPS || !(d.is_finite() && next > s) {
                 report.complete = false;
                 return report;
             }

@@ -72,7 +72,7 @@ pub enum Command {
         a: PathBuf,
         /// Part B: a mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         b: PathBuf,
-        /// Poses of B: .npy (K x 4 x 4 or K x 16, float64), .json (a list of 4x4 or 16-number
+        /// Poses of B: .npy (K x 4 x 4 or K x 16, float32 or float64), .json (a list of 4x4 or 16-number
         /// rows) or .csv (16 numbers a row, row-major); each must be rigid.
         poses: PathBuf,
         #[command(flatten)]
@@ -309,7 +309,11 @@ fn parse_pose(
                 "--matrix for {which} cannot be combined with --translate or --rotate"
             )));
         }
-        return Pose::from_matrix(&numbers(m, 16, "--matrix")?);
+        // Named, as the other options' errors are: which part's matrix is not rigid.
+        return Pose::from_matrix(&numbers(m, 16, "--matrix")?).map_err(|e| match e {
+            Error::Pose(why) => Error::Pose(format!("--matrix for {which}: {why}")),
+            other => other,
+        });
     }
     let t = t
         .map(|s| numbers(s, 3, "--translate"))

@@ -190,6 +190,13 @@ pub fn sweep(
     let r = progress::during("sweep", || {
         query::sweep(&ma, pose_a, &mb, &waypoints, &times, tol)
     });
+    // As `poses` and `check` refuse it: a distance beyond f64 cannot be given, nor stepped by.
+    if !r.min_distance.is_finite() {
+        return Err(Error::Argument(format!(
+            "{}: the path places the parts farther apart than the largest f64 (1.8e308): their distance cannot be given",
+            path.display()
+        )));
+    }
     let mut timings = Timings::default();
     timings.add("query", t);
     let mut fields = json!({
