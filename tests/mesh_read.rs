@@ -221,6 +221,25 @@ fn obj_comments_after_statements_are_comments() {
     ));
 }
 
+/// A review's helper's files: a byte-order mark before the first `v` made it another word,
+/// the vertex was dropped and the face named the next three (a triangle reaching (5, 5, 5));
+/// and lines ending in `\` go on on the next, as the OBJ specification has it (refused, "bad
+/// face index"). Both read as the plain file; an error names the line its statement starts on.
+#[test]
+fn obj_byte_order_marks_and_continued_lines_read_as_the_plain_file() {
+    let plain = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 5 5 5\nf 1 2 3\n";
+    let read = |t: &str| read::read_obj(t.as_bytes(), "b.obj".as_ref()).unwrap();
+    assert_eq!(read(&format!("\u{feff}{plain}")), read(plain));
+    assert_eq!(read(plain), vec![[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]);
+    let continued = "v 0 0 0\nv 1 0 0\nv 0 1 \\\n 0\nv 5 5 5\nf 1 \\\n2 \\\n 3\n";
+    assert_eq!(read(continued), read(plain));
+    let short = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 \\\n2\nf 1 2 3\n";
+    assert!(matches!(
+        read::read_obj(short.as_bytes(), "b.obj".as_ref()),
+        Err(Error::Syntax { line: 4, .. })
+    ));
+}
+
 #[test]
 fn welding_merges_signed_zeros_and_only_identical_positions() {
     let soup = vec![
