@@ -162,6 +162,46 @@ fn gltf_with_data_uri_and_external_buffer() {
     assert!(close(volume, 1.0, 1e-15), "{volume}");
 }
 
+/// A review's helper's file: a .gltf whose one node places one mesh of more than 2^20
+/// triangles from a .bin beside it was refused ("expands to more than this reader expands a
+/// file of its size to"), held to the JSON's few hundred bytes; as a .glb, with the same bytes
+/// in its chunk, it was read. The buffer file counts towards the limit as the chunk does.
+#[test]
+fn a_gltf_with_a_large_buffer_beside_it_is_read_whole() {
+    let n = (1usize << 20) + 1;
+    let dir = std::env::temp_dir().join(format!("meshclash-gltf-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bin: Vec<u8> = [[0f32, 0., 0.], [1., 0., 0.], [0., 1., 0.]]
+        .iter()
+        .flatten()
+        .flat_map(|c| c.to_le_bytes())
+        .collect();
+    bin.extend(std::iter::repeat_n([0u8, 1, 2], n).flatten());
+    std::fs::write(dir.join("big.bin"), &bin).unwrap();
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"byteLength": bin.len(), "uri": "big.bin"}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 36},
+            {"buffer": 0, "byteOffset": 36, "byteLength": 3 * n}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+             "min": [0, 0, 0], "max": [1, 1, 0]},
+            {"bufferView": 1, "componentType": 5121, "count": 3 * n, "type": "SCALAR"}
+        ],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+        "nodes": [{"mesh": 0}],
+        "scenes": [{"nodes": [0]}],
+        "scene": 0
+    })
+    .to_string();
+    let path = dir.join("big.gltf");
+    let soup = read::read_gltf(json.as_bytes(), &path).unwrap().soup;
+    assert_eq!(soup.len(), n);
+    assert_eq!(soup[n - 1], [[0., 0., 0.], [1., 0., 0.], [0., 1., 0.]]);
+}
+
 /// A reader's error for `bytes` as `name`; it must name the file.
 fn refused(name: &str, bytes: &[u8]) -> String {
     let path = Path::new(name);

@@ -230,7 +230,10 @@ fn obj_byte_order_marks_and_continued_lines_read_as_the_plain_file() {
     let plain = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 5 5 5\nf 1 2 3\n";
     let read = |t: &str| read::read_obj(t.as_bytes(), "b.obj".as_ref()).unwrap();
     assert_eq!(read(&format!("\u{feff}{plain}")), read(plain));
-    assert_eq!(read(plain), vec![[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]);
+    assert_eq!(
+        read(plain),
+        vec![[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]
+    );
     let continued = "v 0 0 0\nv 1 0 0\nv 0 1 \\\n 0\nv 5 5 5\nf 1 \\\n2 \\\n 3\n";
     assert_eq!(read(continued), read(plain));
     let short = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 \\\n2\nf 1 2 3\n";

@@ -547,6 +547,13 @@ fn a_sweep_that_cannot_finish_says_so() {
     let path = [at(2e307, 0.0, 0.0), at(-1.75e308, 0.0, 0.0)];
     let r = query::sweep(&unit, at(-1.7e308, 0.0, 0.0), &unit, &path, &[], 1e-9);
     assert!(r.contact.is_none() && !r.complete, "{r:?}");
+    // From 1e308 to -1e308 through A at the origin: the move (2e308) is beyond f64, and so
+    // is the speed bound, so no step can be certified; but the poses measured are B's own
+    // (the difference's infinity had made them not a number): at the start 1e308 - 1 apart.
+    let path = [at(1e308, 0.0, 0.0), at(-1e308, 0.0, 0.0)];
+    let r = query::sweep(&unit, Pose::IDENTITY, &unit, &path, &[], 1e-9);
+    assert!(r.contact.is_none() && !r.complete, "{r:?}");
+    assert_eq!(r.min_distance, 1e308 - 1.0, "{r:?}");
 }
 
 /// A part that is not closed has an inside (winding number at least 1/2) that the other can

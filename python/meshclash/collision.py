@@ -353,7 +353,9 @@ class CollisionManager:
         transform_b)``."""
         extra = []
         if best is None:
-            distance, names, data = np.inf, None, None
+            # No pair: no names, in the shape trimesh gives them (a pair of None), so that
+            # `a, b = names` still unpacks.
+            distance, names, data = np.inf, (None, None), None
         else:
             i, j, result = best
             distance = result.solid_distance
@@ -369,7 +371,7 @@ class CollisionManager:
                 names = tuple(sorted(names))
         if return_names:
             # min_distance_single names one object; the others, two.
-            extra.append(names[1] if single and names is not None else names)
+            extra.append(names[1] if single else names)
         if return_data:
             extra.append(data)
         return _returns(distance, extra)

@@ -288,7 +288,17 @@ pub fn ray_hits<'py>(
 /// Spheres as centres (N, 3) and radii (N,) (or one radius for all).
 fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec<(DVec3, f64)>> {
     let c = points(centers, "centers")?;
-    let r = f64_array(radii, "radii", &[None]).or_else(|_| f64_array(radii, "radii", &[]))?;
+    if radii.is_none() {
+        return Err(value_error(
+            "radii must be a number or an array of shape (N,), got None",
+        ));
+    }
+    // One radius a centre, or one for all: where neither fits, the first's message (the
+    // scalar's, "must have shape ()", named a shape no one asked for).
+    let r = match f64_array(radii, "radii", &[None]) {
+        Ok(r) => r,
+        Err(first) => f64_array(radii, "radii", &[]).map_err(|_| first)?,
+    };
     let r: Vec<f64> = match r.as_array().ndim() {
         0 => vec![r.as_array().iter().copied().next().unwrap_or(f64::NAN); c.len()],
         _ => r.as_array().iter().copied().collect(),
@@ -540,6 +550,12 @@ pub fn sweep<'py>(
         )));
     }
     let r = py.detach(|| query::sweep(&ma, pa, &mb, &waypoints, &times, tol));
+    // As the command line refuses it: a distance beyond f64 cannot be given, nor stepped by.
+    if !r.min_distance.is_finite() {
+        return Err(value_error(
+            "the path places the parts farther apart than the largest f64 (1.8e308): their distance cannot be given",
+        ));
+    }
     let d = PyDict::new(py);
     d.set_item("contact", r.contact.is_some())?;
     d.set_item("tolerance", tol)?;

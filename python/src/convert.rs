@@ -178,6 +178,16 @@ impl PyBackend {
         self.inner.fallback_reason()
     }
 
+    /// Handles of the same backend are equal (one per kind per process, so two calls of
+    /// `backend("cpu")` give equal handles, as docs/python.md says); another object is not.
+    fn __eq__(&self, other: PyRef<'_, PyBackend>) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    fn __hash__(&self) -> u64 {
+        Arc::as_ptr(&self.inner) as usize as u64
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "meshclash.Backend(kind={:?}, answering on {})",

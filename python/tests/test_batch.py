@@ -81,6 +81,11 @@ def test_rows_that_are_not_finite_are_refused(bad):
             call()
     with pytest.raises(ValueError, match="radii: row 0 holds"):
         mc.sphere_contacts(CUBE, [[0, 0, 0]], [bad])
+    # Radii of the wrong shape, or none, are named as such (not as a scalar's shape, or NaN).
+    with pytest.raises(ValueError, match=r"radii must have shape \(N,\), got \[2, 1\]"):
+        mc.sphere_contacts(CUBE, [[0, 0, 0], [2, 0, 0]], np.array([[0.1], [0.2]]))
+    with pytest.raises(ValueError, match="radii must be a number or an array of shape"):
+        mc.sphere_contacts(CUBE, [[0, 0, 0]], None)
     if bad == np.inf:
         with pytest.raises(ValueError, match="tolerance must be finite"):
             mc.sphere_sweeps(CUBE, [[2, 0, 0]], 0.1, [[1, 0, 0]], tolerance=bad)
@@ -149,6 +154,19 @@ def test_sweep_first_contact():
         mc.sweep(CUBE, CUBE, path[:1])
     with pytest.raises(ValueError, match="--times needs 2 increasing numbers"):
         mc.sweep(CUBE, CUBE, path, times=[0, 0.5])
+
+
+def test_sweep_farther_apart_than_float64_is_refused():
+    """As the command line and ``poses`` refuse it (a review's helper: a dict came back whose
+    ``min_distance_bound`` of inf said no contact could happen)."""
+    far = np.stack([translation(1.5e308, 1.5e308, 0), translation(1.5e308, 1.5e308, 1)])
+    with pytest.raises(ValueError, match="the path places the parts farther apart than the largest f64"):
+        mc.sweep(CUBE, CUBE, far)
+    # Through A from 1e308 to -1e308: the move is beyond float64, the poses are not; no step
+    # can be certified, and it says so.
+    through = mc.sweep(CUBE, CUBE, np.stack([translation(1e308, 0, 0), translation(-1e308, 0, 0)]))
+    assert not through["contact"] and not through["complete"]
+    assert through["min_distance"] == 1e308
 
 
 def test_points_on_a_real_mesh_equal_the_cli(tmp_path, cli):

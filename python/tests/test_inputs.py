@@ -207,6 +207,9 @@ def test_backends_are_shared_and_named(backend):
     b = mc.backend(backend)
     assert b.kind == backend and b.name == backend
     assert mc.backend(backend).adapter == b.adapter
+    # Two calls give two equal handles (docs/python.md), hashed alike; another kind differs.
+    assert mc.backend(backend) == b and hash(mc.backend(backend)) == hash(b)
+    assert b != mc.backend("auto") and b != backend
     assert (b.adapter is None) == (backend == "cpu")
     a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
     r = mc.check(a, a, transform_b=translation(0.5, 0, 0), backend=b)

@@ -213,6 +213,9 @@ def test_manager_bookkeeping():
     assert m.in_collision_internal() is False
     assert m.min_distance_internal() == np.inf
     assert m.min_distance_single(box, return_name=True) == (np.inf, None)
+    # No pair: names as trimesh gives them, a pair of None, so that they still unpack.
+    assert m.min_distance_internal(return_names=True, return_data=True) == (np.inf, (None, None), None)
+    assert m.min_distance_other(mc.CollisionManager(), return_names=True) == (np.inf, (None, None))
     m.add_object("a", box)
     m.add_object("b", box)
     assert m.in_collision_internal(return_names=True) == (True, {("a", "b")})

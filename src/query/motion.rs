@@ -12,7 +12,7 @@ use super::solid::solid_distance_serial;
 use super::winding::inside_room;
 use super::{solid_distance, winding_number, Interference, Posed, SolidDistance};
 use crate::mesh::{Pose, PreparedMesh};
-use glam::{DMat3, DQuat};
+use glam::{DMat3, DQuat, DVec3};
 use rayon::prelude::*;
 use std::collections::BinaryHeap;
 
@@ -376,8 +376,19 @@ fn interpolate(p0: &Pose, p1: &Pose, q0: DQuat, q1: DQuat, s: f64) -> Pose {
     let m = DMat3::from_quat(q0.slerp(q1, s)).to_cols_array_2d();
     Pose {
         rotation: std::array::from_fn(|i| std::array::from_fn(|j| m[j][i])),
-        translation: p0.translation + (p1.translation - p0.translation) * s,
+        translation: lerp(p0.translation, p1.translation, s),
     }
+}
+
+/// `a + (b - a) s`, as ever, where `b - a` is finite; else (ends of opposite signs near f64's
+/// largest, 1e308 to -1e308) `a (1 - s) + b s`, which cannot overflow there: the difference's
+/// infinity had made every pose between them not a number (a review's helper).
+fn lerp(a: DVec3, b: DVec3, s: f64) -> DVec3 {
+    let d = b - a;
+    if d.is_finite() {
+        return a + d * s;
+    }
+    a * (1.0 - s) + b * s
 }
 
 /// The evidence's name, or `None` when apart.

@@ -21,7 +21,7 @@ const MAX_DEPTH: usize = 64;
 pub fn read_gltf(bytes: &[u8], path: &Path) -> Result<Loaded> {
     let bad = |m: String| fault(path, "glTF", m);
     let gltf = parse(bytes).map_err(bad)?;
-    let buffers = buffers(&gltf, path)?;
+    let (buffers, beside_bytes) = buffers(&gltf, path)?;
     let doc = &gltf.document;
     let roots = roots(doc);
     let mut known = vec![None; doc.nodes().len()];
@@ -29,9 +29,14 @@ pub fn read_gltf(bytes: &[u8], path: &Path) -> Result<Loaded> {
     for (node, _) in &roots {
         total = total.and(extent(node.clone(), 0, &mut known).map_err(bad)?);
     }
-    // Against the file itself: an external buffer shared by many nodes adds nothing to it.
+    // Against the file and the buffer files beside it, each once, as a GLB's own chunk counts
+    // (a review's helper: a .gltf of 569 bytes was held to 2^20 triangles where its 20 MB
+    // .bin held more, read whole as a .glb): nodes sharing a buffer add nothing to it.
     total
-        .within(expansion_limit(bytes.len()), "scene")
+        .within(
+            expansion_limit(bytes.len().saturating_add(beside_bytes)),
+            "scene",
+        )
         .map_err(bad)?;
     // Not reserved ahead: the counts are the accessors' own, checked only as they are read.
     let mut soup = Soup::new();
@@ -81,9 +86,9 @@ fn parse(bytes: &[u8]) -> Result<gltf::Gltf, String> {
 }
 
 /// Every buffer's bytes: the GLB's binary chunk (buffer 0 only, as the specification says), a
-/// data URI, or a file beside `path`. Shared, not copied: many buffers may name one chunk or
-/// file, which is read once.
-fn buffers(gltf: &gltf::Gltf, path: &Path) -> Result<Vec<Rc<[u8]>>> {
+/// data URI, or a file beside `path`; and how many bytes those files hold, each counted once.
+/// Shared, not copied: many buffers may name one chunk or file, which is read once.
+fn buffers(gltf: &gltf::Gltf, path: &Path) -> Result<(Vec<Rc<[u8]>>, usize)> {
     let bad = |m: String| fault(path, "glTF", m);
     let blob: Option<Rc<[u8]>> = gltf.blob.as_deref().map(Rc::from);
     let mut files: HashMap<&str, Rc<[u8]>> = HashMap::new();
@@ -123,7 +128,7 @@ fn buffers(gltf: &gltf::Gltf, path: &Path) -> Result<Vec<Rc<[u8]>>> {
         }
         out.push(data);
     }
-    Ok(out)
+    Ok((out, files.values().map(|f| f.len()).sum()))
 }
 
 fn data_uri(data: &str) -> Result<Vec<u8>, String> {

@@ -65,7 +65,9 @@ fn vertex<'a>(mut tok: impl Iterator<Item = &'a str>) -> std::result::Result<[f3
         let t = tok
             .next()
             .ok_or_else(|| format!("vertex has {k} coordinates, expected 3"))?;
-        *slot = t.parse::<f32>().map_err(|_| format!("not a number: {t:?}"))?;
+        *slot = t
+            .parse::<f32>()
+            .map_err(|_| format!("not a number: {t:?}"))?;
     }
     Ok(v)
 }
