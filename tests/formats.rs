@@ -202,6 +202,58 @@ fn a_gltf_with_a_large_buffer_beside_it_is_read_whole() {
     assert_eq!(soup[n - 1], [[0., 0., 0.], [1., 0., 0.], [0., 1., 0.]]);
 }
 
+/// A review's helper's file: a triangle with one morph target moving every corner +10 in x.
+/// Its position is the base plus each target times its weight, the node's weights before the
+/// mesh's (glTF 2.0, "Morph Targets"); the targets were left out, the base shape read.
+#[test]
+fn gltf_morph_targets_move_positions_by_their_weights() {
+    let corners = [[0f32, 0., 0.], [1., 0., 0.], [0., 1., 0.]];
+    let bytes: Vec<u8> = corners
+        .iter()
+        .chain(&[[10., 0., 0.]; 3])
+        .flatten()
+        .flat_map(|c| c.to_le_bytes())
+        .collect();
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes)
+    );
+    let doc = |node: serde_json::Value| {
+        serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": 72, "uri": uri}],
+            "bufferViews": [
+                {"buffer": 0, "byteOffset": 0, "byteLength": 36},
+                {"buffer": 0, "byteOffset": 36, "byteLength": 36}
+            ],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                 "min": [0, 0, 0], "max": [1, 1, 0]},
+                {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC3",
+                 "min": [10, 0, 0], "max": [10, 0, 0]}
+            ],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 0},
+                                        "targets": [{"POSITION": 1}]}],
+                        "weights": [1.0]}],
+            "nodes": [node],
+            "scenes": [{"nodes": [0]}],
+            "scene": 0
+        })
+        .to_string()
+    };
+    let first_x = |node| {
+        let soup = read::read_gltf(doc(node).as_bytes(), "m.gltf".as_ref())
+            .unwrap()
+            .soup;
+        soup[0].map(|c| c[0])
+    };
+    assert_eq!(first_x(serde_json::json!({"mesh": 0})), [10.0, 11.0, 10.0]);
+    let half = serde_json::json!({"mesh": 0, "weights": [0.5]});
+    assert_eq!(first_x(half), [5.0, 6.0, 5.0]);
+    let none = serde_json::json!({"mesh": 0, "weights": [0.0]});
+    assert_eq!(first_x(none), [0.0, 1.0, 0.0]);
+}
+
 /// A reader's error for `bytes` as `name`; it must name the file.
 fn refused(name: &str, bytes: &[u8]) -> String {
     let path = Path::new(name);
