@@ -178,6 +178,31 @@ fn ascii_syntax_errors_name_the_line() {
     ));
 }
 
+/// A review's helper's files, each one triangle as ASCII STL: a solid named in Latin-1
+/// ("café", not UTF-8), NUL padding after `endsolid`, and lines ended by CR alone. Each was
+/// refused as a binary STL whose size did not fit its header (or, for CR, as truncated); a
+/// byte that is not UTF-8 where a number is wanted is a syntax error naming its line.
+#[test]
+fn ascii_stl_in_other_encodings_padding_and_line_ends_is_read() {
+    let body = "facet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\n\
+                endloop\nendfacet\nendsolid\n";
+    let one = [[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]];
+    let read = |b: &[u8]| read::read_stl(b, "t.stl".as_ref());
+    let latin1 = [b"solid caf\xe9\n".as_slice(), body.as_bytes()].concat();
+    let padded = [b"solid a\n".as_slice(), body.as_bytes(), b"\0\0\0"].concat();
+    let cr = format!("solid a\n{body}").replace('\n', "\r");
+    for bytes in [latin1, padded, cr.into_bytes()] {
+        assert_eq!(
+            read(&bytes).unwrap(),
+            one,
+            "{:?}",
+            String::from_utf8_lossy(&bytes)
+        );
+    }
+    let bad = [b"solid a\nfacet normal 0 0 1\nouter loop\nvertex 0 0 \xe9\n".as_slice()].concat();
+    assert!(matches!(read(&bad), Err(Error::Syntax { line: 4, .. })));
+}
+
 #[test]
 fn non_finite_coordinates_name_the_triangle() {
     let text = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\n\

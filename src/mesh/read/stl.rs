@@ -15,10 +15,10 @@ const STL_RECORD: usize = 50;
 /// ASCII. Up to 49 bytes after the last declared record (less than one record, so no triangle
 /// can be in them) are ignored, as numpy-stl does; more is an error.
 pub fn read_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
-    let looks_ascii = starts_with_solid(bytes)
-        // Binary files often begin with "solid" too; text has no NUL bytes and is UTF-8.
-        && !bytes.contains(&0)
-        && std::str::from_utf8(bytes).is_ok();
+    // Binary files often begin with "solid" too; text has no NUL bytes, but for padding at
+    // its end. Not that it be UTF-8: a solid's name may be in another encoding (a review's
+    // helper: "solid café" in Latin-1 was refused as a binary STL of a billion triangles).
+    let looks_ascii = starts_with_solid(bytes) && !text_part(bytes).contains(&0);
     if bytes.len() >= STL_HEADER {
         let declared = u32::from_le_bytes([bytes[80], bytes[81], bytes[82], bytes[83]]) as u64;
         let expected = STL_HEADER as u64 + STL_RECORD as u64 * declared;
@@ -42,6 +42,12 @@ pub fn read_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
         });
     }
     read_ascii_stl(bytes, path)
+}
+
+/// `bytes` less the NUL padding some exporters end a text file with.
+fn text_part(bytes: &[u8]) -> &[u8] {
+    let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    &bytes[..end]
 }
 
 /// Whether the first word of `bytes`, after an optional UTF-8 byte-order mark and whitespace,
@@ -139,15 +145,11 @@ fn nothing_after(tokens: &[&str], what: &str) -> std::result::Result<(), String>
 
 /// ASCII STL by hand: `stl_io` stops at the first `endsolid` (multi-body files hold several
 /// solids) and its errors carry no line number.
+/// Text that is not UTF-8 is read as far as its keywords and numbers go (a name's bytes do not
+/// matter; a number's would not parse, an error naming its line); lines end at `\n`, or at `\r`
+/// in a file that has no `\n` (old Mac exporters).
 fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
-    let text = std::str::from_utf8(bytes).map_err(|e| Error::Syntax {
-        path: path.to_path_buf(),
-        line: 1 + bytes[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count(),
-        message: "ASCII STL is not valid text".into(),
-    })?;
+    let text = String::from_utf8_lossy(text_part(bytes));
     let err = |line: usize, message: String| Error::Syntax {
         path: path.to_path_buf(),
         line,
@@ -159,8 +161,12 @@ fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
     let mut state = State::Solid;
     let mut last_line = 0;
     // A byte-order mark is no part of the first keyword.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    for (i, raw) in text.lines().enumerate() {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let lines: Box<dyn Iterator<Item = &str>> = match text.contains('\n') {
+        true => Box::new(text.lines()),
+        false => Box::new(text.split('\r')),
+    };
+    for (i, raw) in lines.enumerate() {
         let line = i + 1;
         last_line = line;
         let tokens: Vec<&str> = raw.split_whitespace().collect();
