@@ -267,6 +267,32 @@ fn refused(name: &str, bytes: &[u8]) -> String {
     e
 }
 
+/// A review's helper's headers: a second "vertex" element was read over the first, its faces
+/// naming the second's positions without a word; faces declared before the vertices were
+/// refused as naming "vertex 0 of 0". Both are refused by what is wrong.
+#[test]
+fn ply_elements_declared_twice_or_faces_first_are_refused() {
+    let v = "element vertex 3\nproperty float x\nproperty float y\nproperty float z\n";
+    let f = "element face 1\nproperty list uchar int vertex_indices\n";
+    let twice = format!(
+        "ply\nformat ascii 1.0\n{v}{v}{f}end_header\n0 0 0\n1 0 0\n0 1 0\n\
+                         5 0 0\n6 0 0\n5 1 0\n3 0 1 2\n"
+    );
+    let e = refused("twice.ply", twice.as_bytes());
+    assert!(e.contains("element \"vertex\" is declared twice"), "{e}");
+    let first = format!("ply\nformat ascii 1.0\n{f}{v}end_header\n3 0 1 2\n0 0 0\n1 0 0\n0 1 0\n");
+    let e = refused("first.ply", first.as_bytes());
+    assert!(e.contains("\"face\" comes before \"vertex\""), "{e}");
+    // An ASCII "nan" is a coordinate that is not finite, named by its triangle as any other
+    // (it was "beyond the range of its type (-inf to inf)").
+    let nan = format!("ply\nformat ascii 1.0\n{v}{f}end_header\n0 0 0\n1 nan 0\n0 1 0\n3 0 1 2\n");
+    let soup = read::read_ply(nan.as_bytes(), "nan.ply".as_ref()).unwrap();
+    assert!(matches!(
+        Mesh::from_soup("nan.ply", soup),
+        Err(meshclash::Error::NonFinite { triangle: 0, .. })
+    ));
+}
+
 #[test]
 fn forged_ply_counts_are_refused_before_allocating() {
     let e = refused(
