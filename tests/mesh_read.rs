@@ -379,3 +379,28 @@ fn closed_and_oriented_equal_a_count_of_directed_edges() {
     // Each verdict met (else the loop tests less than it claims).
     assert_eq!(seen.len(), 4, "{seen:?}");
 }
+
+/// A review's helper's meshes: triangles with a repeated corner (a needle (a, a, b), a point
+/// (a, a, a)) add edges from a vertex to itself, which bound nothing. `closed` counted them
+/// twice and the boundary report once: a needle alone read "closed" beside a boundary edge, and
+/// a closed cube with a point triangle "not closed, not oriented" with no boundary edge. Both
+/// leave them out: the cube stays closed and oriented with either added, no boundary edge, and
+/// its winding caps stay empty.
+#[test]
+fn triangles_with_a_repeated_corner_leave_closed_and_the_boundary_alike() {
+    use meshclash::mesh::{BoundaryReport, Caps};
+    let cube = common::box_soup([0.0; 3], [1.0; 3]);
+    let (o, far) = ([0.0f32; 3], [1.0f32; 3]);
+    for extra in [[o, o, o], [o, o, far]] {
+        let mut soup = cube.clone();
+        soup.push(extra);
+        let m = Mesh::from_soup("cube", soup).unwrap();
+        let (info, report) = (m.info(), BoundaryReport::of(&m));
+        assert!(info.closed && info.oriented, "{extra:?}: {info:?}");
+        assert_eq!((report.boundary_edges, report.non_manifold_edges), (0, 0));
+        assert!(Caps::of(&m).is_empty(), "{extra:?}");
+    }
+    let needle = Mesh::from_soup("needle", vec![[o, o, far]]).unwrap();
+    assert_eq!(BoundaryReport::of(&needle).boundary_edges, 0);
+    assert!(needle.info().closed);
+}

@@ -30,11 +30,16 @@ pub struct BoundaryReport {
 
 /// Undirected edges (smaller vertex first) with, per edge, how many triangles use it and the
 /// net count of its uses from the smaller vertex to the larger (−1 for each the other way).
+/// An edge from a vertex to itself (a triangle with a repeated corner) bounds nothing and is
+/// left out, as [`Mesh::info`]'s `closed` leaves it out.
 fn edge_uses(m: &Mesh) -> HashMap<(u32, u32), (u32, i64)> {
     let mut uses: HashMap<(u32, u32), (u32, i64)> = HashMap::with_capacity(m.triangles.len() * 2);
     for t in &m.triangles {
         for k in 0..3 {
             let (a, b) = (t[k], t[(k + 1) % 3]);
+            if a == b {
+                continue;
+            }
             let e = uses.entry((a.min(b), a.max(b))).or_default();
             e.0 += 1;
             e.1 += if a < b { 1 } else { -1 };

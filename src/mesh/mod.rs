@@ -274,12 +274,19 @@ impl Mesh {
             let g = group(a);
             g.partition_point(|&x| x <= b) - g.partition_point(|&x| x < b)
         };
+        // Edges from a vertex to itself (a triangle with a repeated corner: a needle, or a
+        // point) bound nothing and are left out, as the boundary report leaves them out (a
+        // review's helper: a closed cube with a point triangle read "not closed, not oriented"
+        // with no boundary edge, a needle "closed" beside one).
         let oriented = (0..nv as u32)
             .into_par_iter()
-            .all(|a| group(a).windows(2).all(|w| w[0] != w[1]));
+            .all(|a| group(a).windows(2).all(|w| w[0] != w[1] || w[0] == a));
         let open = (0..nv as u32)
             .into_par_iter()
-            .filter(|&a| group(a).iter().any(|&b| count(a, b) + count(b, a) != 2))
+            .filter(|&a| {
+                let paired = |&b: &u32| b == a || count(a, b) + count(b, a) == 2;
+                !group(a).iter().all(paired)
+            })
             .collect();
         (open, oriented)
     }
