@@ -590,6 +590,34 @@ fn threemf_mirrors_keep_the_solid_outside_in_and_items_may_name_other_parts() {
     assert!(close(volume, 2.0, 1e-15), "both cubes face out: {volume}");
 }
 
+/// A review's helper's package: part names are compared without regard to ASCII case (Open
+/// Packaging Conventions), and a target differing in case from its zip entry was "not found":
+/// the relationships naming "/3d/3DModel.model" and an item's p:path "/3D/OTHER.model" reach
+/// the entries "3D/3dmodel.model" and "3D/other.model".
+#[test]
+fn threemf_part_names_match_without_regard_to_case() {
+    let rels =
+        "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">\
+                <Relationship Target=\"/3d/3DModel.model\" Id=\"r0\" \
+                Type=\"http://schemas.microsoft.com/3dmanufacturing/2013/01/3dmodel\"/>\
+                </Relationships>"
+            .to_string();
+    let main = model3mf(
+        &cube_object(1),
+        "<item objectid=\"1\"/><item objectid=\"4\" p:path=\"/3D/OTHER.model\" \
+         transform=\"1 0 0 0 1 0 0 0 1 5 0 0\"/>",
+    );
+    let other = model3mf(&cube_object(4), "");
+    let bytes = package_of(&[
+        ("_rels/.rels", rels),
+        ("3D/3dmodel.model", main),
+        ("3D/other.model", other),
+    ]);
+    let loaded = read::read_3mf(&bytes, "case.3mf".as_ref()).unwrap();
+    let m = Mesh::from_soup("case.3mf", loaded.soup).unwrap();
+    assert_eq!(bounds(&m), [[0.0, 0.0, 0.0], [6.0, 1.0, 1.0]]);
+}
+
 #[test]
 fn threemf_chains_of_empty_instances_and_deep_chains_are_refused() {
     // 30 levels of two components each, no triangles anywhere: 2^30 placements to walk.

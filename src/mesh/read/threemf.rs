@@ -106,7 +106,7 @@ impl<'a> Package<'a> {
 
     /// The model part the package's relationships name as its start part, else the usual one.
     fn root_model(&mut self) -> Result<String, String> {
-        if self.zip.index_for_name("_rels/.rels").is_none() {
+        if self.entry("_rels/.rels").is_none() {
             return Ok(DEFAULT_MODEL.into());
         }
         let text = self.text("_rels/.rels")?;
@@ -119,11 +119,25 @@ impl<'a> Package<'a> {
         Ok(target.map_or(DEFAULT_MODEL.into(), part_name))
     }
 
+    /// The zip entry of part `name`: OPC compares part names without regard to ASCII case (a
+    /// review's helper: a relationship's target differing in case from its entry was "not
+    /// found"), so an exact match first, else one that differs only in case.
+    fn entry(&self, name: &str) -> Option<usize> {
+        self.zip.index_for_name(name).or_else(|| {
+            let same = |n: &&str| n.eq_ignore_ascii_case(name);
+            let found = self.zip.file_names().find(same)?;
+            self.zip.index_for_name(found)
+        })
+    }
+
     /// A part's text, its decompressed size counted against the cap.
     fn text(&mut self, name: &str) -> Result<String, String> {
+        let index = self
+            .entry(name)
+            .ok_or_else(|| format!("part {name:?}: specified file not found in archive"))?;
         let entry = self
             .zip
-            .by_name(name)
+            .by_index(index)
             .map_err(|e| format!("part {name:?}: {e}"))?;
         let room = self.cap - self.taken;
         let mut bytes = Vec::new();
