@@ -33,7 +33,7 @@ pub enum Error {
         line: usize,
         message: String,
     },
-    #[error("{path}: triangle {triangle} has a non-finite coordinate ({value})")]
+    #[error("{path}: triangle {triangle} has a non-finite coordinate ({value}): infinite or NaN in the file, or beyond f32's range (3.4e38), which coordinates are read as")]
     NonFinite {
         path: PathBuf,
         triangle: usize,

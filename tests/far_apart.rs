@@ -123,6 +123,10 @@ fn the_cli_answers_at_1e308_and_refuses_a_distance_beyond_f64() {
     // B's cube collapses onto x = 1e308 (0.5 is far below the ulp there); A's nearest face
     // is at x = 0.5: the distance rounds to 1e308.
     assert_eq!(v["min_distance"], 1e308);
+    // The text says it as the JSON does, not as its 309 digits (a review's helper).
+    let out = run(&["check", c, c, "--translate-b", "1e308,0,0"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("min distance: 1e308 between"), "{text}");
     let out = run(&[
         "check",
         c,

@@ -83,7 +83,7 @@ impl Doc {
             .collect();
         if local.iter().flatten().any(|c| !c.is_finite()) {
             return Err(Error::Argument(format!(
-                "{name}: coordinates beyond f32's range from the framed centre: GLB holds f32"
+                "--glb: coordinates beyond f32's range from the picture's centre (GLB holds f32): parts this far apart cannot be drawn in one GLB"
             )));
         }
         let (mut min, mut max) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);

@@ -40,7 +40,7 @@ pub fn print_quick(
             out!("interferes:     no{}", uncertain_word(*containment_certain));
             out!(
                 "solid distance: {} between A triangle {} at {:?} and B triangle {} at {:?}",
-                d.distance,
+                number(d.distance),
                 d.triangle_a,
                 d.point_a.to_array(),
                 d.triangle_b,
@@ -94,7 +94,7 @@ pub fn print_check(
     );
     out!(
         "min distance: {} between A triangle {} at {:?} and B triangle {} at {:?}",
-        d.distance,
+        number(d.distance),
         d.triangle_a,
         d.point_a.to_array(),
         d.triangle_b,
@@ -103,7 +103,7 @@ pub fn print_check(
     if let Some(c) = &r.clearance {
         out!(
             "clearance {}: {} triangle pairs closer",
-            c.clearance,
+            number(c.clearance),
             c.pairs.len()
         );
     }
@@ -150,7 +150,12 @@ fn print_pairs(r: &CheckReport) {
     }
     if let Some(c) = &r.clearance {
         for p in &c.pairs {
-            out!("  clearance pair {} {}: distance {}", p.a, p.b, p.distance);
+            out!(
+                "  clearance pair {} {}: distance {}",
+                p.a,
+                p.b,
+                number(p.distance)
+            );
         }
     }
 }
@@ -192,4 +197,15 @@ pub fn print_self(
     }
     out!("backend: {}", backend.name());
     out!("timings (ms): {}", fmt_timings(&r.timings));
+}
+
+/// A distance as a person reads it: as written (`0.25`, `3`) within 1e-5 to 1e16, else with an
+/// exponent, as the points beside it are (`{}` wrote 1e300 as its 301 digits).
+fn number(x: f64) -> String {
+    let m = x.abs();
+    if m == 0.0 || (1e-5..1e16).contains(&m) || !m.is_finite() {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
 }
