@@ -82,9 +82,9 @@ impl Doc {
             .map(|&p| (p - offset).as_vec3().to_array())
             .collect();
         if local.iter().flatten().any(|c| !c.is_finite()) {
-            return Err(Error::Argument(format!(
-                "--glb: coordinates beyond f32's range from the picture's centre (GLB holds f32): parts this far apart cannot be drawn in one GLB"
-            )));
+            return Err(Error::Argument(
+                "--glb: coordinates beyond f32's range from the picture's centre (GLB holds f32): parts this far apart cannot be drawn in one GLB".into(),
+            ));
         }
         let (mut min, mut max) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
         for p in &local {

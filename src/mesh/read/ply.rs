@@ -564,7 +564,8 @@ impl<'a> Words<'a> {
         // A float's NaN is its own value, as a binary file may hold: the mesh refuses it as it
         // refuses any coordinate that is not finite, naming the triangle.
         let (lo, hi) = s.range();
-        if !(lo..=hi).contains(&v) && !(v.is_nan() && !integral) {
+        let nan_float = v.is_nan() && !integral;
+        if !nan_float && !(lo..=hi).contains(&v) {
             return Err(format!(
                 "body line {}: {word:?} is beyond the range of its type ({lo} to {hi})",
                 self.line + 1
