@@ -191,7 +191,9 @@ fn ascii_stl_in_other_encodings_padding_and_line_ends_is_read() {
     let latin1 = [b"solid caf\xe9\n".as_slice(), body.as_bytes()].concat();
     let padded = [b"solid a\n".as_slice(), body.as_bytes(), b"\0\0\0"].concat();
     let cr = format!("solid a\n{body}").replace('\n', "\r");
-    for bytes in [latin1, padded, cr.into_bytes()] {
+    // CR ends but for one LF at the very end (it had read as one line).
+    let cr_lf = format!("{}\n", cr.trim_end_matches('\r'));
+    for bytes in [latin1, padded, cr.into_bytes(), cr_lf.into_bytes()] {
         assert_eq!(
             read(&bytes).unwrap(),
             one,
@@ -261,6 +263,9 @@ fn obj_byte_order_marks_and_continued_lines_read_as_the_plain_file() {
     );
     let continued = "v 0 0 0\nv 1 0 0\nv 0 1 \\\n 0\nv 5 5 5\nf 1 \\\n2 \\\n 3\n";
     assert_eq!(read(continued), read(plain));
+    // A `\` in a comment, or ending a comment line, continues nothing.
+    let commented = "v 0 0 0 # note \\\nv 1 0 0\n# all \\\nv 0 1 0\nv 5 5 5\nf 1 2 3\n";
+    assert_eq!(read(commented), read(plain));
     let short = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 \\\n2\nf 1 2 3\n";
     assert!(matches!(
         read::read_obj(short.as_bytes(), "b.obj".as_ref()),

@@ -554,6 +554,11 @@ fn a_sweep_that_cannot_finish_says_so() {
     let r = query::sweep(&unit, Pose::IDENTITY, &unit, &path, &[], 1e-9);
     assert!(r.contact.is_none() && !r.complete, "{r:?}");
     assert_eq!(r.min_distance, 1e308 - 1.0, "{r:?}");
+    // A move longer than 1.3e154 had a speed bound of infinity (its length squared): no step
+    // could be taken. From 1e160 to 2e160, away from A: clear, and complete.
+    let path = [at(1e160, 0.0, 0.0), at(2e160, 0.0, 0.0)];
+    let r = query::sweep(&unit, Pose::IDENTITY, &unit, &path, &[], 1e-9);
+    assert!(r.contact.is_none() && r.complete, "{r:?}");
 }
 
 /// A part that is not closed has an inside (winding number at least 1/2) that the other can

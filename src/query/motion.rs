@@ -240,7 +240,13 @@ impl Segment {
         // accurate for tiny angles (glam's angle_between, 2 acos |dot|, gives 0 below 3e-8).
         let rel = q0.inverse() * q1;
         let angle = 2.0 * rel.xyz().length().atan2(rel.w.abs());
-        let speed = (p1.translation - p0.translation).length() + angle * reach;
+        // Without squares where they overflow (a move longer than 1.3e154: its speed was
+        // infinite, so no step could be taken): the same bits otherwise.
+        let shift = p1.translation - p0.translation;
+        let length = Some(shift.length())
+            .filter(|l| l.is_finite())
+            .unwrap_or_else(|| crate::geom::length(shift));
+        let speed = length + angle * reach;
         Segment {
             p0,
             p1,

@@ -199,11 +199,12 @@ pub fn print_self(
     out!("timings (ms): {}", fmt_timings(&r.timings));
 }
 
-/// A distance as a person reads it: as written (`0.25`, `3`) within 1e-5 to 1e16, else with an
-/// exponent, as the points beside it are (`{}` wrote 1e300 as its 301 digits).
+/// A distance as a person reads it: as written (`0.25`, `3`) within 1e-4 to 1e16, else with an
+/// exponent, where the points beside it (`{:?}`) take one too (`{}` wrote 1e300 as its 301
+/// digits).
 fn number(x: f64) -> String {
     let m = x.abs();
-    if m == 0.0 || (1e-5..1e16).contains(&m) || !m.is_finite() {
+    if m == 0.0 || (1e-4..1e16).contains(&m) || !m.is_finite() {
         format!("{x}")
     } else {
         format!("{x:e}")

@@ -170,11 +170,13 @@ fn header(bytes: &[u8]) -> Result<(Encoding, Vec<Element>, &[u8]), String> {
             }
             // A second element of a name would be read over the first (a review's helper: a
             // second "vertex" replaced the first's positions without a word).
-            ["element", name, _] if elements.iter().any(|e| e.name == *name) => {
+            ["element", name @ ("vertex" | "face" | "tristrips"), _]
+                if elements.iter().any(|e| e.name == *name) =>
+            {
                 return Err(format!("element {name:?} is declared twice"));
             }
-            ["element", name @ ("face" | "tristrips"), _]
-                if !elements.iter().any(|e| e.name == "vertex") =>
+            ["element", name @ ("face" | "tristrips"), count]
+                if *count != "0" && !elements.iter().any(|e| e.name == "vertex") =>
             {
                 return Err(format!(
                     "element {name:?} comes before \"vertex\": this reader takes faces after the vertices they name"

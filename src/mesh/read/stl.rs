@@ -2,6 +2,7 @@
 
 use super::Soup;
 use crate::error::{Error, Result};
+use std::borrow::Cow;
 use std::path::Path;
 
 const STL_HEADER: usize = 84;
@@ -146,8 +147,8 @@ fn nothing_after(tokens: &[&str], what: &str) -> std::result::Result<(), String>
 /// ASCII STL by hand: `stl_io` stops at the first `endsolid` (multi-body files hold several
 /// solids) and its errors carry no line number.
 /// Text that is not UTF-8 is read as far as its keywords and numbers go (a name's bytes do not
-/// matter; a number's would not parse, an error naming its line); lines end at `\n`, or at `\r`
-/// in a file that has no `\n` (old Mac exporters).
+/// matter; a number's would not parse, an error naming its line); lines end at `\n`, `\r\n` or
+/// `\r` alone (old Mac exporters).
 fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
     let text = String::from_utf8_lossy(text_part(bytes));
     let err = |line: usize, message: String| Error::Syntax {
@@ -161,12 +162,14 @@ fn read_ascii_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
     let mut state = State::Solid;
     let mut last_line = 0;
     // A byte-order mark is no part of the first keyword.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let lines: Box<dyn Iterator<Item = &str>> = match text.contains('\n') {
-        true => Box::new(text.lines()),
-        false => Box::new(text.split('\r')),
+    // Every line end, `\r\n`, `\n` or `\r` alone, counted once (a review's helper: a file of
+    // CR ends with one LF at its end read as one line).
+    let text = match text.contains('\r') {
+        true => Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n")),
+        false => text,
     };
-    for (i, raw) in lines.enumerate() {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         last_line = line;
         let tokens: Vec<&str> = raw.split_whitespace().collect();
