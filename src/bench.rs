@@ -197,10 +197,10 @@ pub fn rows(scene: &Scene, runs: &[Run]) -> String {
     if let Some(r) = runs.first().map(|r| &r.report) {
         let _ = writeln!(
             s,
-            "{:<12} answer: {} intersecting pairs, containment {:?}, distance {:.6}, {} pairs within clearance {}",
+            "{:<12} answer: {} intersecting pairs, containment {}, distance {:.6}, {} pairs within clearance {}",
             "",
             r.intersect.pairs.len(),
-            r.containment,
+            r.containment.map_or("none", |c| c.as_str()),
             r.distance.distance,
             r.clearance.as_ref().map_or(0, |c| c.pairs.len()),
             scene.clearance

@@ -163,7 +163,7 @@ def test_bad_transforms_raise_value_error_with_the_cli_message(transform, messag
         path = CASES / "meshes/cube_trimesh.stl"
         code, err = cli("check", path, path, "--matrix-b", ",".join(map(str, np.ravel(transform))), json_out=False)
         assert code == 2
-        said = err.strip().removeprefix("meshclash: ").replace("--matrix for B: ", "")
+        said = err.strip().removeprefix("meshclash: ").replace("--matrix-b: ", "")
         assert str(e.value) == "transform_b: " + said
     for f in (mc.interferes, mc.solid_distance):
         with pytest.raises(ValueError, match=message):

@@ -72,8 +72,8 @@ pub enum Command {
         a: PathBuf,
         /// Part B: a mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         b: PathBuf,
-        /// Poses of B: .npy (K x 4 x 4 or K x 16, float32 or float64), .json (a list of 4x4 or 16-number
-        /// rows) or .csv (16 numbers a row, row-major); each must be rigid.
+        /// Poses of B: .npy (K x 4 x 4 or K x 16, float32 or float64), .json (a list of 4x4 or
+        /// 16-number rows, or one 4x4) or .csv (16 numbers a row, row-major); each must be rigid.
         poses: PathBuf,
         #[command(flatten)]
         pose_a: PoseArgsA,
@@ -147,7 +147,7 @@ pub enum Command {
         #[arg(long)]
         contacts: bool,
         /// (Rows of 7) how near touching a contact is found, as a distance; default 1e-9 of
-        /// the mesh's size.
+        /// the mesh's size, and no less than four times what each sphere's coordinates resolve.
         #[arg(long, value_name = "E", allow_negative_numbers = true)]
         tolerance: Option<f64>,
     },
@@ -261,7 +261,11 @@ macro_rules! pose_args {
         }
         impl $name {
             pub fn pose(&self) -> Result<Pose, Error> {
-                parse_pose(self.translate.as_deref(), self.rotate.as_deref(), self.matrix.as_deref(), $which)
+                parse_pose(
+                    [self.translate.as_deref(), self.rotate.as_deref(), self.matrix.as_deref()],
+                    [$t, $r, $m],
+                    $which,
+                )
             }
         }
     };
@@ -297,30 +301,28 @@ fn numbers(s: &str, n: usize, what: &str) -> Result<Vec<f64>, Error> {
     }
 }
 
-fn parse_pose(
-    t: Option<&str>,
-    r: Option<&str>,
-    m: Option<&str>,
-    which: &str,
-) -> Result<Pose, Error> {
+/// The pose of `which` part from its options' values `[translate, rotate, matrix]`, each error
+/// naming the option as given (`names`, without the dashes: "translate-b").
+fn parse_pose([t, r, m]: [Option<&str>; 3], names: [&str; 3], which: &str) -> Result<Pose, Error> {
+    let [tn, rn, mn] = names.map(|n| format!("--{n}"));
     if let Some(m) = m {
         if t.is_some() || r.is_some() {
             return Err(Error::Argument(format!(
-                "--matrix for {which} cannot be combined with --translate or --rotate"
+                "{mn} for {which} cannot be combined with {tn} or {rn}"
             )));
         }
         // Named, as the other options' errors are: which part's matrix is not rigid.
-        return Pose::from_matrix(&numbers(m, 16, "--matrix")?).map_err(|e| match e {
-            Error::Pose(why) => Error::Pose(format!("--matrix for {which}: {why}")),
+        return Pose::from_matrix(&numbers(m, 16, &mn)?).map_err(|e| match e {
+            Error::Pose(why) => Error::Pose(format!("{mn}: {why}")),
             other => other,
         });
     }
     let t = t
-        .map(|s| numbers(s, 3, "--translate"))
+        .map(|s| numbers(s, 3, &tn))
         .transpose()?
         .unwrap_or(vec![0.0; 3]);
     let r = r
-        .map(|s| numbers(s, 3, "--rotate"))
+        .map(|s| numbers(s, 3, &rn))
         .transpose()?
         .unwrap_or(vec![0.0; 3]);
     Ok(Pose::from_euler_degrees(
@@ -332,8 +334,9 @@ fn parse_pose(
 /// Pictures of the answer (`check` and `self`).
 #[derive(Args, Clone, Debug)]
 pub struct PictureArgs {
-    /// Draw the answer to a PNG: parts shaded (A grey, B blue), clashing triangles red,
-    /// triangles within the clearance orange, intersection curves, the closest segment.
+    /// Draw the answer to a PNG: the parts shaded, clashing triangles red, intersection
+    /// curves (check: A grey, B blue, triangles within the clearance orange, the closest
+    /// segment).
     #[arg(long, value_name = "PNG")]
     pub render: Option<PathBuf>,
     /// The PNG's size in pixels.

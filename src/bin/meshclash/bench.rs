@@ -11,11 +11,7 @@ use std::time::Instant;
 /// every scene has run, naming them. An output that cannot be written (a full disk) is an
 /// error; a reader that stops reading ends the run by SIGPIPE (see `main`).
 pub fn bench(triangles: usize, kind: BackendKind, json: bool) -> Result<(), Error> {
-    if triangles < 100 {
-        return Err(Error::Argument(format!(
-            "--triangles must be at least 100, got {triangles}"
-        )));
-    }
+    crate::demo::check_triangles(triangles)?;
     let backend = choose_backend(kind)?;
     let gpu = backend.gpu_backend();
     let gpu = gpu.as_deref();

@@ -54,7 +54,9 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
-    match run(cli).and_then(|()| output::finish().map_or(Ok(()), |e| Err(Error::Output(e)))) {
+    let result = run(cli).and_then(|()| output::finish().map_or(Ok(()), |e| Err(Error::Output(e))));
+    progress::release(result.is_ok());
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("meshclash: {e}");
@@ -66,7 +68,7 @@ fn main() -> ExitCode {
 /// clap's error in one line, as for every other bad argument.
 fn clap_message(e: &clap::Error) -> String {
     if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-        return "no command given: check, self, info, inside, closest, ray, spheres, demo or bench"
+        return "no command given: check, self, info, poses, sweep, inside, closest, ray, spheres, demo or bench"
             .into();
     }
     // clap's message runs until its first blank line (then usage and tips).
@@ -104,7 +106,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             pose_a.pose()?,
             clearance,
             (out, json),
-            choose_backend(backend.kind())?,
+            backend.kind(),
         ),
         Command::Sweep {
             a,
@@ -243,7 +245,7 @@ fn info(path: &Path, json: bool) -> Result<(), Error> {
 
 /// The backend asked for; `auto` says on stderr when and why it answers on the CPU.
 fn choose_backend(kind: BackendKind) -> Result<Backend, Error> {
-    let backend = Backend::with_notice(kind, |why| eprintln!("meshclash: {why}"))?;
+    let backend = Backend::with_notice(kind, |why| progress::notice(format!("meshclash: {why}")))?;
     if let Some(a) = backend.adapter() {
         progress::note(&format!("GPU: {} ({})", a.name, a.backend));
     }

@@ -4,9 +4,9 @@
 use crate::json::v3;
 use crate::progress;
 use crate::table::{self, Column};
-use crate::{load, points::summary_json};
+use crate::{choose_backend, load, points::summary_json};
 use meshclash::query::{self, SolidDistance, Timings};
-use meshclash::{Backend, Error, Pose};
+use meshclash::{BackendKind, Error, Pose};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -42,7 +42,7 @@ pub fn poses(
     pose_a: Pose,
     clearance: Option<f64>,
     (out, json_out): (Option<PathBuf>, bool),
-    backend: Backend,
+    kind: BackendKind,
 ) -> Result<(), Error> {
     if let Some(d) = clearance {
         if !(d.is_finite() && d >= 0.0) {
@@ -56,6 +56,9 @@ pub fn poses(
     }
     let ps = read_poses(poses)?;
     let (ma, mb) = (load(a)?, load(b)?);
+    // Chosen once the inputs are read, as the other batch commands choose it: a bad input is
+    // refused before a GPU is started.
+    let backend = choose_backend(kind)?;
     // What every pose reuses is made first and timed apart, as loading is: the oriented boxes
     // the distance walks, the caps an open part's inside test needs, the GPU's uploads.
     let t = Instant::now();

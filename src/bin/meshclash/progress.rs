@@ -16,6 +16,31 @@ pub fn note(msg: &str) {
     }
 }
 
+/// Notices held until the command has answered (see [`notice`]).
+static HELD: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// A notice a script should see (why `auto` answers on the CPU): at once for a person at a
+/// terminal; otherwise held and written by [`release`] once the command has answered, so that a
+/// refusal stays the one line on stderr the exit status 2 promises (a review's helper: the
+/// notice came first wherever the backend was chosen before the input was refused).
+pub fn notice(msg: String) {
+    if std::io::stderr().is_terminal() {
+        eprintln!("{msg}");
+    } else {
+        HELD.lock().unwrap_or_else(|e| e.into_inner()).push(msg);
+    }
+}
+
+/// The held notices, written after an answer (`answered`), or dropped after a refusal.
+pub fn release(answered: bool) {
+    let held = std::mem::take(&mut *HELD.lock().unwrap_or_else(|e| e.into_inner()));
+    if answered {
+        for msg in held {
+            eprintln!("{msg}");
+        }
+    }
+}
+
 /// Runs `work`; if stderr is a terminal and it takes longer than a second, a spinner saying
 /// `what` turns until it ends.
 pub fn during<T>(what: &str, work: impl FnOnce() -> T) -> T {
