@@ -531,6 +531,27 @@ impl Column {
 }
 
 /// `columns` (all `n` long) to `path`, in the format its extension names.
+/// The rows as a JSON list of objects, written a row at a time: a tree of every row's values
+/// took about 1.2 kB a row (a review's helper: 3M points' `--out .json` peaked at 3.7 GB, their
+/// CSV at 1 GB). The same bytes as the tree's.
+fn json_rows(n: usize, columns: &[(&str, Column)]) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::with_capacity(n.saturating_mul(16 * columns.len()));
+    out.push(b'[');
+    for i in 0..n {
+        if i > 0 {
+            out.push(b',');
+        }
+        let row: serde_json::Map<String, serde_json::Value> = columns
+            .iter()
+            .map(|(k, c)| (k.to_string(), c.json(i)))
+            .collect();
+        serde_json::to_writer(&mut out, &row)
+            .map_err(|e| Error::Output(std::io::Error::other(e)))?;
+    }
+    out.push(b']');
+    Ok(out)
+}
+
 pub fn write(path: &Path, n: usize, columns: &[(&str, Column)]) -> Result<(), Error> {
     let bytes = match extension(path).as_str() {
         "csv" => {
@@ -543,17 +564,7 @@ pub fn write(path: &Path, n: usize, columns: &[(&str, Column)]) -> Result<(), Er
             }
             s.into_bytes()
         }
-        "json" => {
-            let rows: Vec<serde_json::Value> = (0..n)
-                .map(|i| {
-                    columns
-                        .iter()
-                        .map(|(k, c)| (k.to_string(), c.json(i)))
-                        .collect()
-                })
-                .collect();
-            serde_json::to_vec(&rows).unwrap_or_default()
-        }
+        "json" => json_rows(n, columns)?,
         "npy" => npy_bytes(n, columns),
         other => {
             return Err(Error::Argument(format!(
