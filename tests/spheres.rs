@@ -459,12 +459,22 @@ fn a_sphere_moving_from_near_f64s_largest_is_decided() {
         let posed = Posed::new(&cube, Pose::IDENTITY);
         let tol = query::sweep_tolerance(&posed, (c, r, v), None);
         assert!(tol > 1e294 && tol < 1e296, "{tol:e}");
-        let got = backend
-            .sphere_sweeps(&cube, Pose::IDENTITY, &[(c, r, v)], None)
-            .unwrap();
-        let hit = got[0].contact().unwrap_or_else(|| panic!("{got:?}"));
+        let hit = first_contact(&backend, &cube, (c, r, v));
         assert!(hit.toi <= 1.0 && hit.toi > 1.0 - 1e-13, "{hit:?}");
     }
+}
+
+/// The one sphere `s` (centre, radius, move) moving against `m` unposed: its contact, which
+/// it must have.
+fn first_contact(
+    backend: &meshclash::Backend,
+    m: &PreparedMesh,
+    s: (DVec3, f64, DVec3),
+) -> query::SweepContact {
+    let got = backend
+        .sphere_sweeps(m, Pose::IDENTITY, &[s], None)
+        .unwrap();
+    *got[0].contact().unwrap_or_else(|| panic!("{got:?}"))
 }
 
 /// A review's helper's row: a sphere moving by 1.7e308 on every axis, whose displacement's
@@ -477,10 +487,7 @@ fn a_move_longer_than_f64_holds_is_decided() {
     let (c, r, v) = (DVec3::splat(-8.5e307), 0.5, DVec3::splat(1.7e308));
     assert!(((v / 2.0).length() * 2.0).is_infinite());
     for backend in common::cpu_and_gpu("a_move_longer_than_f64_holds_is_decided") {
-        let got = backend
-            .sphere_sweeps(&cube, Pose::IDENTITY, &[(c, r, v)], None)
-            .unwrap();
-        let hit = got[0].contact().unwrap_or_else(|| panic!("{got:?}"));
+        let hit = first_contact(&backend, &cube, (c, r, v));
         // Contact where the centre is within r of the corner, a fraction of the move within
         // 1e-13 of 1/2 (r is 1e-308 of the move), and not after the centre reaches it.
         assert!(hit.toi <= 0.5 && hit.toi > 0.5 - 1e-13, "{hit:?}");

@@ -530,7 +530,6 @@ impl Column {
     }
 }
 
-/// `columns` (all `n` long) to `path`, in the format its extension names.
 /// The rows as a JSON list of objects, written a row at a time: a tree of every row's values
 /// took about 1.2 kB a row (a review's helper: 3M points' `--out .json` peaked at 3.7 GB, their
 /// CSV at 1 GB). The same bytes as the tree's.
@@ -552,6 +551,7 @@ fn json_rows(n: usize, columns: &[(&str, Column)]) -> Result<Vec<u8>, Error> {
     Ok(out)
 }
 
+/// `columns` (all `n` long) to `path`, in the format its extension names.
 pub fn write(path: &Path, n: usize, columns: &[(&str, Column)]) -> Result<(), Error> {
     let bytes = match extension(path).as_str() {
         "csv" => {
