@@ -272,8 +272,17 @@ fn cli_writes_both_pictures_and_refuses_a_bad_size() {
         "--glb",
         dir.join("no/such/dir.glb").to_str().unwrap(),
     ]);
+    // Refused before the work, as --out is, so that a long check is not lost to the typo.
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("dir.glb: cannot write"), "{err}");
+    assert!(
+        err.contains("--glb") && err.contains("dir.glb: its folder does not exist"),
+        "{err}"
+    );
+    let out = cli(&["check", t, t, "--render", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--render") && err.contains("is a folder"), "{err}");
+    assert!(out.stdout.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }

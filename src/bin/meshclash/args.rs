@@ -347,6 +347,20 @@ pub struct PictureArgs {
     pub glb: Option<PathBuf>,
 }
 
+impl PictureArgs {
+    /// Where the pictures go, checked before the work as `--out` is: a long check is not lost
+    /// to a typo in a folder's name.
+    pub fn check_paths(&self) -> Result<(), Error> {
+        if let Some(p) = &self.render {
+            crate::table::check_writable("--render", p)?;
+        }
+        if let Some(p) = &self.glb {
+            crate::table::check_writable("--glb", p)?;
+        }
+        Ok(())
+    }
+}
+
 fn picture_size(s: &str) -> Result<(u32, u32), String> {
     let parsed = s
         .split_once(['x', 'X'])

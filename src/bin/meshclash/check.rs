@@ -30,6 +30,7 @@ pub fn check(
             )));
         }
     }
+    out.pictures.check_paths()?;
     let (ma, mb) = (load(a)?, load(b)?);
     let backend = choose_backend(kind)?;
     let r = progress::during("checking", || {

@@ -178,6 +178,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             backend,
             pictures: p,
         } => {
+            p.check_paths()?;
             let m = load(&mesh)?;
             let backend = choose_backend(backend.kind())?;
             let r = progress::during("checking", || backend.self_intersections(&m))?;

@@ -579,15 +579,23 @@ pub fn write(path: &Path, n: usize, columns: &[(&str, Column)]) -> Result<(), Er
     })
 }
 
-/// An `--out` path that [`write`] can take: a known format, in a folder that exists, not a
-/// folder itself, and writable. Checked before the work, so that a long batch is not lost to
-/// a typo or a read-only folder. An existing file is opened for writing but left as it is; a
-/// new one is created and removed again.
+/// An `--out` path that [`write`] can take: a known format, and [`check_writable`]. Checked
+/// before the work, so that a long batch is not lost to a typo or a read-only folder.
 pub fn check_out(path: &Path) -> Result<(), Error> {
-    let bad = |why: &str| Error::Argument(format!("--out {}: {why}", path.display()));
     if !matches!(extension(path).as_str(), "csv" | "json" | "npy") {
-        return Err(bad("unknown table format (expected .npy, .csv or .json)"));
+        return Err(Error::Argument(format!(
+            "--out {}: unknown table format (expected .npy, .csv or .json)",
+            path.display()
+        )));
     }
+    check_writable("--out", path)
+}
+
+/// A path `option` will write once the work is done: in a folder that exists, not a folder
+/// itself, and writable. An existing file is opened for writing but left as it is; a new one
+/// is created and removed again.
+pub fn check_writable(option: &str, path: &Path) -> Result<(), Error> {
+    let bad = |why: &str| Error::Argument(format!("{option} {}: {why}", path.display()));
     if path.is_dir() {
         return Err(bad("is a folder"));
     }
