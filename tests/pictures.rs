@@ -282,7 +282,10 @@ fn cli_writes_both_pictures_and_refuses_a_bad_size() {
     let out = cli(&["check", t, t, "--render", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--render") && err.contains("is a folder"), "{err}");
+    assert!(
+        err.contains("--render") && err.contains("is a folder"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }

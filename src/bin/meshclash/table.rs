@@ -58,8 +58,22 @@ pub fn read(path: &Path, width: usize) -> Result<Rows, Error> {
     read_widths(path, &[width])
 }
 
-/// The rows of `path`, all finite, as wide as one of `widths`.
+/// The rows of `path`, all finite, as wide as one of `widths`; a spinner on a terminal while
+/// a large table is read.
 pub fn read_widths(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
+    let what = format!("reading {}", file_name(path));
+    crate::progress::during(&what, || rows_of(path, widths))
+}
+
+/// `path`'s last part, for a spinner's line.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+fn rows_of(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
     let rows = match extension(path).as_str() {
         "npy" => read_npy(path)?,
         "csv" => read_csv(path, widths)?,
@@ -551,8 +565,14 @@ fn json_rows(n: usize, columns: &[(&str, Column)]) -> Result<Vec<u8>, Error> {
     Ok(out)
 }
 
-/// `columns` (all `n` long) to `path`, in the format its extension names.
+/// `columns` (all `n` long) to `path`, in the format its extension names; a spinner on a
+/// terminal while a large table is written.
 pub fn write(path: &Path, n: usize, columns: &[(&str, Column)]) -> Result<(), Error> {
+    let what = format!("writing {}", file_name(path));
+    crate::progress::during(&what, || write_now(path, n, columns))
+}
+
+fn write_now(path: &Path, n: usize, columns: &[(&str, Column)]) -> Result<(), Error> {
     let bytes = match extension(path).as_str() {
         "csv" => {
             let mut s = columns.iter().map(|c| c.0).collect::<Vec<_>>().join(",");
