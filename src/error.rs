@@ -63,6 +63,13 @@ pub enum Error {
     Pose(String),
     #[error("invalid argument: {0}")]
     Argument(String),
+    /// A distance beyond the largest `f64`: no number to give (JSON would say `null`), so the
+    /// command line and Python refuse the query rather than answer `inf`. `what` names the
+    /// pose, path or row.
+    #[error("{what} places the parts farther apart than the largest f64 (1.8e308): their distance cannot be given")]
+    PartsBeyondF64 { what: String },
+    #[error("{what}: its distance to the mesh overflows f64 (beyond 1.8e308)")]
+    PointBeyondF64 { what: String },
     #[error("no GPU adapter found{0}")]
     NoAdapter(String),
     #[error("GPU error: {0}")]

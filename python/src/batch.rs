@@ -8,7 +8,7 @@ use crate::convert::{err, f64_array, points, pose, poses as pose_list, value_err
 use crate::mesh::Mesh;
 use crate::pair::backend_of;
 use meshclash::query::{self, sweep_tolerance, Hits, Posed, SolidDistance, SphereSweep};
-use meshclash::{DVec3, PreparedMesh};
+use meshclash::{DVec3, Error, PreparedMesh};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
@@ -196,9 +196,9 @@ pub fn closest_points<'py>(
 /// refuse it, not answered as nothing within reach.
 fn reachable<T>(m: &PreparedMesh, found: &[Option<T>]) -> PyResult<()> {
     match query::first_beyond_f64(m, found) {
-        Some(i) => Err(value_error(format!(
-            "row {i}: its distance to the mesh overflows f64 (beyond 1.8e308)"
-        ))),
+        Some(i) => Err(err(Error::PointBeyondF64 {
+            what: format!("row {i}"),
+        })),
         None => Ok(()),
     }
 }
@@ -470,9 +470,9 @@ pub fn poses<'py>(
     // As the command line, `check` and `solid_distance` refuse it: no distance at all (it came
     // back inf with triangles and points filled in; a review's helper found it).
     if let Some(k) = answers.iter().position(|a| !a.solid.distance().is_finite()) {
-        return Err(value_error(format!(
-            "pose {k} places the parts farther apart than the largest f64 (1.8e308): their distance cannot be given"
-        )));
+        return Err(err(Error::PartsBeyondF64 {
+            what: format!("pose {k}"),
+        }));
     }
     let apart: Vec<_> = answers
         .iter()
@@ -552,9 +552,9 @@ pub fn sweep<'py>(
     let r = py.detach(|| query::sweep(&ma, pa, &mb, &waypoints, &times, tol));
     // As the command line refuses it: a distance beyond f64 cannot be given, nor stepped by.
     if !r.min_distance.is_finite() {
-        return Err(value_error(
-            "the path places the parts farther apart than the largest f64 (1.8e308): their distance cannot be given",
-        ));
+        return Err(err(Error::PartsBeyondF64 {
+            what: "the path".into(),
+        }));
     }
     let d = PyDict::new(py);
     d.set_item("contact", r.contact.is_some())?;

@@ -5,7 +5,9 @@ use crate::convert::{backend_arg, err, json_to_py, pose, value_error};
 use crate::mesh::Mesh;
 use meshclash::query::Interference;
 use meshclash::GpuInfo;
-use meshclash::{CheckOptions, CheckReport, DVec3, Pose, PreparedMesh, SelfReport, SolidDistance};
+use meshclash::{
+    CheckOptions, CheckReport, DVec3, Error, Pose, PreparedMesh, SelfReport, SolidDistance,
+};
 use numpy::ndarray::{Array2, Array3};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray3};
 use pyo3::prelude::*;
@@ -335,9 +337,9 @@ pub(crate) fn within_f64(distance: f64) -> PyResult<()> {
     if distance.is_finite() {
         return Ok(());
     }
-    Err(value_error(
-        "the poses place the parts farther apart than the largest f64 (1.8e308): their distance cannot be given",
-    ))
+    Err(err(Error::PartsBeyondF64 {
+        what: "the poses".into(),
+    }))
 }
 
 /// Whether the parts share a point as solids: surfaces meeting or touching, or one inside the

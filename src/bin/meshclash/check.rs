@@ -85,7 +85,7 @@ fn within_f64(distance: f64) -> Result<(), Error> {
     if distance.is_finite() {
         return Ok(());
     }
-    Err(Error::Argument(
-        "the poses place the parts farther apart than the largest f64 (1.8e308): their distance cannot be given".into(),
-    ))
+    Err(Error::PartsBeyondF64 {
+        what: "the poses".into(),
+    })
 }

@@ -70,10 +70,9 @@ pub fn poses(
     timings.add("query", t);
     // As `check` refuses it: a distance beyond f64 is no distance (JSON would say null).
     if let Some(k) = answers.iter().position(|a| !a.solid.distance().is_finite()) {
-        return Err(Error::Argument(format!(
-            "{}: pose {k} places the parts farther apart than the largest f64 (1.8e308): their distance cannot be given",
-            poses.display()
-        )));
+        return Err(Error::PartsBeyondF64 {
+            what: format!("{}: pose {k}", poses.display()),
+        });
     }
     if let Some(out) = out {
         table::write(&out, answers.len(), &columns(&answers))?;
@@ -195,10 +194,9 @@ pub fn sweep(
     });
     // As `poses` and `check` refuse it: a distance beyond f64 cannot be given, nor stepped by.
     if !r.min_distance.is_finite() {
-        return Err(Error::Argument(format!(
-            "{}: the path places the parts farther apart than the largest f64 (1.8e308): their distance cannot be given",
-            path.display()
-        )));
+        return Err(Error::PartsBeyondF64 {
+            what: format!("{}: the path", path.display()),
+        });
     }
     let mut timings = Timings::default();
     timings.add("query", t);

@@ -130,10 +130,9 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
     // distance is beyond f64: an answer of "none within reach" would be wrong, so say so.
     if limit == f64::INFINITY {
         if let Some(i) = meshclash::query::first_beyond_f64(&m, &found) {
-            return Err(Error::Argument(format!(
-                "{}: row {i}: its distance to the mesh overflows f64 (beyond 1.8e308)",
-                job.points.display()
-            )));
+            return Err(Error::PointBeyondF64 {
+                what: format!("{}: row {i}", job.points.display()),
+            });
         }
     }
     let inside = if signed {

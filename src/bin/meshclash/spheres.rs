@@ -67,10 +67,9 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
         // Every finite centre has a nearest point on a mesh with triangles, unless its
         // distance is beyond f64: not an answer of "no contact".
         if let Some(i) = meshclash::query::first_beyond_f64(&m, &found) {
-            return Err(Error::Argument(format!(
-                "{}: row {i}: its distance to the mesh overflows f64 (beyond 1.8e308)",
-                job.points.display()
-            )));
+            return Err(Error::PointBeyondF64 {
+                what: format!("{}: row {i}", job.points.display()),
+            });
         }
         standing(found)
     } else {
