@@ -68,6 +68,62 @@ fn check_against_a_fifo_exits_2_without_blocking() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A batch's rows and a pose file are read as a mesh is: a FIFO and `/dev/zero` are refused
+/// (they blocked, and read until memory ran out); `--out` into a FIFO is refused before the
+/// work (it blocked); `--out` through a link to a file not yet there writes that file.
+#[cfg(unix)]
+#[test]
+fn tables_in_and_out_are_regular_files() {
+    let dir = std::env::temp_dir().join(format!("meshclash-cli-tables-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("rows.csv");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let f = fifo.to_str().unwrap();
+    for args in [
+        vec!["closest", CUBE, f],
+        vec!["sweep", CUBE, CUBE, "--path", f],
+    ] {
+        let (code, _, err) = meshclash_or_hang(&args);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("rows.csv: is a named pipe (FIFO), not a file"),
+            "{err}"
+        );
+    }
+    let zero = dir.join("zero.npy");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let (code, _, err) = meshclash_or_hang(&["inside", CUBE, zero.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("zero.npy: is a character device, not a file"),
+        "{err}"
+    );
+
+    let rows = scratch_file("tables_rows.csv", b"0,0,2\n");
+    let (code, _, err) = meshclash_or_hang(&["closest", CUBE, &rows, "--out", f]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--out") && err.contains("is not a regular file"),
+        "{err}"
+    );
+    let (link, target) = (dir.join("link.csv"), dir.join("target.csv"));
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let (code, _, err) =
+        meshclash_or_hang(&["closest", CUBE, &rows, "--out", link.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let written = std::fs::read_to_string(&target).unwrap();
+    assert!(
+        written.starts_with("distance,") && written.lines().count() == 2,
+        "{written}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn info_on_a_directory_exits_2_naming_a_directory() {
     let dir = std::env::temp_dir();

@@ -45,6 +45,23 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     }
 }
 
+/// A table's bytes, from a regular file only, as meshes are read: a FIFO with no writer or
+/// `/dev/zero` named as rows would block or fill the memory (a hunt's helper found both).
+fn bytes(path: &Path) -> Result<Vec<u8>, Error> {
+    meshclash::mesh::read::read_regular_file(path)
+}
+
+/// [`bytes`] as UTF-8 text (CSV, JSON).
+fn text(path: &Path) -> Result<String, Error> {
+    String::from_utf8(bytes(path)?).map_err(|_| {
+        let e = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        );
+        io(path)(e)
+    })
+}
+
 fn syntax(path: &Path, line: usize, message: String) -> Error {
     Error::Syntax {
         path: path.to_path_buf(),
@@ -170,7 +187,7 @@ fn ragged(
 }
 
 fn read_csv(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
-    let text = std::fs::read_to_string(path).map_err(io(path))?;
+    let text = text(path)?;
     // Spreadsheets write a byte-order mark first ("CSV UTF-8"): it is not part of the data.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut width = None;
@@ -220,7 +237,7 @@ fn read_csv(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
 }
 
 fn read_json(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
-    let text = std::fs::read_to_string(path).map_err(io(path))?;
+    let text = text(path)?;
     // A byte-order mark, as a CSV may have (some Windows editors write one).
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let value: serde_json::Value = serde_json::from_str(text)
@@ -283,7 +300,7 @@ fn json_row(row: &serde_json::Value) -> Option<Vec<f64>> {
 /// NumPy's format 1.0–3.0: magic, version, a header dict (`descr`, `fortran_order`, `shape`),
 /// then the data. Float32 or float64, little endian, C order, one or two dimensions.
 fn read_npy(path: &Path) -> Result<Rows, Error> {
-    let bytes = std::fs::read(path).map_err(io(path))?;
+    let bytes = bytes(path)?;
     let bad = |m: &str| syntax(path, 1, format!("not a readable .npy: {m}"));
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
         return Err(bad("no NUMPY magic"));
@@ -611,13 +628,22 @@ pub fn check_out(path: &Path) -> Result<(), Error> {
     check_writable("--out", path)
 }
 
-/// A path `option` will write once the work is done: in a folder that exists, not a folder
-/// itself, and writable. An existing file is opened for writing but left as it is; a new one
-/// is created and removed again.
+/// A path `option` will write once the work is done: in a folder that exists, a regular file
+/// or none yet, and writable. An existing file is opened for writing but left as it is; a new
+/// one is created and removed again. A link is followed: one whose file does not exist yet is
+/// judged by its target's path.
 pub fn check_writable(option: &str, path: &Path) -> Result<(), Error> {
     let bad = |why: &str| Error::Argument(format!("{option} {}: {why}", path.display()));
-    if path.is_dir() {
-        return Err(bad("is a folder"));
+    let target = dangling_target(path);
+    let path = target.as_deref().unwrap_or(path);
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.is_dir() {
+            return Err(bad("is a folder"));
+        }
+        // A FIFO would block the write (and opening it here would end its reader's input).
+        if !meta.is_file() {
+            return Err(bad("is not a regular file"));
+        }
     }
     if let Some(dir) = path.parent() {
         if !dir.as_os_str().is_empty() && !dir.is_dir() {
@@ -634,6 +660,19 @@ pub fn check_writable(option: &str, path: &Path) -> Result<(), Error> {
             .and_then(|_| std::fs::remove_file(path)),
     };
     writable.map_err(|e| bad(&format!("cannot be written: {e}")))
+}
+
+/// Where a link that leads nowhere yet points (writing through it creates that file), once:
+/// a link to a link is left to the write to resolve.
+fn dangling_target(path: &Path) -> Option<std::path::PathBuf> {
+    if path.exists() || !path.is_symlink() {
+        return None;
+    }
+    let to = std::fs::read_link(path).ok()?;
+    Some(match path.parent() {
+        Some(dir) if to.is_relative() => dir.join(to),
+        _ => to,
+    })
 }
 
 /// A structured `.npy` (format 1.0): one record per row, one field per column.
