@@ -316,6 +316,58 @@ fn gltf_sparse_morph_targets_are_read_and_their_work_is_counted() {
     assert!(e.contains("to expand, more than"), "{e}");
 }
 
+/// A hunt's helper's file: a POSITION accessor with no view (zeros) but a sparse substitution,
+/// its count 5e8, padded to 2 MB so that the work budget allowed it: 13 GB were asked for. A
+/// count without a view is held to the buffers' bytes; three such zeros are read.
+#[test]
+fn gltf_positions_without_a_view_are_held_to_the_file() {
+    let doc = |n: usize, pad: usize| {
+        let mut bytes = 1u32.to_le_bytes().to_vec();
+        bytes.extend([1f32, 0., 0.].iter().flat_map(|c| c.to_le_bytes()));
+        bytes.extend([0u32, 1, 2].iter().flat_map(|c| c.to_le_bytes()));
+        let uri = format!(
+            "data:application/octet-stream;base64,{}",
+            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes)
+        );
+        let mut s = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": bytes.len(), "uri": uri}],
+            "bufferViews": [
+                {"buffer": 0, "byteOffset": 0, "byteLength": 4},
+                {"buffer": 0, "byteOffset": 4, "byteLength": 12},
+                {"buffer": 0, "byteOffset": 16, "byteLength": 12}
+            ],
+            "accessors": [
+                {"componentType": 5126, "count": n, "type": "VEC3",
+                 "min": [0, 0, 0], "max": [1, 0, 0],
+                 "sparse": {"count": 1,
+                            "indices": {"bufferView": 0, "componentType": 5125},
+                            "values": {"bufferView": 1}}},
+                {"bufferView": 2, "componentType": 5125, "count": 3, "type": "SCALAR"}
+            ],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+            "nodes": [{"mesh": 0}],
+            "scenes": [{"nodes": [0]}],
+            "scene": 0
+        })
+        .to_string();
+        s.insert_str(s.len() - 1, &" ".repeat(pad));
+        s
+    };
+    let soup = read::read_gltf(doc(3, 0).as_bytes(), "s.gltf".as_ref())
+        .unwrap()
+        .soup;
+    assert_eq!(
+        soup,
+        vec![[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]]
+    );
+    let e = refused("zeros.gltf", doc(530_000_000, 2_200_000).as_bytes());
+    assert!(
+        e.contains("530000000 elements without a buffer view"),
+        "{e}"
+    );
+}
+
 /// A reader's error for `bytes` as `name`; it must name the file.
 fn refused(name: &str, bytes: &[u8]) -> String {
     let path = Path::new(name);
