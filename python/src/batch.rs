@@ -299,17 +299,19 @@ fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec
         Ok(r) => r,
         Err(first) => f64_array(radii, "radii", &[]).map_err(|_| first)?,
     };
-    let r: Vec<f64> = match r.as_array().ndim() {
-        0 => vec![r.as_array().iter().copied().next().unwrap_or(f64::NAN); c.len()],
-        _ => r.as_array().iter().copied().collect(),
-    };
-    if r.len() != c.len() {
+    // Lengths first: a broadcast array of radii costs no memory until it is copied.
+    let r = r.as_array();
+    if r.ndim() == 1 && r.len() != c.len() {
         return Err(value_error(format!(
             "centers and radii must have as many rows, got {} and {}",
             c.len(),
             r.len()
         )));
     }
+    let r: Vec<f64> = match r.ndim() {
+        0 => vec![r.iter().copied().next().unwrap_or(f64::NAN); c.len()],
+        _ => r.iter().copied().collect(),
+    };
     if let Some(i) = r.iter().position(|r| !r.is_finite()) {
         return Err(value_error(format!(
             "radii: row {i} holds {}, not a finite number",

@@ -3,8 +3,8 @@
 use meshclash::{Backend, BackendKind, DVec3, Error, Pose};
 use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{
-    PyFileNotFoundError, PyIsADirectoryError, PyOSError, PyPermissionError, PyRuntimeError,
-    PyValueError,
+    PyFileNotFoundError, PyIsADirectoryError, PyMemoryError, PyOSError, PyPermissionError,
+    PyRuntimeError, PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -77,16 +77,24 @@ pub fn check_shape(got: &[usize], what: &str, want: &[Option<usize>]) -> PyResul
     )))
 }
 
+/// An empty `Vec` with room for `n` rows of `what`, or `MemoryError`: numpy holds some arrays
+/// in no memory (`np.broadcast_to(p, (2**40, 3))`), and copying one aborted the interpreter
+/// (a hunt's helper) where Python raises for an allocation that cannot be had.
+pub fn room<T>(n: usize, what: &str) -> PyResult<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| PyMemoryError::new_err(format!("{what}: {n} rows do not fit in memory")))?;
+    Ok(v)
+}
+
 /// Rows of three finite numbers, `(N, 3)`, as points (query rows: points, origins,
 /// directions, centres, displacements). A row holding NaN or an infinity is refused, as the
 /// command line refuses it: answered, it came back as an answer (outside, nothing within reach).
 pub fn points(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<DVec3>> {
     let a = f64_array(obj, what, &[None, Some(3)])?;
     let a = a.as_array();
-    let rows: Vec<DVec3> = a
-        .outer_iter()
-        .map(|r| DVec3::new(r[0], r[1], r[2]))
-        .collect();
+    let mut rows: Vec<DVec3> = room(a.shape()[0], what)?;
+    rows.extend(a.outer_iter().map(|r| DVec3::new(r[0], r[1], r[2])));
     if let Some((i, v)) = rows.iter().enumerate().find_map(|(i, r)| {
         r.to_array()
             .into_iter()
@@ -113,14 +121,12 @@ pub fn pose(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Pose> {
 /// Many 4×4 rigid transforms, `(K, 4, 4)`.
 pub fn poses(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Pose>> {
     let a = f64_array(obj, what, &[None, Some(4), Some(4)])?;
-    a.as_array()
-        .outer_iter()
-        .enumerate()
-        .map(|(k, m)| {
-            let m: Vec<f64> = m.iter().copied().collect();
-            Pose::from_matrix(&m).map_err(|e| value_error(format!("{what}[{k}]: {e}")))
-        })
-        .collect()
+    let mut out = room(a.shape()[0], what)?;
+    for (k, m) in a.as_array().outer_iter().enumerate() {
+        let m: Vec<f64> = m.iter().copied().collect();
+        out.push(Pose::from_matrix(&m).map_err(|e| value_error(format!("{what}[{k}]: {e}")))?);
+    }
+    Ok(out)
 }
 
 /// The backends made so far, one per kind, shared by every call: a GPU's device and pipelines

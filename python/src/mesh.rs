@@ -1,7 +1,7 @@
 //! `Mesh`: a mesh welded and prepared once (octree, topology, bodies), kept on the GPU after
 //! its first GPU query.
 
-use crate::convert::{asarray, check_shape, err, json_to_py, value_error};
+use crate::convert::{asarray, check_shape, err, json_to_py, room, value_error};
 use meshclash::mesh::BoundaryReport;
 use meshclash::{Mesh as CoreMesh, PreparedMesh};
 use numpy::ndarray::{Array2, ArrayViewD};
@@ -111,7 +111,7 @@ impl Mesh {
 
 /// The vertices rounded to float32, refusing non-finite ones and those past float32's range.
 fn float32_vertices(v: ArrayViewD<'_, f64>, source: &str) -> PyResult<Vec<[f32; 3]>> {
-    let mut verts = Vec::with_capacity(v.shape()[0]);
+    let mut verts = room(v.shape()[0], "vertices")?;
     for (i, row) in v.outer_iter().enumerate() {
         let mut p = [0f32; 3];
         for k in 0..3 {
@@ -142,7 +142,7 @@ fn gather<T: Copy + Into<i128>>(
     source: &str,
 ) -> PyResult<Vec<[[f32; 3]; 3]>> {
     let n = verts.len();
-    let mut soup = Vec::with_capacity(faces.shape()[0]);
+    let mut soup = room(faces.shape()[0], "faces")?;
     for (t, row) in faces.outer_iter().enumerate() {
         let mut tri = [[0f32; 3]; 3];
         for k in 0..3 {

@@ -180,6 +180,28 @@ def test_bad_arguments():
         mc.check(a, a, transform_a=translation(-1.7e308, 0, 0), transform_b=translation(1.7e308, 0, 0))
 
 
+def test_arrays_held_in_no_memory_raise_memory_error():
+    # np.broadcast_to holds 2**40 rows in none; copying them aborted the interpreter (a hunt's
+    # helper). Each copy now asks for its room first, and Python gets a MemoryError.
+    v, f = box((0, 0, 0), (1, 1, 1))
+    a = mc.Mesh(v, f)
+    n = 2**40
+    rows = np.broadcast_to(np.zeros(3), (n, 3))
+    calls = {
+        "vertices": lambda: mc.Mesh(rows, f),
+        "faces": lambda: mc.Mesh(v, np.broadcast_to(np.array([0, 1, 3]), (n, 3))),
+        "origins": lambda: mc.ray_hits(a, rows, rows, backend="cpu"),
+        "centers": lambda: mc.sphere_contacts(a, rows, 1.0, backend="cpu"),
+        "transforms_b": lambda: mc.poses(a, a, np.broadcast_to(np.eye(4), (n, 4, 4)), backend="cpu"),
+    }
+    for what, call in calls.items():
+        with pytest.raises(MemoryError, match=f"{what}: {n} rows do not fit in memory"):
+            call()
+    # Radii longer than the centres are refused by their lengths, before they are copied.
+    with pytest.raises(ValueError, match="as many rows, got 1 and 1099511627776"):
+        mc.sphere_contacts(a, np.zeros((1, 3)), np.broadcast_to(np.ones(1), (n,)), backend="cpu")
+
+
 @pytest.mark.parametrize("name", ["torus_truncated.stl", "tray_bottom_ascii_truncated.stl", "trimesh_stl_empty_ascii.stl", "trimesh_stl_empty_bin.stl"])
 def test_broken_files_raise_value_error_with_the_cli_message(name, cli):
     path = CASES / "broken" / name
