@@ -108,6 +108,18 @@ fn a_swallowed_part_is_red_inside_its_cut_away_container() {
     let (c, interferes, _) = check_png(&outer, &inner, shift(6.0, 1.5, 1.5), None);
     assert!(!interferes);
     assert_eq!(c.red, 0, "{c:?}");
+    // An inside-out container swallows it too (a hunt's helper: its near walls were kept, by
+    // their winding, and hid it).
+    let soup: Vec<_> = common::box_soup([0.0; 3], [4.0; 3])
+        .into_iter()
+        .map(|[p, q, r]| [p, r, q])
+        .collect();
+    let inverted = PreparedMesh::new(meshclash::Mesh::from_soup("inverted", soup).unwrap());
+    // Large enough that the container's near walls are within the framed depth.
+    let large = box_mesh([0.0; 3], [3.0; 3]);
+    let (c, interferes, _) = check_png(&inverted, &large, shift(0.5, 0.5, 0.5), None);
+    assert!(interferes);
+    assert!(c.red > 0 && c.grey > 0, "{c:?}");
 }
 
 #[test]
@@ -166,10 +178,13 @@ fn glb_parses_back_with_every_triangle_and_mark() {
     let blob = gltf.blob.as_deref().unwrap();
     let mut by_mark = std::collections::BTreeMap::new();
     let mut lines = 0;
+    let mut colour = std::collections::BTreeMap::new();
     for mesh in gltf.meshes() {
         for p in mesh.primitives() {
             let n = p.get(&gltf::Semantic::Positions).unwrap().count();
             let name = p.material().name().unwrap_or("").to_string();
+            let rgba = p.material().pbr_metallic_roughness().base_color_factor();
+            colour.insert(name.clone(), rgba.map(f32::to_bits));
             match p.mode() {
                 gltf::mesh::Mode::Triangles => *by_mark.entry(name).or_insert(0) += n / 3,
                 gltf::mesh::Mode::Lines => lines += n / 2,
@@ -194,6 +209,8 @@ fn glb_parses_back_with_every_triangle_and_mark() {
         2 * torus.mesh.triangles.len()
     );
     assert_eq!(lines, r.intersect.curve_segments().len());
+    // The curves show on the red faces they cross (they were the same red; a hunt's helper).
+    assert_ne!(colour["intersection curves"], colour["clashing"]);
     assert!(blob.len() >= 2 * torus.mesh.triangles.len() * 36);
 
     // Re-centred (the parts are 1e6 from the origin): the offset is in the root's extras, and
@@ -266,6 +283,11 @@ fn cli_writes_both_pictures_and_refuses_a_bad_size() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("WIDTHxHEIGHT"), "{err}");
+    // A size for no picture is refused, not ignored.
+    let out = cli(&["check", t, t, "--size", "300x200"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--render"), "{err}");
     let out = cli(&[
         "self",
         t,

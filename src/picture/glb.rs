@@ -4,7 +4,7 @@
 //! coordinates are re-centred on the scene's focus; the offset is kept in `f64` in the root
 //! node's `extras` (`meshclash_offset`), not applied, so nothing is lost to rounding.
 
-use super::raster::{CLASH, NEAR, PART_A, PART_B};
+use super::raster::{CLASH, CLOSEST, CURVE, NEAR, PART_A, PART_B};
 use super::{Mark, Scene};
 use crate::error::{Error, Result};
 use crate::geom::DVec3;
@@ -42,12 +42,12 @@ pub fn glb(scene: &Scene) -> Result<Vec<u8>> {
         nodes.push(doc.node(part.name, primitives));
     }
     let curves: Vec<DVec3> = scene.curves.iter().flat_map(|&(p, q)| [p, q]).collect();
-    if let Some(p) = doc.primitive(&curves, offset, LINES, CLASH, "intersection curves")? {
+    // Dark red, as the PNG draws them: the clash's red would vanish on the red faces.
+    if let Some(p) = doc.primitive(&curves, offset, LINES, CURVE, "intersection curves")? {
         nodes.push(doc.node("intersection curves", vec![p]));
     }
     if let Some((p, q)) = scene.closest {
-        let green = [0, 150, 60];
-        if let Some(p) = doc.primitive(&[p, q], offset, LINES, green, "closest segment")? {
+        if let Some(p) = doc.primitive(&[p, q], offset, LINES, CLOSEST, "closest segment")? {
             nodes.push(doc.node("closest segment", vec![p]));
         }
     }

@@ -20,8 +20,8 @@ pub const PART_A: [u8; 3] = [175, 175, 175];
 pub const PART_B: [u8; 3] = [70, 130, 210];
 pub const CLASH: [u8; 3] = [225, 25, 25];
 pub const NEAR: [u8; 3] = [255, 150, 0];
-const CURVE: [u8; 3] = [110, 0, 0];
-const CLOSEST: [u8; 3] = [0, 150, 60];
+pub const CURVE: [u8; 3] = [110, 0, 0];
+pub const CLOSEST: [u8; 3] = [0, 150, 60];
 
 /// The largest picture side drawn: an 8192 × 8192 picture takes about 1.5 GB while it is drawn
 /// (colour, depth, the RGBA pixmap and its PNG).
@@ -106,12 +106,19 @@ pub fn png(scene: &Scene, width: u32, height: u32) -> Result<Vec<u8>> {
     }
     let cam = Camera::framing(scene, width, height);
     let mut canvas = Canvas::new(width, height);
+    // A container's cut-away leaves out its triangles that face the camera from the framed
+    // body: turned away from the body's centre, not by their winding, which an inside-out
+    // container has the other way (a hunt's helper: its near side was kept and hid the body).
+    let inside = scene.focus.center();
     for (k, part) in scene.parts.iter().enumerate() {
         let base = if k == 0 { PART_A } else { PART_B };
         for (t, &mark) in part.triangles.iter().zip(&part.marks) {
             let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
             let facing = n.dot(cam.back);
-            if part.container && facing > 0.0 {
+            let centroid = (t[0] + t[1] + t[2]) / 3.0;
+            let outward = n.dot(centroid - inside) >= 0.0;
+            let away = if outward { facing } else { -facing };
+            if part.container && away > 0.0 {
                 continue;
             }
             let colour = match mark {

@@ -334,13 +334,13 @@ fn parse_pose([t, r, m]: [Option<&str>; 3], names: [&str; 3], which: &str) -> Re
 /// Pictures of the answer (`check` and `self`).
 #[derive(Args, Clone, Debug)]
 pub struct PictureArgs {
-    /// Draw the answer to a PNG: the parts shaded, clashing triangles red, intersection
-    /// curves (check: A grey, B blue, triangles within the clearance orange, the closest
+    /// Draw the answer to a PNG: the parts shaded, clashing triangles red (check: A grey, B
+    /// blue, the intersection curves, triangles within the clearance orange, the closest
     /// segment).
     #[arg(long, value_name = "PNG")]
     pub render: Option<PathBuf>,
     /// The PNG's size in pixels.
-    #[arg(long, value_name = "WxH", default_value = "1024x768", value_parser = picture_size)]
+    #[arg(long, value_name = "WxH", default_value = "1024x768", value_parser = picture_size, requires = "render")]
     pub size: (u32, u32),
     /// Write the answer as a GLB (binary glTF) to open in Blender, three.js or trimesh.
     #[arg(long, value_name = "GLB")]

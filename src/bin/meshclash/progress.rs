@@ -53,7 +53,10 @@ pub fn during<T>(what: &str, work: impl FnOnce() -> T) -> T {
         if wait.recv_timeout(QUIET) != Err(mpsc::RecvTimeoutError::Timeout) {
             return;
         }
-        let bar = indicatif::ProgressBar::new_spinner().with_message(what);
+        // Counting from the start of the work, not from the spinner's first second.
+        let bar = indicatif::ProgressBar::new_spinner()
+            .with_message(what)
+            .with_elapsed(QUIET);
         if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
             bar.set_style(style);
         }

@@ -13,8 +13,8 @@ pub fn print_quick(
     r: &SolidDistance,
     timings: &Timings,
 ) {
-    out!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
-    out!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
+    out!("A: {} ({})", a.display(), triangles(&ma.mesh));
+    out!("B: {} ({})", b.display(), triangles(&mb.mesh));
     match r {
         SolidDistance::Interfering(i) => {
             let why = match i {
@@ -77,8 +77,8 @@ pub fn print_check(
     let d = &r.distance;
     let n = r.intersect.pairs.len();
     let piercing = r.intersect.piercing_count();
-    out!("A: {} ({} triangles)", a.display(), ma.mesh.triangles.len());
-    out!("B: {} ({} triangles)", b.display(), mb.mesh.triangles.len());
+    out!("A: {} ({})", a.display(), triangles(&ma.mesh));
+    out!("B: {} ({})", b.display(), triangles(&mb.mesh));
     if n > 0 {
         out!(
             "intersects:   yes, {n} triangle pairs ({piercing} piercing, {} touching)",
@@ -174,11 +174,7 @@ pub fn print_self(
     with_pairs: bool,
     backend: &Backend,
 ) {
-    out!(
-        "mesh: {} ({} triangles)",
-        path.display(),
-        m.mesh.triangles.len()
-    );
+    out!("mesh: {} ({})", path.display(), triangles(&m.mesh));
     out!(
         "self-intersects: {}",
         if r.pairs.is_empty() { "no" } else { "yes" }
@@ -208,5 +204,13 @@ fn number(x: f64) -> String {
         format!("{x}")
     } else {
         format!("{x:e}")
+    }
+}
+
+/// "1 triangle", "8700 triangles".
+fn triangles(m: &meshclash::Mesh) -> String {
+    match m.triangles.len() {
+        1 => "1 triangle".into(),
+        n => format!("{n} triangles"),
     }
 }
