@@ -263,6 +263,47 @@ fn sweeps_meet_where_the_analytic_contact_is() {
     assert!((hit.time - (0.2 + 0.35 * 0.8)).abs() < 1e-9);
 }
 
+/// A hunt's helper's sweep at 1e12 (coordinates a unit of 2^-13 apart there): A the cube
+/// [-0.5, 0.5]³ at 1e12 on each axis, B the same cube moving along -x from 3 to -1 past it, its
+/// exact gap at time t being 2 - 4t. The default tolerance (1e-6 of the sizes, 3.5e-6) was met
+/// only by the rounded pose: the exact gap at the reported time was 6.1e-5, 18 times it. The
+/// default is now no finer than the coordinates resolve, and the exact gap within it.
+#[test]
+fn a_sweep_far_from_the_origin_is_within_its_default_tolerance_exactly() {
+    let dir = std::env::temp_dir().join(format!("meshclash-far-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("path.json");
+    let row =
+        |x: f64| format!("[1,0,0,{x:.1},0,1,0,1000000000000.5,0,0,1,1000000000000.25,0,0,0,1]");
+    std::fs::write(&path, format!("[{}, {}]", row(1e12 + 3.0), row(1e12 - 1.0))).unwrap();
+    let cube = common::case_path("meshes/cube_trimesh.stl");
+    let c = cube.to_str().unwrap();
+    let far = "--translate-a=1e12,1e12,1e12";
+    let r = common::cli(&[
+        "sweep",
+        c,
+        c,
+        far,
+        "--path",
+        path.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let (t, tol) = (
+        v["time"].as_f64().unwrap(),
+        v["tolerance"].as_f64().unwrap(),
+    );
+    assert_eq!(v["contact"], true);
+    // 2 - 4t is exact for the dyadic times the advancement reports.
+    let gap = 2.0 - 4.0 * t;
+    assert!(
+        (0.0..=tol).contains(&gap),
+        "gap {gap} at {t}, tolerance {tol}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_small_box_does_not_tunnel_through_a_thin_plate() {
     let plate = boxed([-1.0, -1.0, -0.005], [1.0, 1.0, 0.005]);

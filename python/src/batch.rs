@@ -510,8 +510,9 @@ pub fn poses<'py>(
 /// slerp) against A: its first contact, certified by conservative advancement (none before
 /// ``time``, within ``tolerance`` of touching there), or how near it came. ``times``: the
 /// waypoints' times, increasing from 0 to 1 (default evenly spaced). ``tolerance`` defaults to
-/// 1e-6 of the parts' combined size. Returns what ``meshclash sweep --json`` prints, less
-/// ``backend`` and ``timings_ms``, with ``pose`` and points as numpy arrays. On the CPU.
+/// 1e-6 of the parts' combined size, no finer than the posed coordinates resolve. Returns what
+/// ``meshclash sweep --json`` prints, less ``backend`` and ``timings_ms``, with ``pose`` and
+/// points as numpy arrays. On the CPU.
 #[pyfunction]
 #[pyo3(signature = (a, b, path, transform_a = None, times = None, tolerance = None))]
 pub fn sweep<'py>(
@@ -544,8 +545,7 @@ pub fn sweep<'py>(
     }
     let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
     let pa = pose(transform_a, "transform_a")?;
-    let size = ma.mesh.bounding_box().diagonal() + mb.mesh.bounding_box().diagonal();
-    let tol = tolerance.unwrap_or(1e-6 * size);
+    let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, pa, &mb, &waypoints));
     if !(tol > 0.0 && tol.is_finite()) {
         return Err(value_error(format!(
             "--tolerance must be finite and > 0, got {tol}"

@@ -35,7 +35,7 @@ pub use containment::{
 pub use distance::{distance, distance_with_budget, DistanceReport};
 pub use interferes::{interference, interference_and_certainty, interferes, Interference};
 pub use intersect::{intersect, IntersectReport, PairContact};
-pub use motion::{evidence, poses, sweep, PoseAnswer, SweepHit, SweepReport};
+pub use motion::{evidence, path_tolerance, poses, sweep, PoseAnswer, SweepHit, SweepReport};
 pub use ray::{first_unbounded_ray, hit_rows, ray_hits, ray_segment_end, Hits, RayHit};
 pub use self_intersect::{
     self_intersections, shared_vertex_meets_elsewhere, shared_vertex_meets_elsewhere_by_edges,

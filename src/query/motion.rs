@@ -90,6 +90,24 @@ const ORIENTED_AFTER: usize = 256;
 /// tolerance takes the most.
 const MAX_STEPS: usize = 1_000_000;
 
+/// A sweep's default tolerance: 1e-6 of the parts' sizes (their boxes' diagonals summed), and
+/// no less than four times what the posed coordinates resolve, as a moving sphere's is
+/// ([`super::sweep_tolerance`]): far from the origin a finer one is met only by the rounded
+/// pose (a hunt's helper: at 1e12 the path's exact gap was 18 times the 3.5e-6 asked for).
+pub fn path_tolerance(a: &PreparedMesh, pose_a: Pose, b: &PreparedMesh, path: &[Pose]) -> f64 {
+    let (ba, bb) = (a.mesh.bounding_box(), b.mesh.bounding_box());
+    let size = ba.diagonal() + bb.diagonal();
+    // A posed point's magnitude is at most its pose's translation's plus its own length.
+    let reach = |b: &crate::geom::Aabb| b.min.abs().max(b.max.abs()).length();
+    let placed = |p: &Pose, b: &crate::geom::Aabb| p.translation.abs().max_element() + reach(b);
+    let far = path.iter().map(|p| placed(p, &bb)).fold(0.0, f64::max);
+    let resolved = 4.0 * 32.0 * f64::EPSILON * (placed(&pose_a, &ba) + far);
+    match resolved.is_finite() {
+        true => (1e-6 * size).max(resolved),
+        false => 1e-6 * size,
+    }
+}
+
 /// B moving through `path` (at least two waypoints) at `times` (increasing, first 0 and last 1;
 /// even spacing when empty), A placed by `pose_a`: the first pose within `tol` of A, found
 /// without passing through it.

@@ -108,7 +108,7 @@ pub enum Command {
         #[arg(long, value_name = "T0,T1,...")]
         times: Option<String>,
         /// How near touching counts as contact, a distance (default: 1e-6 of the parts'
-        /// combined size).
+        /// combined size, and no finer than the posed coordinates resolve).
         #[arg(long, value_name = "E", allow_negative_numbers = true)]
         tolerance: Option<f64>,
         /// One JSON object on stdout.

@@ -181,8 +181,7 @@ pub fn sweep(
     }
     let times = parse_times(times, waypoints.len())?;
     let (ma, mb) = (load(a)?, load(b)?);
-    let size = ma.mesh.bounding_box().diagonal() + mb.mesh.bounding_box().diagonal();
-    let tol = tolerance.unwrap_or(1e-6 * size);
+    let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, pose_a, &mb, &waypoints));
     if !(tol > 0.0 && tol.is_finite()) {
         return Err(Error::Argument(format!(
             "--tolerance must be finite and > 0, got {tol}"
