@@ -180,8 +180,10 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
     let mut fields = json!({
         "count": found.len(),
         "found": within.len(),
-        "min_distance": within.iter().copied().reduce(f64::min),
-        "max_distance": within.iter().copied().reduce(f64::max),
+        // In total order, so that -0 (on the surface, inside) is below +0 as the table has them
+        // (f64::max may give either).
+        "min_distance": within.iter().copied().min_by(f64::total_cmp),
+        "max_distance": within.iter().copied().max_by(f64::total_cmp),
         "prepare_ms": prepare_ms,
     });
     if let Some(w) = &inside {
