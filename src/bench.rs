@@ -150,11 +150,18 @@ pub fn stages(t: &Timings) -> Vec<(String, f64)> {
 /// The first line of `meshclash bench`'s table: the meshes' size, the time they took to build
 /// (with their octrees), and the adapter.
 pub fn header(scenes: &[Scene], build_ms: f64, gpu: Option<&GpuBackend>) -> String {
+    // Tori and spheres come out of their grids at different counts.
+    let mut sizes: Vec<usize> = (scenes.iter())
+        .flat_map(|s| [s.a.mesh.triangles.len(), s.b.mesh.triangles.len()])
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let sizes: Vec<String> = sizes.iter().map(usize::to_string).collect();
     format!(
         "{} triangles per mesh; meshes built with octrees in {:.0} ms; GPU: {}\n{:<12} {:<4} {:>10} {:>10}  {:<6} stages (ms)\n",
-        scenes.first().map_or(0, |s| s.a.mesh.triangles.len()),
+        sizes.join(" or "),
         build_ms,
-        gpu.map_or("none".to_string(), |g| format!(
+        gpu.map_or("none used".to_string(), |g| format!(
             "{} ({})",
             g.ctx.info.name, g.ctx.info.backend
         )),
