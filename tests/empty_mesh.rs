@@ -77,3 +77,30 @@ fn an_empty_mesh_is_answered_on_the_gpu_backend() {
     queries_on_nothing_find_nothing(&b);
     two_parts_refuse_nothing(&b);
 }
+
+/// A mesh built field by field with a triangle naming a vertex it does not have panicked in
+/// `PreparedMesh::new` (a hunt's helper); `try_new` refuses it, and a non-finite coordinate,
+/// with errors naming the triangle, and takes a good mesh and an empty one.
+#[test]
+fn try_new_refuses_what_new_cannot_take() {
+    let mesh = |vertices: Vec<[f32; 3]>, triangles| Mesh {
+        source: "built".into(),
+        vertices,
+        triangles,
+        unit: None,
+    };
+    let corners = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let e = PreparedMesh::try_new(mesh(corners.clone(), vec![[0, 1, 5]])).err();
+    let e = e.expect("out of range").to_string();
+    assert_eq!(e, "built: mesh: triangle 0 names vertex 5, but there are 3");
+    let mut bad = corners.clone();
+    bad[2][1] = f32::NAN;
+    let e = PreparedMesh::try_new(mesh(bad, vec![[0, 1, 2]])).err();
+    assert!(
+        matches!(e, Some(Error::NonFinite { triangle: 0, .. })),
+        "{e:?}"
+    );
+    let good = PreparedMesh::try_new(mesh(corners, vec![[0, 1, 2]])).unwrap();
+    assert_eq!(good.mesh.triangles.len(), 1);
+    assert!(PreparedMesh::try_new(mesh(vec![], vec![])).is_ok());
+}

@@ -92,6 +92,43 @@ impl Mesh {
         })
     }
 
+    /// What [`Mesh::from_soup`] ensures, for a mesh built field by field: no more triangles
+    /// than this build indexes, each naming vertices the mesh has, their coordinates finite.
+    /// A mesh of no triangles passes (queries on it alone find nothing; two parts refuse it).
+    /// [`PreparedMesh::try_new`](crate::PreparedMesh::try_new) asks it.
+    pub fn validate(&self) -> Result<()> {
+        let path = || self.source.clone();
+        if self.triangles.len() as u64 > MAX_TRIANGLES {
+            return Err(Error::TooLarge {
+                path: path(),
+                count: self.triangles.len() as u64,
+                limit: MAX_TRIANGLES,
+            });
+        }
+        let n = self.vertices.len();
+        for (i, t) in self.triangles.iter().enumerate() {
+            if let Some(&v) = t.iter().find(|&&v| v as usize >= n) {
+                return Err(Error::Format {
+                    path: path(),
+                    format: "mesh",
+                    message: format!("triangle {i} names vertex {v}, but there are {n}"),
+                });
+            }
+            if let Some(value) = t
+                .iter()
+                .flat_map(|&v| self.vertices[v as usize])
+                .find(|c| !c.is_finite())
+            {
+                return Err(Error::NonFinite {
+                    path: path(),
+                    triangle: i,
+                    value,
+                });
+            }
+        }
+        Ok(())
+    }
+
     pub fn vertex(&self, i: u32) -> DVec3 {
         let v = self.vertices[i as usize];
         DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)

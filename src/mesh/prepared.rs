@@ -3,6 +3,7 @@
 
 use super::{Bodies, Caps, Mesh, MeshInfo};
 use crate::bvh::Bvh;
+use crate::error::Result;
 use crate::gpu::Resident;
 use crate::nearest_tree::NearestTree;
 use crate::obb::Oriented;
@@ -39,6 +40,18 @@ pub struct PreparedMesh {
 }
 
 impl PreparedMesh {
+    /// [`PreparedMesh::new`] of a mesh [`Mesh::validate`] accepts, else its error.
+    pub fn try_new(mesh: Mesh) -> Result<PreparedMesh> {
+        mesh.validate()?;
+        Ok(PreparedMesh::new(mesh))
+    }
+
+    /// The mesh with its octree, topology and bodies.
+    ///
+    /// # Panics
+    /// Where a triangle names a vertex the mesh does not have. A mesh from [`Mesh::load`] or
+    /// [`Mesh::from_soup`] never does; one built field by field can be given to
+    /// [`PreparedMesh::try_new`], which refuses it (and non-finite coordinates) instead.
     pub fn new(mesh: Mesh) -> PreparedMesh {
         let t = Instant::now();
         let octree = Octree::build(&mesh);
