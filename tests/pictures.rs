@@ -122,6 +122,37 @@ fn a_swallowed_part_is_red_inside_its_cut_away_container() {
     assert!(c.red > 0 && c.grey > 0, "{c:?}");
 }
 
+/// A hunt's helper's scenes. A small block piercing a plate of a few large triangles: the
+/// picture was framed on the clashing triangles, the whole plate, and the block took 4 pixels;
+/// it is framed on where the surfaces cross. A box touching a wall from inside: seen through
+/// the wall's outside, it was hidden; the container is cut away as for a swallowed part (and
+/// not where the box touches the wall from outside).
+#[test]
+fn a_small_clash_in_large_triangles_is_framed_on_where_they_cross() {
+    let plate = box_mesh([0.0, 0.0, 0.0], [1000.0, 1000.0, 10.0]);
+    let block = box_mesh([0.0; 3], [10.0; 3]);
+    let (c, interferes, _) = check_png(&plate, &block, shift(100.0, 50.0, 8.0), None);
+    assert!(interferes);
+    assert!(c.blue > 320 * 240 / 50, "the block's top shows: {c:?}");
+
+    let room = box_mesh([-5.0; 3], [5.0; 3]);
+    let unit = box_mesh([-0.5; 3], [0.5; 3]);
+    let containers = |x: f64| {
+        let pose = shift(x, 0.0, 0.0);
+        let r =
+            meshclash::query::check(&room, Pose::IDENTITY, &unit, pose, &CheckOptions::default());
+        assert!(r.intersects() && r.containment.is_none());
+        let scene = Scene::of_check(&room, Pose::IDENTITY, &unit, pose, &r);
+        scene.parts.iter().map(|p| p.container).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        containers(4.5),
+        [true, false],
+        "touching the wall from inside"
+    );
+    assert_eq!(containers(5.5), [false, false], "touching it from outside");
+}
+
 #[test]
 fn within_the_clearance_is_orange_and_not_red() {
     let a = box_mesh([0.0; 3], [1.0; 3]);

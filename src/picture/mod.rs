@@ -49,6 +49,9 @@ pub struct Scene {
     /// The least radius framed around the focus, so that a point (a touch) or a short segment
     /// still shows what surrounds it.
     pub context: f64,
+    /// Where a container's cut-away is judged from: its walls facing the camera from here are
+    /// left out (the swallowed body's centre, or the inner part's where it touches from inside).
+    pub inside: DVec3,
 }
 
 impl Scene {
@@ -72,6 +75,7 @@ impl Scene {
             parts[0].marks[p.a as usize] = Mark::Clash;
             parts[1].marks[p.b as usize] = Mark::Clash;
         }
+        let mut inside = None;
         if let Some(c) = report.containment {
             let (inner, outer) = match c {
                 Containment::AInB => (0, &pb),
@@ -80,6 +84,18 @@ impl Scene {
             let posed = [&pa, &pb][inner];
             mark_swallowed(&mut parts[inner], posed, outer);
             parts[1 - inner].container = true;
+        } else if report.intersects() {
+            // A part inside the other and touching it from there (no containment: the surfaces
+            // meet) is drawn as a swallowed one is, its container cut away: through the wall's
+            // outside it was hidden (a hunt's helper).
+            for (inner, outer) in [(1, 0), (0, 1)] {
+                let posed = [&pa, &pb];
+                if within(posed[inner], posed[outer]) {
+                    parts[outer].container = true;
+                    inside = Some(bounds(&parts[inner]).center());
+                    break;
+                }
+            }
         }
         let closest = (!report.interferes() && report.distance.distance > 0.0)
             .then_some((report.distance.point_a, report.distance.point_b));
@@ -95,11 +111,19 @@ impl Scene {
             closest,
             focus: Aabb::from_points([DVec3::ZERO]),
             context,
+            inside: DVec3::ZERO,
         };
-        scene.focus = scene.clash_box().unwrap_or_else(|| match closest {
-            Some((p, q)) => Aabb::from_points([p, q]),
-            None => scene.bounds(),
-        });
+        // Framed on where the surfaces cross, where they do: the clashing triangles' box was a
+        // whole plate a small part pierced (a hunt's helper), the part a few pixels in it.
+        let curves = (!scene.curves.is_empty())
+            .then(|| Aabb::from_points(scene.curves.iter().flat_map(|&(p, q)| [p, q])));
+        scene.focus = curves
+            .or_else(|| scene.clash_box())
+            .unwrap_or_else(|| match closest {
+                Some((p, q)) => Aabb::from_points([p, q]),
+                None => scene.bounds(),
+            });
+        scene.inside = inside.unwrap_or_else(|| scene.focus.center());
         scene
     }
 
@@ -119,8 +143,10 @@ impl Scene {
             closest: None,
             focus: Aabb::from_points([DVec3::ZERO]),
             context,
+            inside: DVec3::ZERO,
         };
         scene.focus = scene.clash_box().unwrap_or_else(|| scene.bounds());
+        scene.inside = scene.focus.center();
         scene
     }
 
@@ -174,6 +200,17 @@ fn part(name: &'static str, m: &Posed) -> Part {
         marks: vec![Mark::Plain; n],
         container: false,
     }
+}
+
+/// Whether `inner` lies inside `outer`, on or within its surface: every one of up to 64 of its
+/// vertices, spread through its numbering, inside (a winding number of at least 1/2, on the
+/// surface included). For the picture only: the answer itself is the check's.
+fn within(inner: &Posed, outer: &Posed) -> bool {
+    let n = inner.prep.mesh.vertices.len();
+    let step = n.div_ceil(64).max(1);
+    (0..n)
+        .step_by(step)
+        .all(|v| crate::query::point_inside(inner.vertex(v as u32), outer).inside)
 }
 
 /// Marks the bodies of `inner` that are inside `outer` (the surfaces do not meet when

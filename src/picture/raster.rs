@@ -109,7 +109,7 @@ pub fn png(scene: &Scene, width: u32, height: u32) -> Result<Vec<u8>> {
     // A container's cut-away leaves out its triangles that face the camera from the framed
     // body: turned away from the body's centre, not by their winding, which an inside-out
     // container has the other way (a hunt's helper: its near side was kept and hid the body).
-    let inside = scene.focus.center();
+    let inside = scene.inside;
     for (k, part) in scene.parts.iter().enumerate() {
         let base = if k == 0 { PART_A } else { PART_B };
         for (t, &mark) in part.triangles.iter().zip(&part.marks) {
