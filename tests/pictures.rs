@@ -265,6 +265,29 @@ fn glb_parses_back_with_every_triangle_and_mark() {
     assert!(extent < 4.0, "re-centred: {extent}");
 }
 
+/// A hunt's helper's scene: two 1 mm cubes 1e5 apart. Re-centred on one point, each was
+/// rounded to `f32` 1e5 away from it and loaded flat; each part's coordinates are now about its
+/// own centre, which its node's translation (written in full) places.
+#[test]
+fn small_parts_far_apart_keep_their_shape_in_the_glb() {
+    let tiny = box_mesh([0.0; 3], [1e-3; 3]);
+    let pose = shift(1e5, 0.0, 0.0);
+    let r = meshclash::query::check(&tiny, Pose::IDENTITY, &tiny, pose, &CheckOptions::default());
+    let scene = Scene::of_check(&tiny, Pose::IDENTITY, &tiny, pose, &r);
+    let gltf = gltf::Gltf::from_slice(&picture::glb(&scene).unwrap()).unwrap();
+    for node in gltf.nodes().filter(|n| matches!(n.name(), Some("A" | "B"))) {
+        let accessor = node.mesh().unwrap().primitives().next().unwrap();
+        let bounds = accessor.get(&gltf::Semantic::Positions).unwrap();
+        let (min, max) = (bounds.min().unwrap(), bounds.max().unwrap());
+        let x = max[0].as_f64().unwrap() - min[0].as_f64().unwrap();
+        assert!((x - 1e-3).abs() < 1e-9, "{:?}: {x}", node.name());
+    }
+    let b = gltf.nodes().find(|n| n.name() == Some("B")).unwrap();
+    let a = gltf.nodes().find(|n| n.name() == Some("A")).unwrap();
+    let (ta, tb) = (a.transform().decomposed().0, b.transform().decomposed().0);
+    assert!((tb[0] - ta[0] - 1e5).abs() < 0.01, "{ta:?} {tb:?}");
+}
+
 #[test]
 fn cli_writes_both_pictures_and_refuses_a_bad_size() {
     let dir = std::env::temp_dir().join(format!("meshclash_pictures_{}", std::process::id()));

@@ -2,7 +2,9 @@
 //! node per part with a primitive per mark (plain, near in orange, clashing in red), the
 //! intersection curves and the closest segment as line primitives. glTF holds `f32`, so the
 //! coordinates are re-centred on the scene's focus; the offset is kept in `f64` in the root
-//! node's `extras` (`meshclash_offset`), not applied, so nothing is lost to rounding.
+//! node's `extras` (`meshclash_offset`), not applied, so nothing is lost to rounding. Each
+//! part's own coordinates are about its own centre, which its node's translation places: two
+//! small parts far apart keep their shapes (about one centre they were rounded flat).
 
 use super::raster::{CLASH, CLOSEST, CURVE, NEAR, PART_A, PART_B};
 use super::{Mark, Scene};
@@ -22,6 +24,7 @@ pub fn glb(scene: &Scene) -> Result<Vec<u8>> {
     let mut nodes = Vec::new();
     for (k, part) in scene.parts.iter().enumerate() {
         let base = if k == 0 { PART_A } else { PART_B };
+        let centre = super::bounds(part).center();
         let mut primitives = Vec::new();
         for (mark, colour, name) in [
             (Mark::Plain, base, "plain"),
@@ -35,11 +38,13 @@ pub fn glb(scene: &Scene) -> Result<Vec<u8>> {
                 .filter(|(_, &m)| m == mark)
                 .flat_map(|(t, _)| *t)
                 .collect();
-            if let Some(p) = doc.primitive(&points, offset, TRIANGLES, colour, name)? {
+            if let Some(p) = doc.primitive(&points, centre, TRIANGLES, colour, name)? {
                 primitives.push(p);
             }
         }
-        nodes.push(doc.node(part.name, primitives));
+        let node = doc.node(part.name, primitives);
+        doc.nodes[node]["translation"] = json!((centre - offset).to_array());
+        nodes.push(node);
     }
     let curves: Vec<DVec3> = scene.curves.iter().flat_map(|&(p, q)| [p, q]).collect();
     // Dark red, as the PNG draws them: the clash's red would vanish on the red faces.
