@@ -153,6 +153,32 @@ fn a_small_clash_in_large_triangles_is_framed_on_where_they_cross() {
     assert_eq!(containers(5.5), [false, false], "touching it from outside");
 }
 
+/// A body of each part inside the other (a hunt's helper): the answer names one direction, and
+/// the other part's swallowed body was left plain; both are marked.
+#[test]
+fn both_swallowed_bodies_are_marked_where_each_part_holds_one() {
+    let two = |a: ([f32; 3], [f32; 3]), b: ([f32; 3], [f32; 3])| {
+        let mut soup = common::box_soup(a.0, a.1);
+        soup.extend(common::box_soup(b.0, b.1));
+        PreparedMesh::new(meshclash::Mesh::from_soup("two", soup).unwrap())
+    };
+    let a = two(([0.0; 3], [1.0; 3]), ([17.0; 3], [23.0; 3]));
+    let b = two(([-3.0; 3], [4.0; 3]), ([19.5; 3], [20.5; 3]));
+    let r = meshclash::query::check(
+        &a,
+        Pose::IDENTITY,
+        &b,
+        Pose::IDENTITY,
+        &CheckOptions::default(),
+    );
+    assert!(r.containment.is_some() && !r.intersects());
+    let scene = Scene::of_check(&a, Pose::IDENTITY, &b, Pose::IDENTITY, &r);
+    for part in &scene.parts {
+        let red = part.marks.iter().filter(|&&m| m == Mark::Clash).count();
+        assert_eq!(red, 12, "{}: one box of two", part.name);
+    }
+}
+
 #[test]
 fn within_the_clearance_is_orange_and_not_red() {
     let a = box_mesh([0.0; 3], [1.0; 3]);

@@ -75,7 +75,7 @@ impl Scene {
             parts[0].marks[p.a as usize] = Mark::Clash;
             parts[1].marks[p.b as usize] = Mark::Clash;
         }
-        let mut inside = None;
+        let (mut inside, mut swallowed) = (None, None);
         if let Some(c) = report.containment {
             let (inner, outer) = match c {
                 Containment::AInB => (0, &pb),
@@ -84,6 +84,11 @@ impl Scene {
             let posed = [&pa, &pb][inner];
             mark_swallowed(&mut parts[inner], posed, outer);
             parts[1 - inner].container = true;
+            swallowed = clash_box(&parts[inner..=inner]);
+            // The answer names one direction where both hold (a body of each inside the
+            // other), and the picture is framed on it; the other is marked too (a hunt's
+            // helper: it was left plain in the GLB).
+            mark_swallowed(&mut parts[1 - inner], [&pa, &pb][1 - inner], posed);
         } else if report.intersects() {
             // A part inside the other and touching it from there (no containment: the surfaces
             // meet) is drawn as a swallowed one is, its container cut away: through the wall's
@@ -118,6 +123,7 @@ impl Scene {
         let curves = (!scene.curves.is_empty())
             .then(|| Aabb::from_points(scene.curves.iter().flat_map(|&(p, q)| [p, q])));
         scene.focus = curves
+            .or(swallowed)
             .or_else(|| scene.clash_box())
             .unwrap_or_else(|| match closest {
                 Some((p, q)) => Aabb::from_points([p, q]),
@@ -152,14 +158,7 @@ impl Scene {
 
     /// The box of every clashing triangle, if any.
     fn clash_box(&self) -> Option<Aabb> {
-        let points: Vec<DVec3> = self
-            .parts
-            .iter()
-            .flat_map(|p| p.triangles.iter().zip(&p.marks))
-            .filter(|(_, &m)| m == Mark::Clash)
-            .flat_map(|(t, _)| *t)
-            .collect();
-        (!points.is_empty()).then(|| Aabb::from_points(points))
+        clash_box(&self.parts)
     }
 
     /// The sum of the clashing triangles' area-weighted normals (each part's outward where it
@@ -184,6 +183,17 @@ impl Scene {
                 .flat_map(|p| p.triangles.iter().flatten().copied()),
         )
     }
+}
+
+/// The box of the clashing triangles of `parts`, if any.
+fn clash_box(parts: &[Part]) -> Option<Aabb> {
+    let points: Vec<DVec3> = parts
+        .iter()
+        .flat_map(|p| p.triangles.iter().zip(&p.marks))
+        .filter(|(_, &m)| m == Mark::Clash)
+        .flat_map(|(t, _)| *t)
+        .collect();
+    (!points.is_empty()).then(|| Aabb::from_points(points))
 }
 
 fn bounds(p: &Part) -> Aabb {
