@@ -147,7 +147,7 @@ pub fn closest_points<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     if max_distance.is_nan() || max_distance < 0.0 {
         return Err(value_error(format!(
-            "--max-distance must be a distance >= 0, got {max_distance}"
+            "max_distance must be a distance >= 0, got {max_distance}"
         )));
     }
     let (m, p, pts) = (
@@ -206,9 +206,10 @@ fn reachable<T>(m: &PreparedMesh, found: &[Option<T>]) -> PyResult<()> {
 /// Where each ray ``origins[i] + t * directions[i]``, ``0 <= t <= max_t``, meets the mesh,
 /// watertight (a ray through a shared edge or vertex hits once). As ``meshclash ray``.
 ///
-/// ``hits="first"`` (the nearest) or ``"any"`` (whether there is one): one row per ray,
-/// ``{"hit", "t", "triangle", "u", "v", "point", "front"}``. ``hits="all"``: one row per
-/// hit, by ray then in the exact order of the crossings, with ``"ray"`` naming its ray.
+/// ``hits="first"`` (the nearest): one row per ray, ``{"hit", "t", "triangle", "u", "v",
+/// "point", "front"}``. ``hits="any"`` (whether there is one): ``{"hit"}`` alone, as the
+/// command line writes it. ``hits="all"``: one row per hit, by ray then in the exact order of
+/// the crossings, with ``"ray"`` naming its ray.
 #[pyfunction]
 #[pyo3(
     signature = (mesh, origins, directions, transform = None, max_t = f64::INFINITY, hits = "first", backend = None),
@@ -236,7 +237,7 @@ pub fn ray_hits<'py>(
         }
     };
     if max_t.is_nan() || max_t < 0.0 {
-        return Err(value_error(format!("--max-t must be >= 0, got {max_t}")));
+        return Err(value_error(format!("max_t must be >= 0, got {max_t}")));
     }
     let (m, p) = (Mesh::from_arg(py, mesh)?, pose(transform, "transform")?);
     let (o, d) = (
@@ -251,7 +252,9 @@ pub fn ray_hits<'py>(
         )));
     }
     if let Some(i) = d.iter().position(|d| *d == DVec3::ZERO) {
-        return Err(value_error(format!("row {i} has a zero direction")));
+        return Err(value_error(format!(
+            "directions: row {i} has a zero direction"
+        )));
     }
     let rays: Vec<(DVec3, DVec3)> = o.into_iter().zip(d).collect();
     let backend = backend_of(py, backend)?;
@@ -268,6 +271,13 @@ pub fn ray_hits<'py>(
         .map_err(err)?;
     let rows = query::hit_rows(&found, which);
     let mut cols = Columns::new(py);
+    // Occlusion alone: the hit found first is any one, and its columns read as the nearest
+    // (a docs review's helper); the command line writes `ray,hit` alone too.
+    if which == Hits::Any {
+        return cols
+            .bool("hit", rows.iter().map(|r| r.1.is_some()))
+            .map(Columns::done);
+    }
     if which == Hits::All {
         cols = cols.i64("ray", rows.iter().map(|r| Some(r.0 as i64)))?;
     }
@@ -326,8 +336,10 @@ fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec
 
 /// Each sphere against the mesh: ``{"touches", "gap", "triangle", "point"}``. ``gap``: the
 /// centre's distance to the surface less the radius, and with the centre inside the solid,
-/// minus the distance less the radius; ``touches`` is ``gap <= 0`` (a sphere wholly inside
-/// touches); ``point``: the surface point nearest the centre. As ``meshclash spheres``.
+/// minus the distance less the radius, in f64 (it may round to the other side of 0);
+/// ``touches``: whether the sphere meets the surface or lies inside, decided exactly (decide by
+/// it, not by ``gap``'s sign); ``point``: the surface point nearest the centre. As ``meshclash
+/// spheres``.
 #[pyfunction]
 #[pyo3(
     signature = (mesh, centers, radii, transform = None, backend = None),
@@ -458,7 +470,7 @@ pub fn poses<'py>(
     if let Some(d) = clearance {
         if !(d.is_finite() && d >= 0.0) {
             return Err(value_error(format!(
-                "--clearance must be a finite distance >= 0, got {d}"
+                "clearance must be a finite distance >= 0, got {d}"
             )));
         }
     }
@@ -539,7 +551,7 @@ pub fn sweep<'py>(
             && times.windows(2).all(|w| w[0] < w[1]));
     if !ok {
         return Err(value_error(format!(
-            "--times needs {} increasing numbers from 0 to 1, one per waypoint, got {times:?}",
+            "times needs {} increasing numbers from 0 to 1, one per waypoint, got {times:?}",
             waypoints.len()
         )));
     }
@@ -548,7 +560,7 @@ pub fn sweep<'py>(
     let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, pa, &mb, &waypoints));
     if !(tol > 0.0 && tol.is_finite()) {
         return Err(value_error(format!(
-            "--tolerance must be finite and > 0, got {tol}"
+            "tolerance must be finite and > 0, got {tol}"
         )));
     }
     let r = py.detach(|| query::sweep(&ma, pa, &mb, &waypoints, &times, tol));

@@ -118,13 +118,22 @@ pub fn pose(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Pose> {
     Pose::from_matrix(&m).map_err(|e| value_error(format!("{what}: {e}")))
 }
 
-/// Many 4×4 rigid transforms, `(K, 4, 4)`.
+/// Many 4×4 rigid transforms: `(K, 4, 4)`, `(K, 16)` rows read row-major, or one `(4, 4)`,
+/// as the command line reads a poses file.
 pub fn poses(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Pose>> {
-    let a = f64_array(obj, what, &[None, Some(4), Some(4)])?;
+    let a = f64_array(obj, what, &[None, Some(4), Some(4)])
+        .or_else(|first| f64_array(obj, what, &[None, Some(16)]).map_err(|_| first))
+        .or_else(|first| f64_array(obj, what, &[Some(4), Some(4)]).map_err(|_| first))?;
+    let a = a.as_array();
+    let pose = |i: usize, m: Vec<f64>| {
+        Pose::from_matrix(&m).map_err(|e| value_error(format!("{what}[{i}]: {e}")))
+    };
+    if a.shape() == [4, 4] {
+        return Ok(vec![pose(0, a.iter().copied().collect())?]);
+    }
     let mut out = room(a.shape()[0], what)?;
-    for (k, m) in a.as_array().outer_iter().enumerate() {
-        let m: Vec<f64> = m.iter().copied().collect();
-        out.push(Pose::from_matrix(&m).map_err(|e| value_error(format!("{what}[{k}]: {e}")))?);
+    for (i, m) in a.outer_iter().enumerate() {
+        out.push(pose(i, m.iter().copied().collect())?);
     }
     Ok(out)
 }

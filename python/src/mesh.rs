@@ -204,7 +204,7 @@ impl Mesh {
 
     /// What ``meshclash info --json`` prints: triangles, vertices (welded), bbox_min,
     /// bbox_max, zero_area_triangles, closed, oriented, bodies, closed_bodies, boundary_edges,
-    /// boundary_edges_near_another, crack_tolerance, non_manifold_edges.
+    /// boundary_edges_near_another, crack_tolerance, non_manifold_edges, unit.
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let prep = &self.prep;
         // Made with the GIL released, and only then stored: inside `get_or_init` a thread

@@ -157,7 +157,8 @@ impl CheckResult {
         let pairs = &self.report.intersect.pairs;
         PyArray1::from_vec(py, pairs.iter().map(|p| p.contact.coplanar).collect())
     }
-    /// Per intersecting pair: contact only on a triangle's boundary, (K,) bool.
+    /// Per intersecting pair: it touches rather than pierces (every pair that does not pierce:
+    /// coplanar ones included), (K,) bool.
     #[getter]
     fn pair_touching<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
         let pairs = &self.report.intersect.pairs;
@@ -251,7 +252,7 @@ fn py_bool(b: bool) -> &'static str {
 fn clearance_arg(clearance: Option<f64>) -> PyResult<Option<f64>> {
     match clearance {
         Some(d) if !(d.is_finite() && d >= 0.0) => Err(value_error(format!(
-            "--clearance must be a finite distance ≥ 0, got {d}"
+            "clearance must be a finite distance >= 0, got {d}"
         ))),
         c => Ok(c),
     }
@@ -338,7 +339,7 @@ pub(crate) fn within_f64(distance: f64) -> PyResult<()> {
         return Ok(());
     }
     Err(err(Error::PartsBeyondF64 {
-        what: "the poses".into(),
+        what: "the pair of poses".into(),
     }))
 }
 

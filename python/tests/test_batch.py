@@ -46,7 +46,8 @@ def test_ray_hits(backend):
     assert every["t"].tolist() == [1.5, 2.5, 0.75, 1.25, 0.5]
     short = mc.ray_hits(CUBE, o, d, max_t=1.0, hits="any", backend=backend)
     assert short["hit"].tolist() == [False, True, False, True]
-    with pytest.raises(ValueError, match="row 1 has a zero direction"):
+    assert list(short) == ["hit"]  # as the command line: whichever hit came first is no answer
+    with pytest.raises(ValueError, match="directions: row 1 has a zero direction"):
         mc.ray_hits(CUBE, o[:2], [[1, 0, 0], [0, 0, 0]])
     with pytest.raises(ValueError, match='hits must be "first", "any" or "all"'):
         mc.ray_hits(CUBE, o, d, hits="some")
@@ -139,6 +140,11 @@ def test_poses_equal_one_call_each(backend):
     assert p["point_a"][2].tolist() == [0.5, -0.5, -0.5] or p["point_a"][2][0] == 0.5
     with pytest.raises(ValueError, match=r"transforms_b\[1\]: invalid pose"):
         mc.poses(CUBE, CUBE, np.stack([np.eye(4), 2 * np.eye(4)]))
+    # As the command line reads a poses file: rows of 16, row-major, and a single 4x4.
+    rows = mc.poses(CUBE, CUBE, ts.reshape(-1, 16), backend=backend)
+    assert rows["distance"].tolist() == p["distance"].tolist()
+    one = mc.poses(CUBE, CUBE, ts[2], backend=backend)
+    assert one["distance"].tolist() == [1.0]
 
 
 def test_sweep_first_contact():
@@ -152,7 +158,7 @@ def test_sweep_first_contact():
     assert not missed["contact"] and missed["min_distance"] == pytest.approx(1.0)
     with pytest.raises(ValueError, match="at least two waypoints"):
         mc.sweep(CUBE, CUBE, path[:1])
-    with pytest.raises(ValueError, match="--times needs 2 increasing numbers"):
+    with pytest.raises(ValueError, match="^times needs 2 increasing numbers"):
         mc.sweep(CUBE, CUBE, path, times=[0, 0.5])
 
 

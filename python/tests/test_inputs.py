@@ -172,7 +172,7 @@ def test_bad_transforms_raise_value_error_with_the_cli_message(transform, messag
 
 def test_bad_arguments():
     a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
-    with pytest.raises(ValueError, match="--clearance must be a finite distance ≥ 0, got -1"):
+    with pytest.raises(ValueError, match="^clearance must be a finite distance >= 0, got -1"):
         mc.check(a, a, clearance=-1.0)
     with pytest.raises(ValueError, match="backend must be cpu, gpu or auto"):
         mc.check(a, a, backend="tpu")

@@ -35,7 +35,8 @@ pub enum Command {
         pairs: bool,
         /// Only: do the parts interfere (the first evidence found), and if not, how far apart
         /// are they. Solid semantics: a part inside another is at distance 0. On the CPU: the
-        /// first evidence takes microseconds, less than an upload to a GPU.
+        /// first evidence of a clash between closed parts takes microseconds, less than an
+        /// upload to a GPU; parts apart take the distance search.
         #[arg(long, conflicts_with_all = ["clearance", "pairs", "render", "glb"])]
         quick: bool,
         /// One JSON object on stdout.
@@ -104,7 +105,8 @@ pub enum Command {
         /// The waypoints: poses of B, at least two, as `poses` reads them.
         #[arg(long, value_name = "FILE")]
         path: PathBuf,
-        /// The waypoints' times, comma-separated, from 0 up to 1 (default: evenly spaced).
+        /// The waypoints' times, comma-separated and increasing, the first 0 and the last 1
+        /// (default: evenly spaced).
         #[arg(long, value_name = "T0,T1,...")]
         times: Option<String>,
         /// How near touching counts as contact, a distance (default: 1e-6 of the parts'
@@ -179,7 +181,8 @@ pub enum Command {
         #[arg(long, value_name = "D", allow_negative_numbers = true)]
         max_distance: Option<f64>,
     },
-    /// Triangles, welded vertices, bounds, zero-area triangles, closed and oriented, bodies.
+    /// Triangles, welded vertices, bounds, zero-area triangles, closed and oriented, bodies,
+    /// boundary and non-manifold edges, the unit the file declares.
     Info {
         /// A mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         mesh: PathBuf,
@@ -190,14 +193,14 @@ pub enum Command {
     /// Build meshes in memory (linked tori, a part swallowed by another, a near miss), check them
     /// on every available backend and show the answers and the time of each stage.
     Demo {
-        /// Triangles per mesh.
+        /// Triangles per mesh, about (400 to 20 000 000; the tori's and spheres' grids round it).
         #[arg(long, default_value_t = 200_000)]
         triangles: usize,
     },
     /// Time every query on the CPU and on the GPU (when there is one) on generated scenes:
     /// overlapping, near miss, far apart, one inside the other; answers are checked equal.
     Bench {
-        /// Triangles per mesh.
+        /// Triangles per mesh, about (400 to 20 000 000; the tori's and spheres' grids round it).
         #[arg(long, default_value_t = 100_000)]
         triangles: usize,
         /// What to time: the CPU always; the GPU too with gpu, or with auto where there is a
@@ -339,7 +342,7 @@ pub struct PictureArgs {
     /// segment).
     #[arg(long, value_name = "PNG")]
     pub render: Option<PathBuf>,
-    /// The PNG's size in pixels.
+    /// The PNG's size in pixels, each side at most 8192.
     #[arg(long, value_name = "WxH", default_value = "1024x768", value_parser = picture_size, requires = "render")]
     pub size: (u32, u32),
     /// Write the answer as a GLB (binary glTF) to open in Blender, three.js or trimesh.

@@ -26,7 +26,7 @@ pub fn check(
     if let Some(d) = clearance {
         if !(d.is_finite() && d >= 0.0) {
             return Err(Error::Argument(format!(
-                "--clearance must be a finite distance ≥ 0, got {d}"
+                "--clearance must be a finite distance >= 0, got {d}"
             )));
         }
     }
@@ -86,6 +86,6 @@ fn within_f64(distance: f64) -> Result<(), Error> {
         return Ok(());
     }
     Err(Error::PartsBeyondF64 {
-        what: "the poses".into(),
+        what: "the pair of poses".into(),
     })
 }
