@@ -24,7 +24,10 @@ pub fn glb(scene: &Scene) -> Result<Vec<u8>> {
     let mut nodes = Vec::new();
     for (k, part) in scene.parts.iter().enumerate() {
         let base = if k == 0 { PART_A } else { PART_B };
-        let centre = super::bounds(part).center();
+        // (A part of no triangles has no centre: the focus stands in.)
+        let centre = Some(super::bounds(part).center())
+            .filter(|c| c.is_finite())
+            .unwrap_or(offset);
         let mut primitives = Vec::new();
         for (mark, colour, name) in [
             (Mark::Plain, base, "plain"),
