@@ -255,6 +255,9 @@ impl Backend {
         opts: &CheckOptions,
     ) -> Result<CheckReport> {
         Self::both_have_triangles(a, b)?;
+        if let Some(d) = opts.clearance {
+            query::check_clearance(&Posed::new(a, pose_a), &Posed::new(b, pose_b), d)?;
+        }
         self.answer(
             |g| {
                 let (ga, gb) = (g.resident(a)?, g.resident(b)?);

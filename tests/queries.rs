@@ -1311,3 +1311,46 @@ fn parts_apart_by_less_than_rounding_are_never_at_distance_0() {
     let (a, b) = (Posed::new(&m, pa), Posed::new(&m, pb));
     assert_eq!(query::solid_distance(&a, &b).distance(), f64::from_bits(1));
 }
+
+/// A clearance far larger than the parts asks for every pair of their triangles: on large
+/// meshes billions, which filled the memory until the process was killed (a hunt's helper).
+/// The lower bound counts node pairs wholly within the clearance: every pair of two cubes
+/// within 10 of each other (brute force: all 144), none where their boxes are 5 apart; a check
+/// whose clearance holds more pairs than a report lists is refused at once, on either backend,
+/// and one that holds fewer is answered.
+#[test]
+fn a_clearance_holding_more_pairs_than_a_report_lists_is_refused() {
+    let cube = common::box_mesh([0.0; 3], [1.0; 3]);
+    let (a, b) = (
+        Posed::new(&cube, Pose::IDENTITY),
+        Posed::new(&cube, shifted(2.0)),
+    );
+    let brute = (0..12u32)
+        .flat_map(|i| (0..12u32).map(move |j| (i, j)))
+        .filter(|&(i, j)| tritri::distance(&a.tri(i), &b.tri(j)).distance < 10.0)
+        .count() as u64;
+    assert_eq!(brute, 144);
+    assert_eq!(query::pairs_within_at_least(&a, &b, 10.0), brute);
+    assert_eq!(
+        query::pairs_within_at_least(&a, &Posed::new(&cube, shifted(7.0)), 4.0),
+        0
+    );
+
+    // 12 800 triangles each: 1.6e8 pairs, all within 100 of each other.
+    let torus = PreparedMesh::new(generate::torus(1.0, 0.3, 80, 80));
+    assert!((torus.mesh.triangles.len() as u64).pow(2) > query::MAX_PAIRS);
+    for backend in
+        common::cpu_and_gpu("a_clearance_holding_more_pairs_than_a_report_lists_is_refused")
+    {
+        let opts = |d: f64| meshclash::CheckOptions { clearance: Some(d) };
+        let e = backend.check(&torus, Pose::IDENTITY, &torus, shifted(3.0), &opts(100.0));
+        let e = e.err().expect("refused").to_string();
+        assert!(e.contains("more than the 134217728 a report lists"), "{e}");
+        let r = backend.check(&torus, Pose::IDENTITY, &torus, shifted(3.0), &opts(0.3)); // 0.4 apart
+        assert!(r.unwrap().clearance.unwrap().pairs.is_empty());
+    }
+}
+
+fn shifted(x: f64) -> Pose {
+    Pose::translation(DVec3::new(x, 0.0, 0.0))
+}

@@ -27,7 +27,9 @@ pub(crate) mod spheres;
 mod winding;
 
 pub use check::{check, CheckOptions, CheckReport};
-pub use clearance::{clearance, ClearancePair, ClearanceReport};
+pub use clearance::{
+    check_clearance, clearance, pairs_within_at_least, ClearancePair, ClearanceReport, MAX_PAIRS,
+};
 pub use closest::{closest_point, closest_points, first_beyond_f64, Closest};
 pub use containment::{
     containment, inside_by_parity, inside_given, point_inside, Containment, Inside,
