@@ -1344,7 +1344,7 @@ fn a_clearance_holding_more_pairs_than_a_report_lists_is_refused() {
     {
         let opts = |d: f64| meshclash::CheckOptions { clearance: Some(d) };
         let e = backend.check(&torus, Pose::IDENTITY, &torus, shifted(3.0), &opts(100.0));
-        let e = e.err().expect("refused").to_string();
+        let e = e.expect_err("refused").to_string();
         assert!(e.contains("more than the 134217728 a report lists"), "{e}");
         let r = backend.check(&torus, Pose::IDENTITY, &torus, shifted(3.0), &opts(0.3)); // 0.4 apart
         assert!(r.unwrap().clearance.unwrap().pairs.is_empty());
