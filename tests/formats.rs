@@ -115,6 +115,28 @@ fn files_written_by_trimesh_match_trimesh() {
     );
 }
 
+/// A part in millimetres (3MF) against one in metres (GLB): coordinates are never converted,
+/// so the command says so on stderr, after its answer; parts of one unit, or without one,
+/// get no such line.
+#[test]
+fn parts_declaring_different_units_get_a_notice() {
+    let (mm, m) = (fixture("scene.3mf"), fixture("scene.glb"));
+    let (mm, m) = (mm.to_str().unwrap(), m.to_str().unwrap());
+    let stl = case_path("meshes/torus.stl");
+    let stl = stl.to_str().unwrap();
+    for (a, b, told) in [(mm, m, true), (mm, mm, false), (m, stl, false)] {
+        let out = common::cli(&["check", a, b, "--quick", "--json"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        let said = err.contains("declares its unit as millimeter and") && err.contains("as meter");
+        assert_eq!(said, told, "{a} {b}: {err}");
+    }
+}
+
 #[test]
 fn big_endian_ply_with_quads_and_extra_elements() {
     // The unit cube as six quads (fanned into 12 triangles), coordinates as doubles, an extra

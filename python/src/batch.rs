@@ -474,7 +474,7 @@ pub fn poses<'py>(
             )));
         }
     }
-    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
+    let (ma, mb) = Mesh::pair_from_args(py, a, b)?;
     let pa = pose(transform_a, "transform_a")?;
     let ps = pose_list(transforms_b, "transforms_b")?;
     let backend = backend_of(py, backend)?;
@@ -555,7 +555,7 @@ pub fn sweep<'py>(
             waypoints.len()
         )));
     }
-    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
+    let (ma, mb) = Mesh::pair_from_args(py, a, b)?;
     let pa = pose(transform_a, "transform_a")?;
     let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, pa, &mb, &waypoints));
     if !(tol > 0.0 && tol.is_finite()) {

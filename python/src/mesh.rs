@@ -97,6 +97,26 @@ impl Mesh {
         Ok(Mesh::from_object(py, obj)?.prep)
     }
 
+    /// Both parts of a two-part query, and a `UserWarning` where their files declare different
+    /// units (as the command line's notice): coordinates are never converted.
+    pub fn pair_from_args(
+        py: Python<'_>,
+        a: &Bound<'_, PyAny>,
+        b: &Bound<'_, PyAny>,
+    ) -> PyResult<(Arc<PreparedMesh>, Arc<PreparedMesh>)> {
+        let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
+        if let (Some(ua), Some(ub)) = (&ma.mesh.unit, &mb.mesh.unit) {
+            if !ua.eq_ignore_ascii_case(ub) {
+                let msg = format!(
+                    "a declares its unit as {ua} and b as {ub}; units are not converted (scale one part with its transform)"
+                );
+                let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+                PyErr::warn(py, &category, &std::ffi::CString::new(msg)?, 1)?;
+            }
+        }
+        Ok((ma, mb))
+    }
+
     fn from_object(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Mesh> {
         let (Ok(v), Ok(f)) = (obj.getattr("vertices"), obj.getattr("faces")) else {
             return Err(value_error(format!(

@@ -318,7 +318,7 @@ fn placed(
         pose(transform_a, "transform_a")?,
         pose(transform_b, "transform_b")?,
     );
-    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
+    let (ma, mb) = Mesh::pair_from_args(py, a, b)?;
     Ok((ma, pa, mb, pb, backend_of(py, backend)?))
 }
 

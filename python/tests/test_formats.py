@@ -1,6 +1,9 @@
 """Formats written by another tool (trimesh, at test time) read as trimesh reads them, and the
 GLB that `check --glb` writes opens in trimesh with every triangle."""
 
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pytest
 import trimesh
@@ -54,3 +57,17 @@ def test_check_glb_opens_in_trimesh_with_every_triangle(tmp_path, cli):
     assert sum(faces.values()) == 2 * n, faces
     # The intersection curves come back as a path.
     assert any(not hasattr(g, "faces") for g in s.geometry.values())
+
+
+def test_parts_declaring_different_units_warn():
+    """Coordinates are never converted: a part in millimetres (3MF) against one in metres (GLB)
+    gets a UserWarning, as the command line's notice; parts of one unit get none."""
+    data = Path(__file__).resolve().parents[2] / "tests" / "data" / "formats"
+    mm, m = mc.load(data / "scene.3mf"), mc.load(data / "scene.glb")
+    with pytest.warns(UserWarning, match="a declares its unit as millimeter and b as meter"):
+        mc.check(mm, m)
+    with pytest.warns(UserWarning, match="declares its unit"):
+        mc.solid_distance(m, mm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mc.check(mm, mm)

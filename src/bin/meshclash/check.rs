@@ -2,7 +2,7 @@
 //! how far apart they are as solids.
 
 use crate::args::PictureArgs;
-use crate::{choose_backend, json, load, progress, text};
+use crate::{choose_backend, json, load_pair, progress, text};
 use meshclash::picture::{self, Scene};
 use meshclash::{BackendKind, CheckOptions, Error, Pose, Timings};
 use std::path::Path;
@@ -31,7 +31,7 @@ pub fn check(
         }
     }
     out.pictures.check_paths()?;
-    let (ma, mb) = (load(a)?, load(b)?);
+    let (ma, mb) = load_pair(a, b)?;
     let backend = choose_backend(kind)?;
     let r = progress::during("checking", || {
         backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance })
@@ -65,7 +65,7 @@ pub fn quick(
             "--quick answers on the CPU; leave out --backend gpu".into(),
         ));
     }
-    let (ma, mb) = (load(a)?, load(b)?);
+    let (ma, mb) = load_pair(a, b)?;
     let t = Instant::now();
     let r = meshclash::Backend::cpu().solid_distance(&ma, pa, &mb, pb)?;
     within_f64(r.distance())?;

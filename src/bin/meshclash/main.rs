@@ -253,6 +253,23 @@ fn choose_backend(kind: BackendKind) -> Result<Backend, Error> {
     Ok(backend)
 }
 
+/// Both parts of a two-part command, and a notice where their files declare different units:
+/// coordinates are read as numbers, never converted, so a part in millimetres against one in
+/// metres is a thousand times off, silently otherwise.
+fn load_pair(a: &Path, b: &Path) -> Result<(PreparedMesh, PreparedMesh), Error> {
+    let (ma, mb) = (load(a)?, load(b)?);
+    if let (Some(ua), Some(ub)) = (&ma.mesh.unit, &mb.mesh.unit) {
+        if !ua.eq_ignore_ascii_case(ub) {
+            progress::notice(format!(
+                "meshclash: {} declares its unit as {ua} and {} as {ub}; units are not converted (scale one part with its --matrix)",
+                a.display(),
+                b.display()
+            ));
+        }
+    }
+    Ok((ma, mb))
+}
+
 fn load(path: &Path) -> Result<PreparedMesh, Error> {
     let t = Instant::now();
     let name = path.display();

@@ -4,7 +4,7 @@
 use crate::json::v3;
 use crate::progress;
 use crate::table::{self, Column};
-use crate::{choose_backend, load, points::summary_json};
+use crate::{choose_backend, load_pair, points::summary_json};
 use meshclash::query::{self, SolidDistance, Timings};
 use meshclash::{BackendKind, Error, Pose};
 use serde_json::{json, Value};
@@ -55,7 +55,7 @@ pub fn poses(
         table::check_out(out)?;
     }
     let ps = read_poses(poses)?;
-    let (ma, mb) = (load(a)?, load(b)?);
+    let (ma, mb) = load_pair(a, b)?;
     // Chosen once the inputs are read, as the other batch commands choose it: a bad input is
     // refused before a GPU is started.
     let backend = choose_backend(kind)?;
@@ -180,7 +180,7 @@ pub fn sweep(
         )));
     }
     let times = parse_times(times, waypoints.len())?;
-    let (ma, mb) = (load(a)?, load(b)?);
+    let (ma, mb) = load_pair(a, b)?;
     let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, pose_a, &mb, &waypoints));
     if !(tol > 0.0 && tol.is_finite()) {
         return Err(Error::Argument(format!(
