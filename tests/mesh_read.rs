@@ -409,3 +409,50 @@ fn triangles_with_a_repeated_corner_leave_closed_and_the_boundary_alike() {
     assert_eq!(BoundaryReport::of(&needle).boundary_edges, 0);
     assert!(needle.info().closed);
 }
+
+/// `info`'s count of boundary edges near another, against brute force over every pair: a
+/// soup of random triangles (long edges crossing every way, which shared cells nearly all
+/// pairs and took minutes at 20 000 triangles; a hunt's helper), half of them copied a rounding
+/// away so that cracks exist, and at every scale the grid halves its cells through.
+#[test]
+fn boundary_edges_near_another_equal_brute_force_on_a_soup() {
+    use meshclash::geom::closest::closest_points_segments;
+    use meshclash::mesh::BoundaryReport;
+    let mut r = common::lcg(11);
+    let mut soup = Vec::new();
+    for k in 0..1500 {
+        let t: [[f32; 3]; 3] = std::array::from_fn(|_| std::array::from_fn(|_| r() as f32));
+        soup.push(t);
+        if k % 2 == 0 {
+            // A copy a few f32 steps off: its edges are within the tolerance of the first's.
+            soup.push(t.map(|p| p.map(|c| f32::from_bits(c.to_bits() + 3))));
+        }
+    }
+    let m = Mesh::from_soup("soup", soup).unwrap();
+    let report = BoundaryReport::of(&m);
+    // Brute force: the open edges (used once), each against every other sharing no vertex.
+    let mut uses = std::collections::HashMap::<(u32, u32), u32>::new();
+    for t in &m.triangles {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            *uses.entry((a.min(b), a.max(b))).or_default() += 1;
+        }
+    }
+    let open: Vec<(u32, u32)> = uses.into_iter().filter(|e| e.1 == 1).map(|e| e.0).collect();
+    let tol = report.crack_tolerance;
+    let near = (0..open.len())
+        .filter(|&i| {
+            let (a, b) = open[i];
+            open.iter().any(|&(c, d)| {
+                let shared = a == c || a == d || b == c || b == d;
+                !shared
+                    && closest_points_segments(m.vertex(a), m.vertex(b), m.vertex(c), m.vertex(d))
+                        .distance_squared
+                        <= tol * tol
+            })
+        })
+        .count();
+    assert_eq!(report.boundary_edges, open.len());
+    assert!(near > 1000, "the copies' edges are near: {near}");
+    assert_eq!(report.boundary_edges_near_another, near);
+}
