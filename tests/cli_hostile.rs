@@ -108,11 +108,17 @@ fn tables_in_and_out_are_regular_files() {
     let (code, _, err) = meshclash_or_hang(&["closest", CUBE, &rows, "--out", f]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("--out") && err.contains("is not a regular file"),
+        err.contains("--out") && err.contains("is a named pipe or a socket"),
         "{err}"
     );
-    let (link, target) = (dir.join("link.csv"), dir.join("target.csv"));
-    std::os::unix::fs::symlink(&target, &link).unwrap();
+    // A chain of links to a file not yet there, as the write follows it.
+    let (link, hop, target) = (
+        dir.join("link.csv"),
+        dir.join("hop.csv"),
+        dir.join("target.csv"),
+    );
+    std::os::unix::fs::symlink("hop.csv", &link).unwrap();
+    std::os::unix::fs::symlink(&target, &hop).unwrap();
     let (code, _, err) =
         meshclash_or_hang(&["closest", CUBE, &rows, "--out", link.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -121,6 +127,9 @@ fn tables_in_and_out_are_regular_files() {
         written.starts_with("distance,") && written.lines().count() == 2,
         "{written}"
     );
+    // A picture drawn to /dev/null (to time it) is written, as before paths were checked.
+    let (code, _, err) = meshclash_or_hang(&["check", CUBE, CUBE, "--render", "/dev/null"]);
+    assert_eq!(code, 0, "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

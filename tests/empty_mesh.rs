@@ -95,11 +95,16 @@ fn try_new_refuses_what_new_cannot_take() {
     assert_eq!(e, "built: mesh: triangle 0 names vertex 5, but there are 3");
     let mut bad = corners.clone();
     bad[2][1] = f32::NAN;
-    let e = PreparedMesh::try_new(mesh(bad, vec![[0, 1, 2]])).err();
-    assert!(
-        matches!(e, Some(Error::NonFinite { triangle: 0, .. })),
-        "{e:?}"
+    let e = PreparedMesh::try_new(mesh(bad.clone(), vec![[0, 1, 2]])).err();
+    let e = e.expect("non-finite").to_string();
+    assert_eq!(
+        e,
+        "built: mesh: vertex 2 has a non-finite coordinate ([0.0, NaN, 0.0])"
     );
+    // Unused, it is still read (bounds, sweeps): refused too.
+    bad.push([1.0, 1.0, 1.0]);
+    let e = PreparedMesh::try_new(mesh(bad, vec![[0, 1, 3]])).err();
+    assert!(e.is_some_and(|e| e.to_string().contains("vertex 2 has a non-finite")));
     let good = PreparedMesh::try_new(mesh(corners, vec![[0, 1, 2]])).unwrap();
     assert_eq!(good.mesh.triangles.len(), 1);
     assert!(PreparedMesh::try_new(mesh(vec![], vec![])).is_ok());

@@ -1330,9 +1330,25 @@ fn a_clearance_holding_more_pairs_than_a_report_lists_is_refused() {
         .filter(|&(i, j)| tritri::distance(&a.tri(i), &b.tri(j)).distance < 10.0)
         .count() as u64;
     assert_eq!(brute, 144);
-    assert_eq!(query::pairs_within_at_least(&a, &b, 10.0), brute);
+    assert_eq!(query::pairs_within_at_least(&a, &b, 10.0, u64::MAX), brute);
+    // A lower bound wherever some pairs are within and some not: tori side by side.
+    let small = PreparedMesh::new(generate::torus(1.0, 0.3, 24, 12));
+    let (p, q) = (
+        Posed::new(&small, Pose::IDENTITY),
+        Posed::new(&small, shifted(2.0)),
+    );
+    let n = small.mesh.triangles.len() as u32;
+    for d in [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 4.7, 6.0] {
+        let brute = (0..n)
+            .flat_map(|i| (0..n).map(move |j| (i, j)))
+            .filter(|&(i, j)| tritri::distance(&p.tri(i), &q.tri(j)).distance < d)
+            .count() as u64;
+        let bound = query::pairs_within_at_least(&p, &q, d, u64::MAX);
+        assert!(bound <= brute, "d {d}: {bound} > {brute}");
+        assert!(d < 4.0 || bound > 0, "d {d}: whole nodes are within");
+    }
     assert_eq!(
-        query::pairs_within_at_least(&a, &Posed::new(&cube, shifted(7.0)), 4.0),
+        query::pairs_within_at_least(&a, &Posed::new(&cube, shifted(7.0)), 4.0, u64::MAX),
         0
     );
 
@@ -1345,7 +1361,10 @@ fn a_clearance_holding_more_pairs_than_a_report_lists_is_refused() {
         let opts = |d: f64| meshclash::CheckOptions { clearance: Some(d) };
         let e = backend.check(&torus, Pose::IDENTITY, &torus, shifted(3.0), &opts(100.0));
         let e = e.expect_err("refused").to_string();
-        assert!(e.contains("more than the 134217728 a report lists"), "{e}");
+        assert!(
+            e.contains("more than the 134217728 triangle pairs a report lists"),
+            "{e}"
+        );
         let r = backend.check(&torus, Pose::IDENTITY, &torus, shifted(3.0), &opts(0.3)); // 0.4 apart
         assert!(r.unwrap().clearance.unwrap().pairs.is_empty());
     }

@@ -123,7 +123,17 @@ pub fn pose(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Pose> {
 pub fn poses(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Pose>> {
     let a = f64_array(obj, what, &[None, Some(4), Some(4)])
         .or_else(|first| f64_array(obj, what, &[None, Some(16)]).map_err(|_| first))
-        .or_else(|first| f64_array(obj, what, &[Some(4), Some(4)]).map_err(|_| first))?;
+        .or_else(|first| f64_array(obj, what, &[Some(4), Some(4)]).map_err(|_| first))
+        .map_err(|first| {
+            // A shape none of the three takes: name all three, not the first alone.
+            let shape = asarray(obj, Some("float64")).and_then(|x| x.getattr("shape"));
+            match shape {
+                Ok(shape) if first.to_string().contains("must have shape") => value_error(format!(
+                    "{what} must have shape (K, 4, 4), (K, 16) or (4, 4), got {shape}"
+                )),
+                _ => first,
+            }
+        })?;
     let a = a.as_array();
     let pose = |i: usize, m: Vec<f64>| {
         Pose::from_matrix(&m).map_err(|e| value_error(format!("{what}[{i}]: {e}")))

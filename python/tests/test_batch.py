@@ -145,6 +145,8 @@ def test_poses_equal_one_call_each(backend):
     assert rows["distance"].tolist() == p["distance"].tolist()
     one = mc.poses(CUBE, CUBE, ts[2], backend=backend)
     assert one["distance"].tolist() == [1.0]
+    with pytest.raises(ValueError, match=r"must have shape \(K, 4, 4\), \(K, 16\) or \(4, 4\), got \(3, 3\)"):
+        mc.poses(CUBE, CUBE, np.eye(3))
 
 
 def test_sweep_first_contact():

@@ -92,10 +92,12 @@ impl Mesh {
         })
     }
 
-    /// What [`Mesh::from_soup`] ensures, for a mesh built field by field: no more triangles
-    /// than this build indexes, each naming vertices the mesh has, their coordinates finite.
-    /// A mesh of no triangles passes (queries on it alone find nothing; two parts refuse it).
-    /// [`PreparedMesh::try_new`](crate::PreparedMesh::try_new) asks it.
+    /// What the queries need of a mesh built field by field: no more triangles than this build
+    /// indexes, each naming vertices the mesh has, and every vertex's coordinates finite (used
+    /// or not: bounds and sweeps read them all). A mesh of no triangles passes (queries on it
+    /// alone find nothing; two parts refuse it). It does not weld: equal vertices given twice
+    /// stay two, and their triangles are not neighbours, as [`Mesh::from_soup`] would make
+    /// them. [`PreparedMesh::try_new`](crate::PreparedMesh::try_new) asks it.
     pub fn validate(&self) -> Result<()> {
         let path = || self.source.clone();
         if self.triangles.len() as u64 > MAX_TRIANGLES {
@@ -114,19 +116,22 @@ impl Mesh {
                     message: format!("triangle {i} names vertex {v}, but there are {n}"),
                 });
             }
-            if let Some(value) = t
-                .iter()
-                .flat_map(|&v| self.vertices[v as usize])
-                .find(|c| !c.is_finite())
-            {
-                return Err(Error::NonFinite {
-                    path: path(),
-                    triangle: i,
-                    value,
-                });
-            }
         }
-        Ok(())
+        match self
+            .vertices
+            .iter()
+            .position(|p| p.iter().any(|c| !c.is_finite()))
+        {
+            Some(v) => Err(Error::Format {
+                path: path(),
+                format: "mesh",
+                message: format!(
+                    "vertex {v} has a non-finite coordinate ({:?})",
+                    self.vertices[v]
+                ),
+            }),
+            None => Ok(()),
+        }
     }
 
     pub fn vertex(&self, i: u32) -> DVec3 {

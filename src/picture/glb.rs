@@ -3,8 +3,9 @@
 //! intersection curves and the closest segment as line primitives. glTF holds `f32`, so the
 //! coordinates are re-centred on the scene's focus; the offset is kept in `f64` in the root
 //! node's `extras` (`meshclash_offset`), not applied, so nothing is lost to rounding. Each
-//! part's own coordinates are about its own centre, which its node's translation places: two
-//! small parts far apart keep their shapes (about one centre they were rounded flat).
+//! part's own coordinates are about the point of its box nearest the focus, which its node's
+//! translation places: two small parts far apart keep their shapes (about one centre they
+//! were rounded flat).
 
 use super::raster::{CLASH, CLOSEST, CURVE, NEAR, PART_A, PART_B};
 use super::{Mark, Scene};
@@ -24,10 +25,15 @@ pub fn glb(scene: &Scene) -> Result<Vec<u8>> {
     let mut nodes = Vec::new();
     for (k, part) in scene.parts.iter().enumerate() {
         let base = if k == 0 { PART_A } else { PART_B };
-        // (A part of no triangles has no centre: the focus stands in.)
-        let centre = Some(super::bounds(part).center())
-            .filter(|c| c.is_finite())
-            .unwrap_or(offset);
+        // The point of the part's box nearest the focus: the focus itself for a part at the
+        // clash, where the coordinates matter most (a part's own centre far from it, a body
+        // far away, rounded the clash's faces; a review's helper); near it for a part far
+        // away. A part of no triangles has no box: the focus stands in.
+        let b = super::bounds(part);
+        let centre = match b.min.is_finite() && b.max.is_finite() {
+            true => offset.clamp(b.min, b.max),
+            false => offset,
+        };
         let mut primitives = Vec::new();
         for (mark, colour, name) in [
             (Mark::Plain, base, "plain"),
@@ -133,11 +139,16 @@ impl Doc {
         })))
     }
 
+    /// A node named `name` with a mesh of `primitives`; none (glTF requires one primitive at
+    /// least) for a part of no triangles.
     fn node(&mut self, name: &str, primitives: Vec<Value>) -> usize {
-        self.meshes
-            .push(json!({"name": name, "primitives": primitives}));
-        self.nodes
-            .push(json!({"name": name, "mesh": self.meshes.len() - 1}));
+        let mut node = json!({ "name": name });
+        if !primitives.is_empty() {
+            self.meshes
+                .push(json!({"name": name, "primitives": primitives}));
+            node["mesh"] = json!(self.meshes.len() - 1);
+        }
+        self.nodes.push(node);
         self.nodes.len() - 1
     }
 

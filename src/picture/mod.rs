@@ -49,9 +49,6 @@ pub struct Scene {
     /// The least radius framed around the focus, so that a point (a touch) or a short segment
     /// still shows what surrounds it.
     pub context: f64,
-    /// Where a container's cut-away is judged from: its walls facing the camera from here are
-    /// left out (the swallowed body's centre, or the inner part's where it touches from inside).
-    pub inside: DVec3,
 }
 
 impl Scene {
@@ -75,7 +72,7 @@ impl Scene {
             parts[0].marks[p.a as usize] = Mark::Clash;
             parts[1].marks[p.b as usize] = Mark::Clash;
         }
-        let (mut inside, mut swallowed) = (None, None);
+        let mut swallowed = None;
         if let Some(c) = report.containment {
             let (inner, outer) = match c {
                 Containment::AInB => (0, &pb),
@@ -83,7 +80,7 @@ impl Scene {
             };
             let posed = [&pa, &pb][inner];
             mark_swallowed(&mut parts[inner], posed, outer);
-            parts[1 - inner].container = true;
+            contain(&mut parts[1 - inner], outer);
             swallowed = clash_box(&parts[inner..=inner]);
             // The answer names one direction where both hold (a body of each inside the
             // other), and the picture is framed on it; the other is marked too (a hunt's
@@ -96,8 +93,7 @@ impl Scene {
             for (inner, outer) in [(1, 0), (0, 1)] {
                 let posed = [&pa, &pb];
                 if within(posed[inner], posed[outer]) {
-                    parts[outer].container = true;
-                    inside = Some(bounds(&parts[inner]).center());
+                    contain(&mut parts[outer], posed[outer]);
                     break;
                 }
             }
@@ -116,7 +112,6 @@ impl Scene {
             closest,
             focus: Aabb::from_points([DVec3::ZERO]),
             context,
-            inside: DVec3::ZERO,
         };
         // Framed on where the surfaces cross, where they do: the clashing triangles' box was a
         // whole plate a small part pierced (a hunt's helper), the part a few pixels in it.
@@ -129,7 +124,6 @@ impl Scene {
                 Some((p, q)) => Aabb::from_points([p, q]),
                 None => scene.bounds(),
             });
-        scene.inside = inside.unwrap_or_else(|| scene.focus.center());
         scene
     }
 
@@ -149,10 +143,8 @@ impl Scene {
             closest: None,
             focus: Aabb::from_points([DVec3::ZERO]),
             context,
-            inside: DVec3::ZERO,
         };
         scene.focus = scene.clash_box().unwrap_or_else(|| scene.bounds());
-        scene.inside = scene.focus.center();
         scene
     }
 
@@ -212,9 +204,30 @@ fn part(name: &'static str, m: &Posed) -> Part {
     }
 }
 
+/// Makes `part` (posed as `m`) a container, drawn cut away: its triangles facing the camera
+/// are left out. Each body's triangles are turned to wind outward first, by the sign of the
+/// body's volume: an inside-out container's near side was kept by its winding and hid what it
+/// swallowed (a hunt's helper), and one judged from a single point inside misjudged a
+/// container of several bodies (a review's helper).
+fn contain(part: &mut Part, m: &Posed) {
+    part.container = true;
+    let bodies = &m.prep.bodies;
+    let c = bounds(part).center();
+    let mut volume = vec![0.0f64; bodies.closed.len()];
+    for (t, &b) in part.triangles.iter().zip(&bodies.of_triangle) {
+        volume[b as usize] += (t[0] - c).dot((t[1] - c).cross(t[2] - c));
+    }
+    for (t, &b) in part.triangles.iter_mut().zip(&bodies.of_triangle) {
+        if volume[b as usize] < 0.0 {
+            t.swap(1, 2);
+        }
+    }
+}
+
 /// Whether `inner` lies inside `outer`, on or within its surface: every one of up to 64 of its
 /// vertices, spread through its numbering, inside (a winding number of at least 1/2, on the
-/// surface included). For the picture only: the answer itself is the check's.
+/// surface included). For the picture only: the answer itself is the check's, and a part may
+/// cross its container between the vertices sampled (then drawn cut away all the same).
 fn within(inner: &Posed, outer: &Posed) -> bool {
     let n = inner.prep.mesh.vertices.len();
     let step = n.div_ceil(64).max(1);

@@ -106,19 +106,14 @@ pub fn png(scene: &Scene, width: u32, height: u32) -> Result<Vec<u8>> {
     }
     let cam = Camera::framing(scene, width, height);
     let mut canvas = Canvas::new(width, height);
-    // A container's cut-away leaves out its triangles that face the camera from the framed
-    // body: turned away from the body's centre, not by their winding, which an inside-out
-    // container has the other way (a hunt's helper: its near side was kept and hid the body).
-    let inside = scene.inside;
     for (k, part) in scene.parts.iter().enumerate() {
         let base = if k == 0 { PART_A } else { PART_B };
         for (t, &mark) in part.triangles.iter().zip(&part.marks) {
             let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
             let facing = n.dot(cam.back);
-            let centroid = (t[0] + t[1] + t[2]) / 3.0;
-            let outward = n.dot(centroid - inside) >= 0.0;
-            let away = if outward { facing } else { -facing };
-            if part.container && away > 0.0 {
+            // A container's triangles wind outward ([`super::Scene::of_check`] turns an
+            // inside-out body's): those facing the camera are its near side, left out.
+            if part.container && facing > 0.0 {
                 continue;
             }
             let colour = match mark {

@@ -97,15 +97,16 @@ const MAX_STEPS: usize = 1_000_000;
 pub fn path_tolerance(a: &PreparedMesh, pose_a: Pose, b: &PreparedMesh, path: &[Pose]) -> f64 {
     let (ba, bb) = (a.mesh.bounding_box(), b.mesh.bounding_box());
     let size = ba.diagonal() + bb.diagonal();
-    // A posed point's magnitude is at most its pose's translation's plus its own length.
-    let reach = |b: &crate::geom::Aabb| b.min.abs().max(b.max.abs()).length();
-    let placed = |p: &Pose, b: &crate::geom::Aabb| p.translation.abs().max_element() + reach(b);
+    // Four times 32 roundings of a posed point's magnitude (at most its pose's translation's
+    // plus its own length), term by term as a moving sphere's slack is: a sum of magnitudes
+    // near f64's largest overflows where each term, so scaled, does not.
+    let k = 4.0 * 32.0 * f64::EPSILON;
+    let reach = |b: &crate::geom::Aabb| k * b.min.abs().max(b.max.abs()).length();
+    let placed = |p: &Pose, b: &crate::geom::Aabb| k * p.translation.abs().max_element() + reach(b);
     let far = path.iter().map(|p| placed(p, &bb)).fold(0.0, f64::max);
-    let resolved = 4.0 * 32.0 * f64::EPSILON * (placed(&pose_a, &ba) + far);
-    match resolved.is_finite() {
-        true => (1e-6 * size).max(resolved),
-        false => 1e-6 * size,
-    }
+    let resolved = placed(&pose_a, &ba) + far;
+    // Positive even for two points at the origin (a tolerance of 0 is refused).
+    (1e-6 * size).max(resolved).max(f64::MIN_POSITIVE)
 }
 
 /// B moving through `path` (at least two waypoints) at `times` (increasing, first 0 and last 1;

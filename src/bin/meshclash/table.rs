@@ -628,10 +628,10 @@ pub fn check_out(path: &Path) -> Result<(), Error> {
     check_writable("--out", path)
 }
 
-/// A path `option` will write once the work is done: in a folder that exists, a regular file
-/// or none yet, and writable. An existing file is opened for writing but left as it is; a new
-/// one is created and removed again. A link is followed: one whose file does not exist yet is
-/// judged by its target's path.
+/// A path `option` will write once the work is done: in a folder that exists, a file (or a
+/// device such as /dev/null) or none yet, and writable. An existing file is opened for writing
+/// but left as it is; a new one is created and removed again. Links are followed: one whose
+/// file does not exist yet is judged by the path it leads to.
 pub fn check_writable(option: &str, path: &Path) -> Result<(), Error> {
     let bad = |why: &str| Error::Argument(format!("{option} {}: {why}", path.display()));
     let target = dangling_target(path);
@@ -641,8 +641,8 @@ pub fn check_writable(option: &str, path: &Path) -> Result<(), Error> {
             return Err(bad("is a folder"));
         }
         // A FIFO would block the write (and opening it here would end its reader's input).
-        if !meta.is_file() {
-            return Err(bad("is not a regular file"));
+        if blocks(&meta.file_type()) {
+            return Err(bad("is a named pipe or a socket, not a file"));
         }
     }
     if let Some(dir) = path.parent() {
@@ -662,17 +662,38 @@ pub fn check_writable(option: &str, path: &Path) -> Result<(), Error> {
     writable.map_err(|e| bad(&format!("cannot be written: {e}")))
 }
 
-/// Where a link that leads nowhere yet points (writing through it creates that file), once:
-/// a link to a link is left to the write to resolve.
+/// Whether writing to a file of this type could block: a FIFO or a socket.
+fn blocks(t: &std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        t.is_fifo() || t.is_socket()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = t;
+        false
+    }
+}
+
+/// Where a chain of links that leads nowhere yet ends (writing through it creates that
+/// file), followed as the system follows it, up to 40 links.
 fn dangling_target(path: &Path) -> Option<std::path::PathBuf> {
     if path.exists() || !path.is_symlink() {
         return None;
     }
-    let to = std::fs::read_link(path).ok()?;
-    Some(match path.parent() {
-        Some(dir) if to.is_relative() => dir.join(to),
-        _ => to,
-    })
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        if !at.is_symlink() {
+            return Some(at);
+        }
+        let to = std::fs::read_link(&at).ok()?;
+        at = match at.parent() {
+            Some(dir) if to.is_relative() => dir.join(to),
+            _ => to,
+        };
+    }
+    None
 }
 
 /// A structured `.npy` (format 1.0): one record per row, one field per column.
