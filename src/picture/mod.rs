@@ -72,32 +72,7 @@ impl Scene {
             parts[0].marks[p.a as usize] = Mark::Clash;
             parts[1].marks[p.b as usize] = Mark::Clash;
         }
-        let mut swallowed = None;
-        if let Some(c) = report.containment {
-            let (inner, outer) = match c {
-                Containment::AInB => (0, &pb),
-                Containment::BInA => (1, &pa),
-            };
-            let posed = [&pa, &pb][inner];
-            mark_swallowed(&mut parts[inner], posed, outer);
-            contain(&mut parts[1 - inner], outer);
-            swallowed = clash_box(&parts[inner..=inner]);
-            // The answer names one direction where both hold (a body of each inside the
-            // other), and the picture is framed on it; the other is marked too (a hunt's
-            // helper: it was left plain in the GLB).
-            mark_swallowed(&mut parts[1 - inner], [&pa, &pb][1 - inner], posed);
-        } else if report.intersects() {
-            // A part inside the other and touching it from there (no containment: the surfaces
-            // meet) is drawn as a swallowed one is, its container cut away: through the wall's
-            // outside it was hidden (a hunt's helper).
-            for (inner, outer) in [(1, 0), (0, 1)] {
-                let posed = [&pa, &pb];
-                if within(posed[inner], posed[outer]) {
-                    contain(&mut parts[outer], posed[outer]);
-                    break;
-                }
-            }
-        }
+        let swallowed = mark_inside(&mut parts, [&pa, &pb], report);
         let closest = (!report.interferes() && report.distance.distance > 0.0)
             .then_some((report.distance.point_a, report.distance.point_b));
         // Half the smaller part: both ends of a closest segment show whole when it is short.
@@ -113,18 +88,24 @@ impl Scene {
             focus: Aabb::from_points([DVec3::ZERO]),
             context,
         };
-        // Framed on where the surfaces cross, where they do: the clashing triangles' box was a
-        // whole plate a small part pierced (a hunt's helper), the part a few pixels in it.
-        let curves = (!scene.curves.is_empty())
-            .then(|| Aabb::from_points(scene.curves.iter().flat_map(|&(p, q)| [p, q])));
-        scene.focus = curves
-            .or(swallowed)
-            .or_else(|| scene.clash_box())
-            .unwrap_or_else(|| match closest {
-                Some((p, q)) => Aabb::from_points([p, q]),
-                None => scene.bounds(),
-            });
+        scene.focus = scene.check_focus(swallowed);
         scene
+    }
+
+    /// What a `check`'s picture frames: where the surfaces cross, where they do (the clashing
+    /// triangles' box was a whole plate a small part pierced, a hunt's helper, the part a few
+    /// pixels in it); else the `swallowed` body the answer names, the clashing triangles, the
+    /// closest segment, or everything.
+    fn check_focus(&self, swallowed: Option<Aabb>) -> Aabb {
+        let curves = (!self.curves.is_empty())
+            .then(|| Aabb::from_points(self.curves.iter().flat_map(|&(p, q)| [p, q])));
+        curves
+            .or(swallowed)
+            .or_else(|| self.clash_box())
+            .unwrap_or_else(|| match self.closest {
+                Some((p, q)) => Aabb::from_points([p, q]),
+                None => self.bounds(),
+            })
     }
 
     /// The scene of a `self` check: the mesh, its self-intersecting triangles marked.
@@ -202,6 +183,31 @@ fn part(name: &'static str, m: &Posed) -> Part {
         marks: vec![Mark::Plain; n],
         container: false,
     }
+}
+
+/// Marks what lies inside the other part and makes that part a container, cut away: the
+/// bodies the answer's containment names (and, where a body of each part lies inside the
+/// other, the other's too: a hunt's helper found it left plain), or a part inside the other
+/// touching it from there (through the wall's outside it was hidden). The box of the bodies
+/// named, to frame.
+fn mark_inside(parts: &mut [Part; 2], posed: [&Posed; 2], report: &CheckReport) -> Option<Aabb> {
+    let Some(c) = report.containment else {
+        if report.intersects() {
+            if let Some(inner) = [1, 0].into_iter().find(|&i| within(posed[i], posed[1 - i])) {
+                contain(&mut parts[1 - inner], posed[1 - inner]);
+            }
+        }
+        return None;
+    };
+    let inner = match c {
+        Containment::AInB => 0,
+        Containment::BInA => 1,
+    };
+    mark_swallowed(&mut parts[inner], posed[inner], posed[1 - inner]);
+    contain(&mut parts[1 - inner], posed[1 - inner]);
+    let swallowed = clash_box(&parts[inner..=inner]);
+    mark_swallowed(&mut parts[1 - inner], posed[1 - inner], posed[inner]);
+    swallowed
 }
 
 /// Makes `part` (posed as `m`) a container, drawn cut away: its triangles facing the camera
