@@ -33,6 +33,7 @@ from ._meshclash import (
     solid_distance,
     sphere_contacts,
     sphere_sweeps,
+    sphere_touching,
     sweep,
     winding_numbers,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "solid_distance",
     "sphere_contacts",
     "sphere_sweeps",
+    "sphere_touching",
     "sweep",
     "winding_numbers",
 ]

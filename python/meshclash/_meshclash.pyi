@@ -159,6 +159,12 @@ def sphere_contacts(
     transform: Optional[ArrayLike] = None,
     backend: BackendArg = "auto",
 ) -> Columns: ...
+def sphere_touching(
+    mesh: MeshArg,
+    centers: ArrayLike,
+    radii: ArrayLike,
+    transform: Optional[ArrayLike] = None,
+) -> Columns: ...
 def sphere_sweeps(
     mesh: MeshArg,
     centers: ArrayLike,

@@ -20,6 +20,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(closest_points, m)?)?;
     m.add_function(wrap_pyfunction!(ray_hits, m)?)?;
     m.add_function(wrap_pyfunction!(sphere_contacts, m)?)?;
+    m.add_function(wrap_pyfunction!(sphere_touching, m)?)?;
     m.add_function(wrap_pyfunction!(sphere_sweeps, m)?)?;
     m.add_function(wrap_pyfunction!(self::poses, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
@@ -332,6 +333,38 @@ fn spheres(centers: &Bound<'_, PyAny>, radii: &Bound<'_, PyAny>) -> PyResult<Vec
         return Err(value_error(format!("row {i} has a negative radius")));
     }
     Ok(c.into_iter().zip(r).collect())
+}
+
+/// Every triangle each sphere touches (meets within its radius, exactly: a triangle exactly a
+/// radius away is one): ``{"sphere", "triangle"}``, one row per pair, by sphere then triangle.
+/// A sphere wholly inside the solid touches no triangle (``sphere_contacts`` says it
+/// touches). As ``meshclash spheres --contacts``; on the CPU, in parallel.
+#[pyfunction]
+#[pyo3(signature = (mesh, centers, radii, transform = None))]
+pub fn sphere_touching<'py>(
+    py: Python<'py>,
+    mesh: &Bound<'py, PyAny>,
+    centers: &Bound<'py, PyAny>,
+    radii: &Bound<'py, PyAny>,
+    transform: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use rayon::prelude::*;
+    let (m, p) = (Mesh::from_arg(py, mesh)?, pose(transform, "transform")?);
+    let s = spheres(centers, radii)?;
+    let pairs: Vec<(i64, i64)> = py.detach(|| {
+        let posed = Posed::new(&m, p);
+        s.par_iter()
+            .enumerate()
+            .flat_map_iter(|(i, &(c, r))| {
+                let found = query::sphere_triangles(c, r, &posed);
+                found.into_iter().map(move |t| (i as i64, t as i64))
+            })
+            .collect()
+    });
+    Columns::new(py)
+        .i64("sphere", pairs.iter().map(|q| Some(q.0)))?
+        .i64("triangle", pairs.iter().map(|q| Some(q.1)))
+        .map(Columns::done)
 }
 
 /// Each sphere against the mesh: ``{"touches", "gap", "triangle", "point"}``. ``gap``: the

@@ -3,6 +3,7 @@ is worked by hand, on both backends; and the command line's columns on a real me
 
 import numpy as np
 import pytest
+import trimesh
 
 import meshclash as mc
 from conftest import CASES, load_case_mesh
@@ -63,6 +64,26 @@ def test_spheres(backend):
     assert s["point"][0] == pytest.approx([0.5, 0, 0], abs=1e-8)
     with pytest.raises(ValueError, match="row 1 has a negative radius"):
         mc.sphere_contacts(CUBE, [[0, 0, 0], [1, 1, 1]], [1, -1])
+
+
+def test_sphere_touching_lists_each_triangle_as_the_cli(tmp_path, cli):
+    # Above the top face (z = 0.5, its two triangles meeting along a diagonal through the
+    # centre) at exactly its radius: both touched; a hair less, none; wholly inside: none,
+    # though it touches as a solid; at a corner: the six triangles round it (hand-counted).
+    centers = [[0, 0, 2], [0, 0, 2], [0, 0, 0], [0.5, 0.5, 0.5]]
+    radii = [1.5, np.nextafter(1.5, 0), 0.1, 1e-3]
+    t = mc.sphere_touching(CUBE, centers, radii)
+    pairs = list(zip(t["sphere"].tolist(), t["triangle"].tolist()))
+    assert [p[0] for p in pairs] == [0, 0, 3, 3, 3, 3, 3, 3]
+    assert pairs == sorted(pairs)
+    assert mc.sphere_contacts(CUBE, centers, radii)["touches"].tolist() == [True, False, True, True]
+    rows = tmp_path / "s.npy"
+    np.save(rows, np.column_stack([np.array(centers, float), radii]))
+    mesh = tmp_path / "cube.stl"
+    trimesh.Trimesh(CUBE.vertices, CUBE.faces, process=False).export(mesh)  # rows kept
+    cli("spheres", mesh, rows, "--contacts", "--out", tmp_path / "t.csv", "--json")
+    table = np.genfromtxt(tmp_path / "t.csv", delimiter=",", names=True, dtype=np.int64)
+    assert list(zip(table["sphere"].tolist(), table["triangle"].tolist())) == pairs
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
