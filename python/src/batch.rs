@@ -5,7 +5,7 @@
 //! (triangles) or False.
 
 use crate::convert::{err, f64_array, points, pose, poses as pose_list, value_error};
-use crate::mesh::Mesh;
+use crate::mesh::{warn_units, Mesh};
 use crate::pair::backend_of;
 use meshclash::query::{self, sweep_tolerance, Hits, Posed, SolidDistance, SphereSweep};
 use meshclash::{DVec3, Error, PreparedMesh};
@@ -507,7 +507,7 @@ pub fn poses<'py>(
             )));
         }
     }
-    let (ma, mb) = Mesh::pair_from_args(py, a, b)?;
+    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
     let pa = pose(transform_a, "transform_a")?;
     let ps = pose_list(transforms_b, "transforms_b")?;
     let backend = backend_of(py, backend)?;
@@ -521,6 +521,7 @@ pub fn poses<'py>(
             what: format!("pose {k}"),
         }));
     }
+    warn_units(py, &ma, &mb)?;
     let apart: Vec<_> = answers
         .iter()
         .map(|x| match &x.solid {
@@ -588,7 +589,7 @@ pub fn sweep<'py>(
             waypoints.len()
         )));
     }
-    let (ma, mb) = Mesh::pair_from_args(py, a, b)?;
+    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
     let pa = pose(transform_a, "transform_a")?;
     let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, pa, &mb, &waypoints));
     if !(tol > 0.0 && tol.is_finite()) {
@@ -603,6 +604,7 @@ pub fn sweep<'py>(
             what: "the path".into(),
         }));
     }
+    warn_units(py, &ma, &mb)?;
     let d = PyDict::new(py);
     d.set_item("contact", r.contact.is_some())?;
     d.set_item("tolerance", tol)?;

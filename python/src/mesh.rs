@@ -97,26 +97,6 @@ impl Mesh {
         Ok(Mesh::from_object(py, obj)?.prep)
     }
 
-    /// Both parts of a two-part query, and a `UserWarning` where their files declare different
-    /// units (as the command line's notice): coordinates are never converted.
-    pub fn pair_from_args(
-        py: Python<'_>,
-        a: &Bound<'_, PyAny>,
-        b: &Bound<'_, PyAny>,
-    ) -> PyResult<(Arc<PreparedMesh>, Arc<PreparedMesh>)> {
-        let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
-        if let (Some(ua), Some(ub)) = (&ma.mesh.unit, &mb.mesh.unit) {
-            if !ua.eq_ignore_ascii_case(ub) {
-                let msg = format!(
-                    "a declares its unit as {ua} and b as {ub}; units are not converted (scale one part with its transform)"
-                );
-                let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-                PyErr::warn(py, &category, &std::ffi::CString::new(msg)?, 1)?;
-            }
-        }
-        Ok((ma, mb))
-    }
-
     fn from_object(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Mesh> {
         let (Ok(v), Ok(f)) = (obj.getattr("vertices"), obj.getattr("faces")) else {
             return Err(value_error(format!(
@@ -266,4 +246,20 @@ impl Mesh {
 pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<Mesh> {
     let mesh = py.detach(|| CoreMesh::load(&path)).map_err(err)?;
     Ok(Mesh::prepare(py, mesh))
+}
+
+/// A `UserWarning` where two parts' files declare different units, as the command line's
+/// notice: coordinates are never converted. Given once the query has answered, so that a
+/// refused call raises its own error alone.
+pub fn warn_units(py: Python<'_>, a: &PreparedMesh, b: &PreparedMesh) -> PyResult<()> {
+    if let (Some(ua), Some(ub)) = (&a.mesh.unit, &b.mesh.unit) {
+        if !ua.eq_ignore_ascii_case(ub) {
+            let msg = format!(
+                "a declares its unit as {ua} and b as {ub}; units are not converted (scale one part with its transform)"
+            );
+            let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            PyErr::warn(py, &category, &std::ffi::CString::new(msg)?, 1)?;
+        }
+    }
+    Ok(())
 }

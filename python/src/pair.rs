@@ -2,7 +2,7 @@
 //! (`self_intersections`), with their answers as Python objects.
 
 use crate::convert::{backend_arg, err, json_to_py, pose, value_error};
-use crate::mesh::Mesh;
+use crate::mesh::{warn_units, Mesh};
 use meshclash::query::Interference;
 use meshclash::GpuInfo;
 use meshclash::{
@@ -289,6 +289,7 @@ pub fn check(
         .detach(|| backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance }))
         .map_err(err)?;
     within_f64(report.distance.distance)?;
+    warn_units(py, &ma, &mb)?;
     Ok(CheckResult {
         report,
         pairs,
@@ -318,7 +319,7 @@ fn placed(
         pose(transform_a, "transform_a")?,
         pose(transform_b, "transform_b")?,
     );
-    let (ma, mb) = Mesh::pair_from_args(py, a, b)?;
+    let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
     Ok((ma, pa, mb, pb, backend_of(py, backend)?))
 }
 
@@ -360,8 +361,11 @@ pub fn interferes(
     backend: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<bool> {
     let (ma, pa, mb, pb, backend) = placed(py, a, b, transform_a, transform_b, backend)?;
-    py.detach(|| backend.interferes(&ma, pa, &mb, pb))
-        .map_err(err)
+    let yes = py
+        .detach(|| backend.interferes(&ma, pa, &mb, pb))
+        .map_err(err)?;
+    warn_units(py, &ma, &mb)?;
+    Ok(yes)
 }
 
 /// How far apart two parts are as solids: what ``meshclash check --quick --json`` prints, as
@@ -495,6 +499,7 @@ pub fn solid_distance(
         .detach(|| backend.solid_distance(&ma, pa, &mb, pb))
         .map_err(err)?;
     within_f64(solid.distance())?;
+    warn_units(py, &ma, &mb)?;
     Ok(SolidDistanceResult { solid })
 }
 

@@ -71,3 +71,6 @@ def test_parts_declaring_different_units_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mc.check(mm, mm)
+        # A refused call raises its own error alone (the warning came first, a review found).
+        with pytest.raises(ValueError, match="tolerance must be finite"):
+            mc.sweep(mm, m, np.stack([np.eye(4)] * 2), tolerance=-1)
