@@ -236,10 +236,7 @@ fn gltf_morph_targets_move_positions_by_their_weights() {
         .flatten()
         .flat_map(|c| c.to_le_bytes())
         .collect();
-    let uri = format!(
-        "data:application/octet-stream;base64,{}",
-        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes)
-    );
+    let uri = data_uri(&bytes);
     let doc = |node: serde_json::Value| {
         serde_json::json!({
             "asset": {"version": "2.0"},
@@ -293,10 +290,7 @@ fn gltf_sparse_morph_targets_are_read_and_their_work_is_counted() {
         bytes.resize(12 * n, 0);
         bytes.extend([10f32, 0., 0.].iter().flat_map(|c| c.to_le_bytes()));
         bytes.extend([1u8, 0, 0, 0, 0, 1, 2, 0]);
-        let uri = format!(
-            "data:application/octet-stream;base64,{}",
-            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes)
-        );
+        let uri = data_uri(&bytes);
         let target = serde_json::json!({"POSITION": 1});
         serde_json::json!({
             "asset": {"version": "2.0"},
@@ -347,10 +341,7 @@ fn gltf_positions_without_a_view_are_held_to_the_file() {
         let mut bytes = 1u32.to_le_bytes().to_vec();
         bytes.extend([1f32, 0., 0.].iter().flat_map(|c| c.to_le_bytes()));
         bytes.extend([0u32, 1, 2].iter().flat_map(|c| c.to_le_bytes()));
-        let uri = format!(
-            "data:application/octet-stream;base64,{}",
-            base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &bytes)
-        );
+        let uri = data_uri(&bytes);
         let mut s = serde_json::json!({
             "asset": {"version": "2.0"},
             "buffers": [{"byteLength": bytes.len(), "uri": uri}],
@@ -388,6 +379,12 @@ fn gltf_positions_without_a_view_are_held_to_the_file() {
         e.contains("530000000 elements without a buffer view"),
         "{e}"
     );
+}
+
+/// `bytes` as a glTF buffer's data URI.
+fn data_uri(bytes: &[u8]) -> String {
+    let b64 = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes);
+    format!("data:application/octet-stream;base64,{b64}")
 }
 
 /// A reader's error for `bytes` as `name`; it must name the file.

@@ -348,22 +348,12 @@ pub fn sphere_touching<'py>(
     radii: &Bound<'py, PyAny>,
     transform: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use rayon::prelude::*;
     let (m, p) = (Mesh::from_arg(py, mesh)?, pose(transform, "transform")?);
     let s = spheres(centers, radii)?;
-    let pairs: Vec<(i64, i64)> = py.detach(|| {
-        let posed = Posed::new(&m, p);
-        s.par_iter()
-            .enumerate()
-            .flat_map_iter(|(i, &(c, r))| {
-                let found = query::sphere_triangles(c, r, &posed);
-                found.into_iter().map(move |t| (i as i64, t as i64))
-            })
-            .collect()
-    });
+    let pairs = py.detach(|| query::spheres_touching(&s, &Posed::new(&m, p)));
     Columns::new(py)
-        .i64("sphere", pairs.iter().map(|q| Some(q.0)))?
-        .i64("triangle", pairs.iter().map(|q| Some(q.1)))
+        .i64("sphere", pairs.iter().map(|q| Some(q.0 as i64)))?
+        .i64("triangle", pairs.iter().map(|q| Some(q.1 as i64)))
         .map(Columns::done)
 }
 

@@ -252,14 +252,12 @@ pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<Mesh> {
 /// notice: coordinates are never converted. Given once the query has answered, so that a
 /// refused call raises its own error alone.
 pub fn warn_units(py: Python<'_>, a: &PreparedMesh, b: &PreparedMesh) -> PyResult<()> {
-    if let (Some(ua), Some(ub)) = (&a.mesh.unit, &b.mesh.unit) {
-        if !ua.eq_ignore_ascii_case(ub) {
-            let msg = format!(
-                "a declares its unit as {ua} and b as {ub}; units are not converted (scale one part with its transform)"
-            );
-            let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
-            PyErr::warn(py, &category, &std::ffi::CString::new(msg)?, 1)?;
-        }
+    if let Some((ua, ub)) = a.mesh.units_differ(&b.mesh) {
+        let msg = format!(
+            "a declares its unit as {ua} and b as {ub}; units are not converted (scale one part with its transform)"
+        );
+        let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+        PyErr::warn(py, &category, &std::ffi::CString::new(msg)?, 1)?;
     }
     Ok(())
 }

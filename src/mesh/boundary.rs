@@ -80,9 +80,8 @@ fn near_another(m: &Mesh, edges: &[(u32, u32)], tol: f64) -> usize {
     let mean = edges
         .iter()
         .map(|e| {
-            Aabb::from_points([ends(e).0, ends(e).1])
-                .padded(tol)
-                .diagonal()
+            let (p, q) = ends(e);
+            Aabb::from_points([p, q]).padded(tol).diagonal()
         })
         .sum::<f64>()
         / edges.len().max(1) as f64;

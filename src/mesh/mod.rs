@@ -134,6 +134,15 @@ impl Mesh {
         }
     }
 
+    /// This mesh's declared unit and `other`'s where both declare one and they differ (any
+    /// case): coordinates are never converted, so the command line and Python say so.
+    pub fn units_differ<'a>(&'a self, other: &'a Mesh) -> Option<(&'a str, &'a str)> {
+        match (&self.unit, &other.unit) {
+            (Some(a), Some(b)) if !a.eq_ignore_ascii_case(b) => Some((a, b)),
+            _ => None,
+        }
+    }
+
     pub fn vertex(&self, i: u32) -> DVec3 {
         let v = self.vertices[i as usize];
         DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)

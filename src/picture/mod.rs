@@ -101,7 +101,7 @@ impl Scene {
             .then(|| Aabb::from_points(self.curves.iter().flat_map(|&(p, q)| [p, q])));
         curves
             .or(swallowed)
-            .or_else(|| self.clash_box())
+            .or_else(|| clash_box(&self.parts))
             .unwrap_or_else(|| match self.closest {
                 Some((p, q)) => Aabb::from_points([p, q]),
                 None => self.bounds(),
@@ -125,13 +125,8 @@ impl Scene {
             focus: Aabb::from_points([DVec3::ZERO]),
             context,
         };
-        scene.focus = scene.clash_box().unwrap_or_else(|| scene.bounds());
+        scene.focus = clash_box(&scene.parts).unwrap_or_else(|| scene.bounds());
         scene
-    }
-
-    /// The box of every clashing triangle, if any.
-    fn clash_box(&self) -> Option<Aabb> {
-        clash_box(&self.parts)
     }
 
     /// The sum of the clashing triangles' area-weighted normals (each part's outward where it

@@ -45,8 +45,8 @@ pub use self_intersect::{
 };
 pub use solid::{solid_distance, SolidDistance};
 pub use spheres::{
-    sphere_contact, sphere_sweep, sphere_triangles, sweep_tolerance, SphereContact, SphereSweep,
-    SweepContact,
+    sphere_contact, sphere_sweep, sphere_triangles, spheres_touching, sweep_tolerance,
+    SphereContact, SphereSweep, SweepContact,
 };
 pub use winding::{winding_from_integer, winding_number, Winding};
 

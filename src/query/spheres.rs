@@ -114,6 +114,21 @@ pub fn sphere_triangles(c: DVec3, r: f64, m: &Posed) -> Vec<u32> {
     out
 }
 
+/// Every (sphere, triangle) pair of `spheres` (centre, radius) that [`sphere_triangles`]
+/// names, by sphere then triangle, the spheres on rayon's threads: `spheres --contacts` and
+/// Python's `sphere_touching`.
+pub fn spheres_touching(spheres: &[(DVec3, f64)], m: &Posed) -> Vec<(u32, u32)> {
+    use rayon::prelude::*;
+    spheres
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, &(c, r))| {
+            let found = sphere_triangles(c, r, m);
+            found.into_iter().map(move |t| (i as u32, t))
+        })
+        .collect()
+}
+
 /// The first contact of a moving sphere.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SweepContact {

@@ -258,14 +258,12 @@ fn choose_backend(kind: BackendKind) -> Result<Backend, Error> {
 /// metres is a thousand times off, silently otherwise.
 fn load_pair(a: &Path, b: &Path) -> Result<(PreparedMesh, PreparedMesh), Error> {
     let (ma, mb) = (load(a)?, load(b)?);
-    if let (Some(ua), Some(ub)) = (&ma.mesh.unit, &mb.mesh.unit) {
-        if !ua.eq_ignore_ascii_case(ub) {
-            progress::notice(format!(
-                "meshclash: {} declares its unit as {ua} and {} as {ub}; units are not converted (scale one part with its --matrix)",
-                a.display(),
-                b.display()
-            ));
-        }
+    if let Some((ua, ub)) = ma.mesh.units_differ(&mb.mesh) {
+        progress::notice(format!(
+            "meshclash: {} declares its unit as {ua} and {} as {ub}; units are not converted (scale one part with its --matrix)",
+            a.display(),
+            b.display()
+        ));
     }
     Ok((ma, mb))
 }

@@ -115,38 +115,18 @@ fn sphere(r: &[f64]) -> (DVec3, f64) {
 /// `--contacts`: one row per (sphere, triangle) it touches.
 fn touched(rows: &table::Rows, m: &Posed) -> Table {
     let n = rows.len();
-    {
-        let pairs: Vec<(i64, i64)> = (0..n)
-            .into_par_iter()
-            .flat_map_iter(|i| {
-                let (c, r) = sphere(rows.row(i));
-                query::sphere_triangles(c, r, m)
-                    .into_iter()
-                    .map(move |t| (i as i64, t as i64))
-            })
-            .collect();
-        // Touching as without --contacts: a sphere wholly inside the solid meets no triangle
-        // but touches (it penetrates).
-        let touching = (0..n)
-            .into_par_iter()
-            .filter(|&i| {
-                let (c, r) = sphere(rows.row(i));
-                query::sphere_contact(c, r, m).is_some_and(|s| s.touches)
-            })
-            .count();
-        let cols = vec![
-            (
-                "sphere",
-                Column::I64(pairs.iter().map(|p| Some(p.0)).collect()),
-            ),
-            (
-                "triangle",
-                Column::I64(pairs.iter().map(|p| Some(p.1)).collect()),
-            ),
-        ];
-        let fields = json!({"count": n, "touching": touching, "contacts": pairs.len()});
-        (pairs.len(), cols, fields)
-    }
+    let spheres: Vec<(DVec3, f64)> = (0..n).map(|i| sphere(rows.row(i))).collect();
+    let pairs = query::spheres_touching(&spheres, m);
+    // Touching as without --contacts: a sphere wholly inside the solid meets no triangle but
+    // touches (it penetrates).
+    let touching = (spheres.par_iter())
+        .filter(|&&(c, r)| query::sphere_contact(c, r, m).is_some_and(|s| s.touches))
+        .count();
+    let column =
+        |k: fn(&(u32, u32)) -> u32| Column::I64(pairs.iter().map(|p| Some(k(p) as i64)).collect());
+    let cols = vec![("sphere", column(|p| p.0)), ("triangle", column(|p| p.1))];
+    let fields = json!({"count": n, "touching": touching, "contacts": pairs.len()});
+    (pairs.len(), cols, fields)
 }
 
 fn standing(found: Vec<Option<query::SphereContact>>) -> Table {
