@@ -68,7 +68,7 @@ fn main() {
                 let (mut hits, mut candidates) = (0, 0);
                 for pa in &ga.parts {
                     for pb in &gb.parts {
-                        let found = g.rounds(pa, pb, &f.query, narrow).unwrap();
+                        let found = g.rounds(pa, pb, &f.query, narrow, u64::MAX).unwrap();
                         hits += found.hits.len();
                         candidates += found.candidates;
                     }

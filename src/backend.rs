@@ -209,6 +209,8 @@ impl Backend {
         if let Some(g) = self.gpu_backend() {
             match on_gpu(&g) {
                 Ok(r) => return Ok(r),
+                // The query's own fault, not the GPU's: the CPU would refuse it too.
+                Err(e @ Error::TooManyPairs(_)) => return Err(e),
                 Err(e) if self.kind == BackendKind::Auto => {
                     self.fall_back(format!("{e}; answering on the CPU"));
                 }
@@ -261,10 +263,11 @@ impl Backend {
         self.answer(
             |g| {
                 let (ga, gb) = (g.resident(a)?, g.resident(b)?);
-                g.check(a, &ga, pose_a, b, &gb, pose_b, opts)
+                g.check(a, &ga, pose_a, b, &gb, pose_b, opts).map(Ok)
             },
-            || query::check(a, pose_a, b, pose_b, opts),
-        )
+            || query::check_at_most(a, pose_a, b, pose_b, opts, query::MAX_PAIRS),
+        )?
+        .map_err(Error::from)
     }
 
     /// The generalized winding number of `m` (placed by `pose`) around each of `points`

@@ -63,6 +63,10 @@ pub enum Error {
     Pose(String),
     #[error("invalid argument: {0}")]
     Argument(String),
+    /// A clearance under which lie more triangle pairs than a report lists
+    /// ([`crate::query::MAX_PAIRS`]).
+    #[error(transparent)]
+    TooManyPairs(#[from] crate::query::TooMany),
     /// A distance beyond the largest `f64`: no number to give (JSON would say `null`), so the
     /// command line and Python refuse the query rather than answer `inf`. `what` names the
     /// pose, path or row.

@@ -319,6 +319,37 @@ fn candidate_lists_larger_than_a_round_still_give_the_full_answer() {
     );
 }
 
+/// The GPU's clearance refuses what the CPU's refuses: more pairs than allowed
+/// ([`query::clearance_at_most`]), and hits past twice that are not gathered (rounds of 1200
+/// candidates, so that it stops between rounds). With room for the CPU's count, the same
+/// pairs.
+#[test]
+fn a_gpu_clearance_stops_once_it_has_found_more_pairs_than_allowed() {
+    let test = "a_gpu_clearance_stops_once_it_has_found_more_pairs_than_allowed";
+    let Some(b) = backend(test, Some(1200)) else {
+        return;
+    };
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 24, 12));
+    let g = b.upload(&t).unwrap();
+    let (p, q) = (
+        Posed::new(&t, Pose::IDENTITY),
+        Posed::new(&t, Pose::translation(DVec3::new(2.0, 0.0, 0.0))),
+    );
+    let cpu = query::clearance(&p, &q, 0.6).pairs;
+    let n = cpu.len() as u64;
+    let gpu = b.clearance((&p, &g), (&q, &g), 0.6, n).unwrap();
+    assert_eq!(gpu.pairs, cpu);
+    for most in [n - 1, n / 10] {
+        let e = b
+            .clearance((&p, &g), (&q, &g), 0.6, most)
+            .expect_err("refused");
+        assert!(
+            matches!(e, meshclash::Error::TooManyPairs(t) if t.most == most),
+            "{e}"
+        );
+    }
+}
+
 #[test]
 fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
     // The tori's tubes are 0.4 apart everywhere along the linked ring, so 0.5 gives many
@@ -343,7 +374,7 @@ fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
             f.query.capacity = b.capacity;
             let r0 = b.stats().0;
             let mut found = b
-                .rounds(&g.parts[0], &g.parts[0], &f.query, narrow)
+                .rounds(&g.parts[0], &g.parts[0], &f.query, narrow, u64::MAX)
                 .unwrap();
             found.hits.sort_unstable();
             (

@@ -1370,6 +1370,34 @@ fn a_clearance_holding_more_pairs_than_a_report_lists_is_refused() {
     }
 }
 
+/// A clearance a few triangles wide lies within no node, so the guard before a check sees none
+/// of its pairs: igea against itself turned 3 degrees, at 0.005, lists over 2^27 pairs (and at
+/// 0.01 listed 777M in 19 GB). The search itself stops past a number and refuses the query:
+/// two tori 0.4 apart at 0.6, whose pairs are counted here by brute force, are listed whole
+/// with room for exactly that many and refused with one less.
+#[test]
+fn a_clearance_search_stops_once_it_has_found_more_pairs_than_allowed() {
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 24, 12));
+    let (p, q) = (Posed::new(&t, Pose::IDENTITY), Posed::new(&t, shifted(2.0)));
+    let n = t.mesh.triangles.len() as u32;
+    let d = 0.6;
+    let brute = (0..n)
+        .flat_map(|i| (0..n).map(move |j| (i, j)))
+        .filter(|&(i, j)| tritri::distance(&p.tri(i), &q.tri(j)).distance < d)
+        .count() as u64;
+    assert!(brute > 100, "the tori must have pairs within {d}: {brute}");
+    // The guard's lower bound would let a limit of brute - 1 through: the search must stop.
+    assert!(query::pairs_within_at_least(&p, &q, d, u64::MAX) < brute - 1);
+    let whole = query::clearance_at_most(&p, &q, d, brute).expect("exactly as many as allowed");
+    assert_eq!(whole.pairs.len() as u64, brute);
+    assert_eq!(whole.pairs, query::clearance(&p, &q, d).pairs);
+    let e = query::clearance_at_most(&p, &q, d, brute - 1).expect_err("one more than allowed");
+    assert_eq!((e.clearance, e.most), (d, brute - 1));
+    let opts = meshclash::CheckOptions { clearance: Some(d) };
+    let refused = query::check_at_most(&t, Pose::IDENTITY, &t, shifted(2.0), &opts, brute - 1);
+    assert!(refused.is_err());
+}
+
 fn shifted(x: f64) -> Pose {
     Pose::translation(DVec3::new(x, 0.0, 0.0))
 }

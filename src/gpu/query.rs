@@ -152,13 +152,14 @@ impl GpuBackend {
     }
 
     /// Every pair of parts that can come within the query's tolerance, in rounds; hits with
-    /// global triangle indices (self: `a < b`).
+    /// global triangle indices (self: `a < b`). Stops once more than `most` are found.
     fn run_query(
         &self,
         (a, ga): Side,
         (b, gb): Side,
         query: &Query,
         narrow: Narrow,
+        most: u64,
     ) -> Result<Found> {
         let self_query = query.mode == MODE_SELF;
         // The nearest search has no tolerance: every pair of parts may hold the minimum.
@@ -180,7 +181,7 @@ impl GpuBackend {
         let mut all = Found::default();
         for (i, pa) in ga.parts.iter().enumerate() {
             for (j, pb) in gb.parts.iter().enumerate() {
-                if self_query && j < i {
+                if self_query && j < i || all.hits.len() as u64 > most {
                     continue;
                 }
                 let (wa, wb) = (world(&a.pose, &pa.bounds), world(&b.pose, &pb.bounds));
@@ -194,7 +195,7 @@ impl GpuBackend {
                 } else {
                     query.mode
                 };
-                let f = self.rounds(pa, pb, &Query { mode, ..*query }, narrow)?;
+                let f = self.rounds(pa, pb, &Query { mode, ..*query }, narrow, most)?;
                 all.candidates += f.candidates;
                 all.min_dist = all.min_dist.min(f.min_dist);
                 all.hits.extend(f.hits.into_iter().map(|h| {
@@ -219,9 +220,21 @@ impl GpuBackend {
         mode: u32,
         narrow: Narrow,
     ) -> Result<(Found, Frame)> {
+        self.run_at_most((a, ga), (b, gb), d, (mode, narrow), u64::MAX)
+    }
+
+    /// [`GpuBackend::run`], stopped once more than `most` hits are found.
+    fn run_at_most(
+        &self,
+        (a, ga): Side,
+        (b, gb): Side,
+        d: f64,
+        (mode, narrow): (u32, Narrow),
+        most: u64,
+    ) -> Result<(Found, Frame)> {
         let mut f = frame(a, ga, b, gb, d, mode)?;
         f.query.capacity = self.capacity;
-        let found = self.run_query((a, ga), (b, gb), &f.query, narrow)?;
+        let found = self.run_query((a, ga), (b, gb), &f.query, narrow, most)?;
         Ok((found, f))
     }
 
@@ -265,22 +278,24 @@ impl GpuBackend {
         })
     }
 
-    /// [`crate::query::clearance`] on the GPU.
+    /// [`crate::query::clearance_at_most`] on the GPU. The stages stop at twice `most` hits
+    /// (those within `d` and the f32 filter's error bound beyond it): more pairs than `most`
+    /// are refused, as on the CPU, and far more hits than that are not held either.
     pub fn clearance(
         &self,
-        a: &Posed,
-        ga: &GpuMesh,
-        b: &Posed,
-        gb: &GpuMesh,
+        (a, ga): (&Posed, &GpuMesh),
+        (b, gb): (&Posed, &GpuMesh),
         d: f64,
+        most: u64,
     ) -> Result<ClearanceReport> {
         // The stages keep pairs within `reach` (d and the rounding of f64 distances): the
         // host decides which are closer than d, exactly, as the CPU does.
         let reach = clearance::reach(a, b, d);
         if d.is_nan() || d <= 0.0 || apart(a, b, reach) {
             // Nothing is closer than 0, or the roots are farther apart than d.
-            return Ok(crate::query::clearance(a, b, d));
+            return Ok(crate::query::clearance_at_most(a, b, d, most)?);
         }
+        let too_many = || crate::query::TooMany { clearance: d, most };
         let mut timings = Timings::default();
         let since = self.stats();
         let t = Instant::now();
@@ -289,8 +304,17 @@ impl GpuBackend {
             candidates,
             ..
         } = self
-            .run((a, ga), (b, gb), reach, MODE_CLEARANCE, Narrow::Main)?
+            .run_at_most(
+                (a, ga),
+                (b, gb),
+                reach,
+                (MODE_CLEARANCE, Narrow::Main),
+                most.saturating_mul(2),
+            )?
             .0;
+        if hits.len() as u64 > most.saturating_mul(2) {
+            return Err(too_many().into());
+        }
         timings.add("gpu_clearance", t);
         let t = Instant::now();
         verts_for(a, b, &hits);
@@ -318,6 +342,9 @@ impl GpuBackend {
                 })
             })
             .collect();
+        if pairs.len() as u64 > most {
+            return Err(too_many().into());
+        }
         timings.add("resolve_f64", t);
         self.add_busy(&mut timings, since);
         Ok(ClearanceReport {
@@ -408,7 +435,9 @@ impl GpuBackend {
                 // The same frame and tolerance; `tol.w` carries the band's threshold.
                 let mut qb = f.query;
                 qb.tol[3] = (threshold as f32).next_up();
-                let band_hits = self.run_query((a, ga), (b, gb), &qb, Narrow::Band)?.hits;
+                let band_hits = self
+                    .run_query((a, ga), (b, gb), &qb, Narrow::Band, u64::MAX)?
+                    .hits;
                 best = closest_in_f64(a, b, &band_hits)
                     .into_iter()
                     .chain(best)
@@ -483,8 +512,8 @@ impl GpuBackend {
         })
     }
 
-    /// [`crate::query::check`] with the GPU stages; parts beyond what they certify on the CPU
-    /// ([`certifiable`]).
+    /// [`crate::query::check_at_most`] [`crate::query::MAX_PAIRS`] with the GPU stages; parts
+    /// beyond what they certify on the CPU ([`certifiable`]).
     #[allow(clippy::too_many_arguments)]
     pub fn check(
         &self,
@@ -498,7 +527,10 @@ impl GpuBackend {
     ) -> Result<CheckReport> {
         let (pa, pb) = (Posed::new(a, pose_a), Posed::new(b, pose_b));
         if !certifiable(&pa, ga, &pb, gb) {
-            return Ok(crate::query::check(a, pose_a, b, pose_b, opts));
+            let most = crate::query::MAX_PAIRS;
+            return Ok(crate::query::check_at_most(
+                a, pose_a, b, pose_b, opts, most,
+            )?);
         }
         check_with(
             (a, pose_a),
@@ -507,7 +539,7 @@ impl GpuBackend {
             |x, y| self.intersect(x, ga, y, gb),
             |x, y| self.containment(x, ga, y, gb),
             |x, y, hits| self.distance(x, ga, y, gb, hits),
-            |x, y, d| self.clearance(x, ga, y, gb, d),
+            |x, y, d| self.clearance((x, ga), (y, gb), d, crate::query::MAX_PAIRS),
         )
     }
 }

@@ -39,7 +39,16 @@ impl GpuBackend {
     /// Run a round over all of A's triangles, in as many passes as its leaf pairs, walks and
     /// candidates need: the hits of every pass, the total candidate count and smallest f32
     /// distance.
-    pub fn rounds(&self, a: &GpuPart, b: &GpuPart, query: &Query, narrow: Narrow) -> Result<Found> {
+    /// Stops, early, once more than `most` hits are found: the caller refuses the query then
+    /// ([`crate::query::TooMany`]) rather than hold them all.
+    pub fn rounds(
+        &self,
+        a: &GpuPart,
+        b: &GpuPart,
+        query: &Query,
+        narrow: Narrow,
+        most: u64,
+    ) -> Result<Found> {
         let mut scratch = self.take_turn();
         let mut todo = vec![(0u32, a.triangles)];
         let mut found = Found::default();
@@ -49,6 +58,9 @@ impl GpuBackend {
             most_paused: node_pairs * self.stages.nearest.walkers as u64,
         };
         while let Some((start, end)) = todo.pop() {
+            if found.hits.len() as u64 > most {
+                break;
+            }
             let q = Query {
                 chunk_start: start,
                 chunk_end: end,

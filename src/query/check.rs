@@ -3,8 +3,8 @@
 use super::distance::closest_listed;
 use super::intersect::classify_pairs;
 use super::{
-    clearance, containment, distance, intersect, ClearanceReport, Containment, DistanceReport,
-    IntersectReport, Posed, PreparedMesh, Timings,
+    clearance_at_most, containment, distance, intersect, ClearanceReport, Containment,
+    DistanceReport, IntersectReport, Posed, PreparedMesh, Timings, TooMany,
 };
 use crate::mesh::Pose;
 use std::time::Instant;
@@ -46,16 +46,31 @@ pub fn check(
     pose_b: Pose,
     opts: &CheckOptions,
 ) -> CheckReport {
-    let Ok(r) = check_with::<std::convert::Infallible>(
+    match check_at_most(a, pose_a, b, pose_b, opts, u64::MAX) {
+        Ok(r) => r,
+        Err(_) => unreachable!("no search finds more than u64::MAX pairs"),
+    }
+}
+
+/// [`check`], refused once its clearance lists more than `most` pairs
+/// ([`clearance_at_most`]).
+pub fn check_at_most(
+    a: &PreparedMesh,
+    pose_a: Pose,
+    b: &PreparedMesh,
+    pose_b: Pose,
+    opts: &CheckOptions,
+    most: u64,
+) -> Result<CheckReport, TooMany> {
+    check_with(
         (a, pose_a),
         (b, pose_b),
         opts,
         |x, y| Ok(intersect(x, y)),
         |x, y| Ok(containment(x, y)),
         |x, y, hits| Ok(distance(x, y, hits)),
-        |x, y, d| Ok(clearance(x, y, d)),
-    );
-    r
+        |x, y, d| clearance_at_most(x, y, d, most),
+    )
 }
 
 /// The order of a check, shared by both backends: intersect, containment (only when the

@@ -1,9 +1,12 @@
 //! Every triangle pair closer than a clearance `d`: the interference check with a safety margin.
 
-use super::{leaf_gap, over_leaf_pairs, posed_leaf_pairs, spheres_if, Posed, Timings};
+use super::{
+    concatenated, leaf_gap, over_leaf_pairs_by_job, posed_leaf_pairs, spheres_if, Posed, Timings,
+};
 use crate::geom::closer::closer_than;
 use crate::geom::{spheres_within, tritri, DVec3, Tri};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -28,28 +31,49 @@ pub struct ClearanceReport {
 
 /// Pairs of `a` and `b` whose distance is `< d`, exactly ([`decide`]). Culls: node boxes within
 /// `d`, then Nathan (2015) step 1 with tolerance `d`: `(C2 − C1)·(C2 − C1) ≤ (R1 + R2 + d)²`,
-/// each grown by its rounding ([`reach`]).
+/// each grown by its rounding ([`reach`]). However many there are: [`clearance_at_most`] stops
+/// at a number.
 pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
+    match clearance_at_most(a, b, d, u64::MAX) {
+        Ok(report) => report,
+        Err(_) => unreachable!("no search finds more than u64::MAX pairs"),
+    }
+}
+
+/// [`clearance`], refused ([`too_many`]) once more than `most` pairs are found: it stops
+/// there, so that a clearance in the wrong unit fills no memory. The guard before a query
+/// ([`check_clearance`]) only sees node pairs wholly within `d`; a clearance a few triangles
+/// wide on a fine mesh lies within no node, and igea against itself turned a little, at 0.01,
+/// listed 777M pairs in 19 GB before this stopped it.
+pub fn clearance_at_most(
+    a: &Posed,
+    b: &Posed,
+    d: f64,
+    most: u64,
+) -> crate::Result<ClearanceReport, TooMany> {
     let mut timings = Timings::default();
     let t = Instant::now();
     // No distance is below 0: nothing to search.
     if d.is_nan() || d <= 0.0 {
         timings.add("clearance", t);
-        return ClearanceReport {
+        return Ok(ClearanceReport {
             clearance: d,
             timings,
             ..Default::default()
-        };
+        });
     }
     let reach = reach(a, b, d);
     let leaves = posed_leaf_pairs(a, b, reach);
     spheres_if(!leaves.is_empty(), a, b);
-    let (candidates, mut pairs) = over_leaf_pairs(a, b, &leaves, |leaf_a, leaf_b, tested, out| {
+    let listed = AtomicU64::new(0);
+    let jobs = over_leaf_pairs_by_job(a, b, &leaves, |leaf_a, leaf_b, tested, out| {
         // Certainly apart by d or more (so disjoint, and their computed distances not below d):
-        // neither exact tests nor distances are needed, for the leaves or a pair.
-        if leaf_gap(leaf_a, leaf_b) >= reach {
+        // neither exact tests nor distances are needed, for the leaves or a pair. Past `most`,
+        // nothing more is looked at.
+        if leaf_gap(leaf_a, leaf_b) >= reach || listed.load(Ordering::Relaxed) > most {
             return;
         }
+        let before = out.len();
         for &(i, ta, sa) in leaf_a {
             for &(j, tb, sb) in leaf_b {
                 if !spheres_within(&sa, &sb, reach) {
@@ -66,15 +90,30 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
                 }
             }
         }
+        listed.fetch_add((out.len() - before) as u64, Ordering::Relaxed);
     });
+    // Refused before the jobs' pairs are gathered, which would hold them twice.
+    if listed.into_inner() > most {
+        return Err(TooMany { clearance: d, most });
+    }
+    let (candidates, mut pairs) = concatenated(jobs);
     pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
     timings.add("clearance", t);
-    ClearanceReport {
+    Ok(ClearanceReport {
         clearance: d,
         pairs,
         candidates,
         timings,
-    }
+    })
+}
+
+/// A clearance that holds more triangle pairs than a report may list: almost always one in
+/// another unit than the meshes'.
+#[derive(Clone, Copy, Debug, thiserror::Error)]
+#[error("a clearance of {clearance} holds more than the {most} triangle pairs a report lists (is it in the meshes' unit?)")]
+pub struct TooMany {
+    pub clearance: f64,
+    pub most: u64,
 }
 
 /// The most triangle pairs a clearance report lists (24 bytes each: 3 GB). A clearance in the
@@ -129,13 +168,14 @@ pub fn pairs_within_at_least(a: &Posed, b: &Posed, d: f64, limit: u64) -> u64 {
 /// [`pairs_within_at_least`] held to [`MAX_PAIRS`]: an error saying so where the clearance
 /// would list more.
 pub fn check_clearance(a: &Posed, b: &Posed, d: f64) -> crate::Result<()> {
-    let n = pairs_within_at_least(a, b, d, MAX_PAIRS);
-    if n <= MAX_PAIRS {
+    if pairs_within_at_least(a, b, d, MAX_PAIRS) <= MAX_PAIRS {
         return Ok(());
     }
-    Err(crate::Error::Argument(format!(
-        "a clearance of {d} holds more than the {MAX_PAIRS} triangle pairs a report lists (at least {n}; is it in the meshes' unit?)"
-    )))
+    Err(TooMany {
+        clearance: d,
+        most: MAX_PAIRS,
+    }
+    .into())
 }
 
 /// How far, relative to the coordinates' magnitude, an f64 distance or bound may be from the

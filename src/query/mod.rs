@@ -26,9 +26,10 @@ pub(crate) mod solid;
 pub(crate) mod spheres;
 mod winding;
 
-pub use check::{check, CheckOptions, CheckReport};
+pub use check::{check, check_at_most, CheckOptions, CheckReport};
 pub use clearance::{
-    check_clearance, clearance, pairs_within_at_least, ClearancePair, ClearanceReport, MAX_PAIRS,
+    check_clearance, clearance, clearance_at_most, pairs_within_at_least, ClearancePair,
+    ClearanceReport, TooMany, MAX_PAIRS,
 };
 pub use closest::{closest_point, closest_points, first_beyond_f64, Closest};
 pub use containment::{
@@ -340,7 +341,17 @@ pub(crate) fn over_leaf_pairs<T: Send>(
     leaves: &[(u32, u32)],
     pair: impl Fn(&LeafTris, &LeafTris, &mut u64, &mut Vec<T>) + Sync,
 ) -> (u64, Vec<T>) {
-    par_outputs(
+    concatenated(over_leaf_pairs_by_job(a, b, leaves, pair))
+}
+
+/// [`over_leaf_pairs`] before its outputs are concatenated: each job's count and output.
+pub(crate) fn over_leaf_pairs_by_job<T: Send>(
+    a: &Posed,
+    b: &Posed,
+    leaves: &[(u32, u32)],
+    pair: impl Fn(&LeafTris, &LeafTris, &mut u64, &mut Vec<T>) + Sync,
+) -> Vec<(u64, Vec<T>)> {
+    par_outputs_by_job(
         leaves,
         |&(la, lb), (leaf_a, leaf_b): &mut (Vec<_>, Vec<_>), count, out| {
             a.leaf_tris(la, leaf_a);
@@ -360,7 +371,15 @@ pub(crate) fn par_outputs<I: Sync, S: Default + Send, T: Send>(
     items: &[I],
     work: impl Fn(&I, &mut S, &mut u64, &mut Vec<T>) + Sync,
 ) -> (u64, Vec<T>) {
-    let per_job: Vec<(u64, Vec<T>)> = items
+    concatenated(par_outputs_by_job(items, work))
+}
+
+/// [`par_outputs`] before its outputs are concatenated.
+fn par_outputs_by_job<I: Sync, S: Default + Send, T: Send>(
+    items: &[I],
+    work: impl Fn(&I, &mut S, &mut u64, &mut Vec<T>) + Sync,
+) -> Vec<(u64, Vec<T>)> {
+    items
         .par_iter()
         .fold(
             || (0, Vec::new(), S::default()),
@@ -370,7 +389,11 @@ pub(crate) fn par_outputs<I: Sync, S: Default + Send, T: Send>(
             },
         )
         .map(|(count, out, _)| (count, out))
-        .collect();
+        .collect()
+}
+
+/// The jobs' counts summed and their outputs in one vector.
+pub(crate) fn concatenated<T>(per_job: Vec<(u64, Vec<T>)>) -> (u64, Vec<T>) {
     let count = per_job.iter().map(|(n, _)| n).sum();
     let mut all = Vec::with_capacity(per_job.iter().map(|(_, o)| o.len()).sum());
     for (_, out) in per_job {
