@@ -24,6 +24,9 @@ class Mesh:
     @property
     def source(self) -> str:
         """The path it was loaded from, or "<arrays>" / "<Trimesh>" (what it was made of)."""
+    @property
+    def unit(self) -> Optional[str]:
+        """The unit its file declares, or None."""
     def info(self) -> dict[str, Any]: ...
     def __len__(self) -> int: ...
 
@@ -180,6 +183,7 @@ def poses(
     transforms_b: ArrayLike,
     transform_a: Optional[ArrayLike] = None,
     clearance: Optional[float] = None,
+    backend: BackendArg = "auto",
 ) -> Columns: ...
 def sweep(
     a: MeshArg,

@@ -16,6 +16,7 @@ given to a query is prepared once while its data is unchanged; any other object 
 """
 
 import sys
+import warnings
 import weakref
 
 import numpy as np
@@ -209,8 +210,24 @@ class CollisionManager:
         Returns the prepared ``Mesh``."""
         transform = _meshclash.rigid_transform(transform)
         mesh = _as_mesh(mesh)
+        self._warn_units(name, mesh)
         self._objs[name] = (mesh, transform)
         return mesh
+
+    def _warn_units(self, name, mesh):
+        # As check's warning: objects whose files declare different units are compared as
+        # they are, which is almost never meant.
+        if mesh.unit is None:
+            return
+        for other, (m, _) in self._objs.items():
+            if other != name and m.unit is not None and m.unit.lower() != mesh.unit.lower():
+                warnings.warn(
+                    f"{name!r} declares its unit as {mesh.unit} and {other!r} as {m.unit}; units "
+                    "are not converted (scale one object with its transform)",
+                    UserWarning,
+                    stacklevel=3,
+                )
+                return
 
     def remove_object(self, name):
         """Remove the object ``name`` (``ValueError`` if there is none)."""

@@ -1,5 +1,6 @@
 //! Between Python and the library: errors, arrays, poses, backends and JSON values.
 
+use crate::process::{self, Owned};
 use meshclash::{Backend, BackendKind, DVec3, Error, Pose};
 use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{
@@ -10,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::Value;
 use std::io::ErrorKind;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 /// The library's error as Python's: files are `OSError` (by kind, as `open` raises them), a
 /// GPU that cannot be had or fails is `RuntimeError`, everything else the caller gave is
@@ -51,12 +52,47 @@ pub fn f64_array<'py>(
     what: &str,
     shape: &[Option<usize>],
 ) -> PyResult<PyReadonlyArrayDyn<'py, f64>> {
+    numbers(obj, what)?;
     let arr = asarray(obj, Some("float64"))?;
     let arr = arr
         .cast_into::<PyArrayDyn<f64>>()
         .map_err(|_| value_error(format!("{what} must be an array of numbers")))?;
     check_shape(arr.shape(), what, shape)?;
     Ok(arr.readonly())
+}
+
+/// `obj` holds numbers as numpy casts them to float64 without losing what they say: refused
+/// are booleans, complex numbers (their imaginary part dropped), strings ("0.5" parsed) and a
+/// masked array with masked values (its hidden values would be answered), all of which
+/// `asarray(float64)` took quietly (a hunt's helper).
+fn numbers(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
+    let py = obj.py();
+    let ma = py.import(pyo3::intern!(py, "numpy"))?.getattr("ma")?;
+    if ma.call_method1("is_masked", (obj,))?.is_truthy()? {
+        return Err(value_error(format!(
+            "{what}: a masked array with masked values (pass the rows to answer, or .filled())"
+        )));
+    }
+    let dtype = asarray(obj, None)?.getattr("dtype")?;
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    if matches!(kind.as_str(), "f" | "i" | "u" | "O") {
+        return Ok(());
+    }
+    Err(value_error(format!(
+        "{what} must be an array of real numbers, got dtype {}",
+        dtype.str()?
+    )))
+}
+
+/// A shape as Python writes it: `(5, 3)`, `(0,)`, `()`.
+pub fn py_shape(shape: &[usize]) -> String {
+    match shape {
+        [n] => format!("({n},)"),
+        _ => {
+            let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+            format!("({})", dims.join(", "))
+        }
+    }
 }
 
 /// A shape against a pattern (`None`: any length), as a `ValueError` naming both.
@@ -71,9 +107,13 @@ pub fn check_shape(got: &[usize], what: &str, want: &[Option<usize>]) -> PyResul
         .zip(["N", "M", "K"])
         .map(|(w, n)| w.map_or(n.to_string(), |w| w.to_string()))
         .collect();
+    let want = match want.as_slice() {
+        [one] => format!("({one},)"),
+        _ => format!("({})", want.join(", ")),
+    };
     Err(value_error(format!(
-        "{what} must have shape ({}), got {got:?}",
-        want.join(", ")
+        "{what} must have shape {want}, got {}",
+        py_shape(got)
     )))
 }
 
@@ -149,8 +189,9 @@ pub fn poses(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Pose>> {
 }
 
 /// The backends made so far, one per kind, shared by every call: a GPU's device and pipelines
-/// are made once, and a mesh's uploads (kept per backend) serve every later query.
-static SHARED: [Mutex<Option<Arc<Backend>>>; 3] = [const { Mutex::new(None) }; 3];
+/// are made once, and a mesh's uploads (kept per backend) serve every later query. A process
+/// forked from one that made them makes its own ([`process::ours`]).
+static SHARED: [Owned<Backend>; 3] = [const { Mutex::new(None) }; 3];
 
 fn shared(py: Python<'_>, kind: BackendKind) -> PyResult<Arc<Backend>> {
     let slot = &SHARED[match kind {
@@ -158,16 +199,8 @@ fn shared(py: Python<'_>, kind: BackendKind) -> PyResult<Arc<Backend>> {
         BackendKind::Gpu => 1,
         BackendKind::Auto => 2,
     }];
-    py.detach(|| {
-        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(b) = &*slot {
-            return Ok(b.clone());
-        }
-        let b = Arc::new(Backend::new(kind)?);
-        *slot = Some(b.clone());
-        Ok(b)
-    })
-    .map_err(err)
+    py.detach(|| process::ours(slot, || Backend::new(kind)))
+        .map_err(err)
 }
 
 /// Who answers the queries: `backend("auto")`, `"cpu"` or `"gpu"`. One per kind per process,
@@ -175,6 +208,9 @@ fn shared(py: Python<'_>, kind: BackendKind) -> PyResult<Arc<Backend>> {
 #[pyclass(frozen, name = "Backend", module = "meshclash")]
 pub struct PyBackend {
     pub inner: Arc<Backend>,
+    /// The process that made it: in a child forked after, the child's backend of its kind
+    /// answers instead ([`backend_arg`]).
+    pid: u32,
 }
 
 #[pymethods]
@@ -232,13 +268,18 @@ pub fn backend(py: Python<'_>, kind: &str) -> PyResult<PyBackend> {
     let kind: BackendKind = kind.parse().map_err(err)?;
     Ok(PyBackend {
         inner: shared(py, kind)?,
+        pid: std::process::id(),
     })
 }
 
 /// A `backend=` argument: a kind's name or a `Backend`.
 pub fn backend_arg(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Backend>> {
     if let Ok(b) = obj.cast::<PyBackend>() {
-        return Ok(b.get().inner.clone());
+        let b = b.get();
+        if b.pid == std::process::id() {
+            return Ok(b.inner.clone());
+        }
+        return shared(obj.py(), b.inner.kind());
     }
     let kind = obj
         .cast::<PyString>()

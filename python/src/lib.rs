@@ -2,7 +2,7 @@
 //! re-exports these and adds the trimesh-style `CollisionManager` on top of them.
 //!
 //! Every query converts its arguments under the GIL, runs with the GIL released
-//! ([`Python::detach`]) and converts its answer back under it. Errors keep the command line's
+//! ([`process::released`], on this process's own threads) and converts its answer back under it. Errors keep the command line's
 //! messages: bad input is `ValueError`, files `OSError`, a GPU that fails `RuntimeError`.
 
 mod batch;
@@ -10,6 +10,7 @@ mod convert;
 mod manager;
 mod mesh;
 mod pair;
+mod process;
 
 use pyo3::prelude::*;
 

@@ -2,9 +2,10 @@
 //! parts at once, pairs culled by their boxes, each pair decided with solid semantics, the GIL
 //! released throughout.
 
-use crate::convert::{backend_arg, err, pose};
+use crate::convert::{backend_arg, err, pose, value_error};
 use crate::mesh::Mesh;
 use crate::pair::{vec3, SolidDistanceResult};
+use crate::process::released;
 use meshclash::geom::classify::Intersection;
 use meshclash::geom::Aabb;
 use meshclash::query::Posed;
@@ -27,6 +28,13 @@ impl Parts {
         meshes: &[Bound<'_, PyAny>],
         transforms: &[Bound<'_, PyAny>],
     ) -> PyResult<Parts> {
+        if meshes.len() != transforms.len() {
+            return Err(value_error(format!(
+                "{} meshes and {} transforms: one transform a mesh",
+                meshes.len(),
+                transforms.len()
+            )));
+        }
         let meshes = meshes
             .iter()
             .map(|m| Mesh::from_arg(py, m))
@@ -58,7 +66,12 @@ impl Parts {
         let a = Parts::new(py, meshes_a, transforms_a)?;
         let b = match (meshes_b, transforms_b) {
             (Some(m), Some(t)) => Some(Parts::new(py, &m, &t)?),
-            _ => None,
+            (None, None) => None,
+            _ => {
+                return Err(value_error(
+                    "meshes_b and transforms_b go together: both or neither",
+                ))
+            }
         };
         Ok((a, b))
     }
@@ -108,7 +121,7 @@ pub fn interfering_pairs(
     let (a, b) = Parts::sides(py, &meshes_a, &transforms_a, meshes_b, transforms_b)?;
     let backend = backend_arg(backend)?;
     let b = b.as_ref();
-    py.detach(|| {
+    released(py, || {
         let pairs: Vec<(usize, usize)> = box_pairs(&a, b)
             .into_iter()
             .filter(|p| p.2 == 0.0)
@@ -139,7 +152,7 @@ pub fn interfering_pairs(
             .collect();
         hits.sort_unstable();
         Ok(hits)
-    })
+    })?
     .map_err(err)
 }
 
@@ -159,29 +172,28 @@ pub fn nearest_pair(
     let (a, b) = Parts::sides(py, &meshes_a, &transforms_a, meshes_b, transforms_b)?;
     let backend = backend_arg(backend)?;
     let b = b.as_ref();
-    let best = py
-        .detach(|| {
-            let mut pairs = box_pairs(&a, b);
-            pairs.sort_by(|x, y| x.2.total_cmp(&y.2));
-            let mut best: Option<(usize, usize, SolidDistance)> = None;
-            for (i, j, box_distance) in pairs {
-                if let Some((_, _, s)) = &best {
-                    if box_distance > s.distance() || s.distance() == 0.0 {
-                        break;
-                    }
-                }
-                let ((ma, pa), (mb, pb)) = pair(&a, b, i, j);
-                let s = backend.solid_distance(ma, pa, mb, pb)?;
-                if best
-                    .as_ref()
-                    .is_none_or(|(_, _, t)| s.distance() < t.distance())
-                {
-                    best = Some((i, j, s));
+    let best = released(py, || {
+        let mut pairs = box_pairs(&a, b);
+        pairs.sort_by(|x, y| x.2.total_cmp(&y.2));
+        let mut best: Option<(usize, usize, SolidDistance)> = None;
+        for (i, j, box_distance) in pairs {
+            if let Some((_, _, s)) = &best {
+                if box_distance > s.distance() || s.distance() == 0.0 {
+                    break;
                 }
             }
-            Ok::<_, Error>(best)
-        })
-        .map_err(err)?;
+            let ((ma, pa), (mb, pb)) = pair(&a, b, i, j);
+            let s = backend.solid_distance(ma, pa, mb, pb)?;
+            if best
+                .as_ref()
+                .is_none_or(|(_, _, t)| s.distance() < t.distance())
+            {
+                best = Some((i, j, s));
+            }
+        }
+        Ok::<_, Error>(best)
+    })?
+    .map_err(err)?;
     // As `solid_distance` refuses it: a distance beyond f64 is no distance (it came back inf,
     // which the manager's methods give only where there is nothing to measure).
     if let Some((_, _, s)) = &best {
@@ -220,37 +232,36 @@ pub fn contacts<'py>(
         pose(Some(transform_b), "transform")?,
     );
     let backend: Arc<Backend> = backend_arg(backend)?;
-    let found = py
-        .detach(|| -> Result<_, Error> {
-            let r = backend.check(&ma, pa, &mb, pb, &CheckOptions::default())?;
-            let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
-            let mut out: Vec<Found> = r
-                .intersect
-                .pairs
-                .iter()
-                .map(|p| {
-                    let point = match &p.contact.intersection {
-                        Intersection::Point(q) => *q,
-                        Intersection::Segment(q, s) => (*q + *s) * 0.5,
-                        Intersection::Area(poly) if !poly.is_empty() => {
-                            poly.iter().copied().sum::<DVec3>() / poly.len() as f64
-                        }
-                        _ => xa.tri(p.a).iter().copied().sum::<DVec3>() / 3.0,
-                    };
-                    let t = xb.tri(p.b);
-                    let normal = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
-                    (Some(p.a), Some(p.b), point, Some(normal))
-                })
-                .collect();
-            if out.is_empty() && r.containment.is_some() {
-                let s = backend.solid_distance(&ma, pa, &mb, pb)?;
-                let evidence = SolidDistanceResult { solid: s }.evidence_vertex_point();
-                let point = evidence.map_or(r.distance.point_a, |(_, p)| p);
-                out.push((None, None, point, None));
-            }
-            Ok(out)
-        })
-        .map_err(err)?;
+    let found = released(py, || -> Result<_, Error> {
+        let r = backend.check(&ma, pa, &mb, pb, &CheckOptions::default())?;
+        let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
+        let mut out: Vec<Found> = r
+            .intersect
+            .pairs
+            .iter()
+            .map(|p| {
+                let point = match &p.contact.intersection {
+                    Intersection::Point(q) => *q,
+                    Intersection::Segment(q, s) => (*q + *s) * 0.5,
+                    Intersection::Area(poly) if !poly.is_empty() => {
+                        poly.iter().copied().sum::<DVec3>() / poly.len() as f64
+                    }
+                    _ => xa.tri(p.a).iter().copied().sum::<DVec3>() / 3.0,
+                };
+                let t = xb.tri(p.b);
+                let normal = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
+                (Some(p.a), Some(p.b), point, Some(normal))
+            })
+            .collect();
+        if out.is_empty() && r.containment.is_some() {
+            let s = backend.solid_distance(&ma, pa, &mb, pb)?;
+            let evidence = SolidDistanceResult { solid: s }.evidence_vertex_point();
+            let point = evidence.map_or(r.distance.point_a, |(_, p)| p);
+            out.push((None, None, point, None));
+        }
+        Ok(out)
+    })?
+    .map_err(err)?;
     Ok(found
         .into_iter()
         .map(|(ta, tb, p, n)| (ta, tb, vec3(py, p), n.map(|n| vec3(py, n))))

@@ -2,6 +2,7 @@
 //! its first GPU query.
 
 use crate::convert::{asarray, check_shape, err, json_to_py, room, value_error};
+use crate::process::released;
 use meshclash::mesh::BoundaryReport;
 use meshclash::{Mesh as CoreMesh, PreparedMesh};
 use numpy::ndarray::{Array2, ArrayViewD};
@@ -9,7 +10,9 @@ use numpy::{
     IntoPyArray, PyArray2, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyUntypedArray,
     PyUntypedArrayMethods,
 };
+use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
+use pyo3::types::{PySequence, PyString};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -35,11 +38,11 @@ pub struct Mesh {
 }
 
 impl Mesh {
-    fn prepare(py: Python<'_>, mesh: CoreMesh) -> Mesh {
-        Mesh {
-            prep: Arc::new(py.detach(|| PreparedMesh::new(mesh))),
+    fn prepare(py: Python<'_>, mesh: CoreMesh) -> PyResult<Mesh> {
+        Ok(Mesh {
+            prep: Arc::new(released(py, || PreparedMesh::new(mesh))?),
             edges: OnceLock::new(),
-        }
+        })
     }
 
     /// From arrays: vertices rounded to float32 (an error past float32's range), faces checked
@@ -86,7 +89,7 @@ impl Mesh {
             gather(&verts, f.as_array(), source)?
         };
         let mesh = CoreMesh::from_soup(source, soup).map_err(err)?;
-        Ok(Mesh::prepare(py, mesh))
+        Mesh::prepare(py, mesh)
     }
 
     /// A `Mesh`, or anything with `.vertices` and `.faces` made into one (prepared anew).
@@ -98,11 +101,24 @@ impl Mesh {
     }
 
     fn from_object(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Mesh> {
-        let (Ok(v), Ok(f)) = (obj.getattr("vertices"), obj.getattr("faces")) else {
-            return Err(value_error(format!(
-                "expected a meshclash.Mesh or an object with .vertices and .faces, got {}",
-                obj.get_type().name()?
-            )));
+        // Only a missing attribute is the caller's type: another error raised by a property
+        // (a lazily loaded mesh that fails) is theirs to see.
+        let attr = |name: &str| match obj.getattr(name) {
+            Ok(x) => Ok(Some(x)),
+            Err(e) if e.is_instance_of::<PyAttributeError>(py) => Ok(None),
+            Err(e) => Err(e),
+        };
+        let (Some(v), Some(f)) = (attr("vertices")?, attr("faces")?) else {
+            let path = obj.is_instance_of::<PyString>() || obj.hasattr("__fspath__")?;
+            let arrays = obj.hasattr("__array__")? || obj.is_instance_of::<PySequence>();
+            return Err(value_error(match (path, arrays) {
+                (true, _) => "a file is read by meshclash.load(path), not Mesh".to_string(),
+                (_, true) => "Mesh(vertices) needs its faces too: Mesh(vertices, faces)".into(),
+                _ => format!(
+                    "expected a meshclash.Mesh or an object with .vertices and .faces, got {}",
+                    obj.get_type().name()?
+                ),
+            }));
         };
         let source = format!("<{}>", obj.get_type().name()?);
         Mesh::from_arrays(py, &v, &f, &source)
@@ -202,6 +218,13 @@ impl Mesh {
         self.prep.mesh.source.clone().into_os_string()
     }
 
+    /// The unit its file declares (as ``info()["unit"]``), or ``None``: meshes made of arrays,
+    /// and formats that declare none.
+    #[getter]
+    fn unit(&self) -> Option<String> {
+        self.prep.mesh.unit.clone()
+    }
+
     /// What ``meshclash info --json`` prints: triangles, vertices (welded), bbox_min,
     /// bbox_max, zero_area_triangles, closed, oriented, bodies, closed_bodies, boundary_edges,
     /// boundary_edges_near_another, crack_tolerance, non_manifold_edges, unit.
@@ -213,7 +236,7 @@ impl Mesh {
         let edges = match self.edges.get() {
             Some(e) => e,
             None => {
-                let made = py.detach(|| BoundaryReport::of(&prep.mesh));
+                let made = released(py, || BoundaryReport::of(&prep.mesh))?;
                 self.edges.get_or_init(|| made)
             }
         };
@@ -244,8 +267,8 @@ impl Mesh {
 /// mesh (the command line's messages).
 #[pyfunction]
 pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<Mesh> {
-    let mesh = py.detach(|| CoreMesh::load(&path)).map_err(err)?;
-    Ok(Mesh::prepare(py, mesh))
+    let mesh = released(py, || CoreMesh::load(&path))?.map_err(err)?;
+    Mesh::prepare(py, mesh)
 }
 
 /// A `UserWarning` where two parts' files declare different units, as the command line's

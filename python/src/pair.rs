@@ -3,6 +3,7 @@
 
 use crate::convert::{backend_arg, err, json_to_py, pose, value_error};
 use crate::mesh::{warn_units, Mesh};
+use crate::process::released;
 use meshclash::query::Interference;
 use meshclash::GpuInfo;
 use meshclash::{
@@ -285,9 +286,10 @@ pub fn check(
 ) -> PyResult<CheckResult> {
     let clearance = clearance_arg(clearance)?;
     let (ma, pa, mb, pb, backend) = placed(py, a, b, transform_a, transform_b, backend)?;
-    let report = py
-        .detach(|| backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance }))
-        .map_err(err)?;
+    let report = released(py, || {
+        backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance })
+    })?
+    .map_err(err)?;
     within_f64(report.distance.distance)?;
     warn_units(py, &ma, &mb)?;
     Ok(CheckResult {
@@ -361,9 +363,7 @@ pub fn interferes(
     backend: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<bool> {
     let (ma, pa, mb, pb, backend) = placed(py, a, b, transform_a, transform_b, backend)?;
-    let yes = py
-        .detach(|| backend.interferes(&ma, pa, &mb, pb))
-        .map_err(err)?;
+    let yes = released(py, || backend.interferes(&ma, pa, &mb, pb))?.map_err(err)?;
     warn_units(py, &ma, &mb)?;
     Ok(yes)
 }
@@ -495,9 +495,7 @@ pub fn solid_distance(
     backend: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<SolidDistanceResult> {
     let (ma, pa, mb, pb, backend) = placed(py, a, b, transform_a, transform_b, backend)?;
-    let solid = py
-        .detach(|| backend.solid_distance(&ma, pa, &mb, pb))
-        .map_err(err)?;
+    let solid = released(py, || backend.solid_distance(&ma, pa, &mb, pb))?.map_err(err)?;
     within_f64(solid.distance())?;
     warn_units(py, &ma, &mb)?;
     Ok(SolidDistanceResult { solid })
@@ -600,7 +598,7 @@ pub fn self_intersections(
 ) -> PyResult<SelfResult> {
     let m = Mesh::from_arg(py, mesh)?;
     let backend = backend_of(py, backend)?;
-    let report = py.detach(|| backend.self_intersections(&m)).map_err(err)?;
+    let report = released(py, || backend.self_intersections(&m))?.map_err(err)?;
     Ok(SelfResult {
         report,
         pairs,

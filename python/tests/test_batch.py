@@ -104,7 +104,7 @@ def test_rows_that_are_not_finite_are_refused(bad):
     with pytest.raises(ValueError, match="radii: row 0 holds"):
         mc.sphere_contacts(CUBE, [[0, 0, 0]], [bad])
     # Radii of the wrong shape, or none, are named as such (not as a scalar's shape, or NaN).
-    with pytest.raises(ValueError, match=r"radii must have shape \(N\), got \[2, 1\]"):
+    with pytest.raises(ValueError, match=r"radii must have shape \(N,\), got \(2, 1\)"):
         mc.sphere_contacts(CUBE, [[0, 0, 0], [2, 0, 0]], np.array([[0.1], [0.2]]))
     with pytest.raises(ValueError, match="radii must be a number or an array of shape"):
         mc.sphere_contacts(CUBE, [[0, 0, 0]], None)

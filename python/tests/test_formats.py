@@ -74,3 +74,22 @@ def test_parts_declaring_different_units_warn():
         # A refused call raises its own error alone (the warning came first, a review found).
         with pytest.raises(ValueError, match="tolerance must be finite"):
             mc.sweep(mm, m, np.stack([np.eye(4)] * 2), tolerance=-1)
+
+
+def test_a_collision_manager_warns_of_objects_declaring_different_units():
+    """The CollisionManager compares its objects as they are, as check does: an object whose
+    file declares another unit than one already added gets the same UserWarning; replacing an
+    object, or adding one of the same unit or none, gets none."""
+    data = Path(__file__).resolve().parents[2] / "tests" / "data" / "formats"
+    mm, m = mc.load(data / "scene.3mf"), mc.load(data / "scene.glb")
+    assert (mm.unit, m.unit) == ("millimeter", "meter")
+    manager = mc.CollisionManager(backend="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        manager.add_object("housing", mm)
+        manager.add_object("housing", m)  # replaced: no other object to differ from
+        manager.add_object("shaft", m)
+        manager.add_object("arrays", mc.Mesh(m.vertices, m.faces))
+    assert mc.Mesh(m.vertices, m.faces).unit is None
+    with pytest.warns(UserWarning, match="'bracket' declares its unit as millimeter and 'housing' as meter"):
+        manager.add_object("bracket", mm)

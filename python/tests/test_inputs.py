@@ -1,10 +1,13 @@
 """Inputs: numpy and trimesh meshes, where float64 is rounded, triangle numbers, transforms,
 errors with the command line's messages, and the GIL released during queries."""
 
+import ast
 import inspect
+import re
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -118,7 +121,7 @@ def test_load_equals_arrays_of_the_file():
 
 
 @pytest.mark.parametrize("vertices, faces, message", [
-    (np.zeros((3, 2)), [[0, 1, 2]], r"vertices must have shape \(N, 3\), got \[3, 2\]"),
+    (np.zeros((3, 2)), [[0, 1, 2]], r"vertices must have shape \(N, 3\), got \(3, 2\)"),
     (np.eye(3), [[0, 1, 3]], "face 0 refers to vertex 3, but there are 3 vertices"),
     (np.eye(3), [[0, -1, 2]], "face 0 refers to vertex -1"),
     # uint64 indices from 2^63 on, named as given (not wrapped to negative int64).
@@ -126,7 +129,7 @@ def test_load_equals_arrays_of_the_file():
     (np.eye(3), np.array([[2**64 - 1, 1, 2]], dtype=np.uint64), "face 0 refers to vertex 18446744073709551615, "),
     (np.eye(3), [[0.0, 1.0, 2.0]], "faces must be integers"),
     (np.eye(3), [[True, False, True]], "faces must be integers"),
-    (np.eye(3), [0, 1, 2], r"faces must have shape \(N, 3\), got \[3\]"),
+    (np.eye(3), [0, 1, 2], r"faces must have shape \(N, 3\), got \(3,\)"),
     ([[0, 0, np.nan], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]], r"vertex 0 has a non-finite coordinate \(NaN\)"),
     ([[0, 0, 1e39], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]], "beyond float32's range"),
     (np.eye(3), np.zeros((0, 3), dtype=int), "<arrays>: the mesh has no triangles"),
@@ -141,6 +144,45 @@ def test_not_a_mesh():
         mc.Mesh(3)
     with pytest.raises(ValueError, match="with .vertices and .faces"):
         mc.check(3, 4)
+    # Vertices alone, or a path, are named as what they are (it said "got ndarray").
+    with pytest.raises(ValueError, match=r"needs its faces too: Mesh\(vertices, faces\)"):
+        mc.Mesh(np.eye(3))
+    with pytest.raises(ValueError, match=r"read by meshclash.load\(path\)"):
+        mc.Mesh(str(CASES / "meshes/torus.stl"))
+
+
+def test_an_object_whose_vertices_fail_raises_its_own_error():
+    """Only a missing attribute makes an object "not a mesh": the error a property raises (a
+    mesh loaded lazily that fails) reaches the caller as it is."""
+
+    class Lazy:
+        faces = [[0, 1, 2]]
+
+        @property
+        def vertices(self):
+            raise RuntimeError("the file behind this mesh is gone")
+
+    with pytest.raises(RuntimeError, match="the file behind this mesh is gone"):
+        mc.Mesh(Lazy())
+
+
+@pytest.mark.parametrize("points, message", [
+    (np.array([[0.5 + 1j, 0.5, 0.5]]), "points must be an array of real numbers, got dtype complex128"),
+    (np.array([[True, False, True]]), "points must be an array of real numbers, got dtype bool"),
+    ([["0.5", "0.5", "0.5"]], "points must be an array of real numbers, got dtype <U3"),
+    (np.ma.masked_array([[0.5] * 3, [9.0] * 3], mask=[[0] * 3, [1] * 3]), "points: a masked array with masked values"),
+])
+def test_points_numpy_would_change_quietly_are_refused(points, message):
+    """numpy's asarray(float64) drops an imaginary part, reads True as 1 and "0.5" as 0.5, and
+    unmasks a masked array: such rows were answered as those values (a hunt's helper)."""
+    cube = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        mc.inside(cube, points)
+    # A masked array with nothing masked is its values; integers and objects holding numbers
+    # are numbers.
+    plain = [[0.5, 0.5, 0.5]]
+    for ok in (np.ma.masked_array(plain), np.array([[1, 0, 0]]), np.array(plain, dtype=object)):
+        assert mc.inside(cube, ok).tolist() == [ok.tolist()[0] == [0.5, 0.5, 0.5]]
 
 
 RIGID = np.eye(4)
@@ -149,7 +191,7 @@ RIGID = np.eye(4)
 @pytest.mark.parametrize("transform, message", [
     (np.diag([2.0, 1, 1, 1]), "not orthonormal.*scaling and shear are not supported"),
     (np.diag([-1.0, 1, 1, 1]), r"reflection \(determinant −1\)"),
-    (np.eye(3), r"must have shape \(4, 4\), got \[3, 3\]"),
+    (np.eye(3), r"must have shape \(4, 4\), got \(3, 3\)"),
     (np.r_[np.eye(4)[:3], [[0, 0, 1, 1]]], "last row must be 0,0,0,1"),
     (np.full((4, 4), np.nan), "non-finite entry"),
 ])
@@ -314,3 +356,16 @@ def test_first_info_of_one_mesh_from_several_threads_returns():
 
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+
+
+def test_the_stubs_name_every_function_argument_as_the_module_takes_it():
+    """_meshclash.pyi (what type checkers and editors read) against the functions themselves:
+    the same arguments in the same order (`poses` lacked `backend`, a hunt's helper found)."""
+    from meshclash import _meshclash
+
+    stubs = ast.parse(Path(mc.__file__).with_name("_meshclash.pyi").read_text())
+    functions = [n for n in stubs.body if isinstance(n, ast.FunctionDef)]
+    assert len(functions) >= 19
+    for f in functions:
+        runtime = list(inspect.signature(getattr(_meshclash, f.name)).parameters)
+        assert runtime == [a.arg for a in f.args.args + f.args.kwonlyargs], f.name

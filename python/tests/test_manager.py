@@ -292,3 +292,23 @@ def test_one_cache_entry_per_live_trimesh():
     del t
     gc.collect()
     assert len(_prepared) == entries
+
+
+def test_the_managers_functions_refuse_lists_that_do_not_pair_up():
+    """interfering_pairs and nearest_pair (the work under CollisionManager, public in the
+    stubs) took three meshes with two transforms by leaving one out, and meshes_b without
+    transforms_b by testing the first list against itself (a hunt's helper)."""
+    from meshclash import _meshclash
+
+    a = mc.Mesh(*trimesh_box())
+    eye = np.eye(4)
+    with pytest.raises(ValueError, match="3 meshes and 2 transforms"):
+        _meshclash.interfering_pairs([a, a, a], [eye, eye], None, None, False, "cpu")
+    with pytest.raises(ValueError, match="meshes_b and transforms_b go together"):
+        _meshclash.nearest_pair([a, a], [eye, eye], [a], None, "cpu")
+    assert _meshclash.interfering_pairs([a, a], [eye, eye], None, None, False, "cpu") == [(0, 1)]
+
+
+def trimesh_box():
+    b = trimesh.creation.box()
+    return b.vertices, b.faces
