@@ -7,7 +7,7 @@
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// Something one process made, with that process's id.
 pub type Owned<T> = Mutex<Option<(u32, Arc<T>)>>;
@@ -32,8 +32,16 @@ pub fn ours<T, E>(slot: &Owned<T>, make: impl FnOnce() -> Result<T, E>) -> Resul
     Ok(x)
 }
 
-/// `f` with the GIL released, on this process's threads (every parallel step inside it too).
+/// The process that ran the first query: rayon's global pool, made then or later, is its own.
+static FIRST: OnceLock<u32> = OnceLock::new();
+
+/// `f` with the GIL released, on this process's threads (every parallel step inside it too):
+/// rayon's global pool in the process that ran the first query (a pool entered costs 15 µs a
+/// call, a fifth of a check of parts far apart), a pool of its own in a process forked after.
 pub fn released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    if *FIRST.get_or_init(std::process::id) == std::process::id() {
+        return Ok(py.detach(f));
+    }
     let pool = ours(&POOL, || {
         ThreadPoolBuilder::new()
             .build()
