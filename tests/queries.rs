@@ -1398,6 +1398,62 @@ fn a_clearance_search_stops_once_it_has_found_more_pairs_than_allowed() {
     assert!(refused.is_err());
 }
 
+/// Parts at UTM coordinates placed by a rotation written to six digits: the culls' pads are
+/// taken at the coordinates carried into a part's frame, not at 5.4e6 (where they outgrew the
+/// parts and `check --quick` visited every pair, a hunt's helper), and still lose nothing:
+/// interference, the solid distance, the distance and the pairs within a clearance equal brute
+/// force over the posed triangles, apart, nearly touching and overlapping.
+#[test]
+fn parts_at_utm_coordinates_placed_by_six_digit_rotations_answer_as_brute_force() {
+    let m = PreparedMesh::new(generate::torus(0.1, 0.03, 24, 12));
+    let (c, s) = (0.796530, 0.604599);
+    let placed = |x: f64, z: f64| {
+        let rows = [
+            c,
+            -s,
+            0.0,
+            x,
+            s,
+            c,
+            0.0,
+            5400789.012,
+            0.0,
+            0.0,
+            1.0,
+            z,
+            0.0,
+            0.0,
+            0.0,
+            1.0,
+        ];
+        Pose::from_matrix(&rows).unwrap()
+    };
+    let a = Posed::new(&m, placed(450123.456, 312.345));
+    for (dx, dz) in [(0.27, 0.0), (0.26, 0.001), (0.2, 0.0), (0.05, 0.02)] {
+        let b = Posed::new(&m, placed(450123.456 + dx, 312.345 + dz));
+        let brute = brute_distance(&a, &b);
+        let name = format!("B {dx}, {dz} from A");
+        assert_eq!(query::interferes(&a, &b), brute == 0.0, "{name}");
+        assert_eq!(query::solid_distance(&a, &b).distance(), brute, "{name}");
+        assert_eq!(
+            query::distance(&a, &b, &query::intersect(&a, &b)).distance,
+            brute,
+            "{name}"
+        );
+        let within: Vec<_> = query::clearance(&a, &b, 0.01)
+            .pairs
+            .iter()
+            .map(|p| (p.a, p.b))
+            .collect();
+        let brute_within: Vec<_> = brute_all(&a, &b)
+            .into_iter()
+            .filter(|&(_, _, d, _)| d < 0.01)
+            .map(|(i, j, _, _)| (i, j))
+            .collect();
+        assert_eq!(within, brute_within, "{name}");
+    }
+}
+
 fn shifted(x: f64) -> Pose {
     Pose::translation(DVec3::new(x, 0.0, 0.0))
 }

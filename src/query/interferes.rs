@@ -129,8 +129,11 @@ fn surfaces_meet(a: &Posed, b: &Posed) -> bool {
     // covers the rounding of both poses (the exact tests use the posed triangles).
     let rel = a.pose.relative(&b.pose);
     let magnitude = a.frame_magnitude().max(b.frame_magnitude());
-    // Plus how far A's Rᵀ is from its inverse (a rotation accepted a little off orthonormal).
-    let pad = 1e-12 * magnitude + a.pose.unapply_error(magnitude) + f64::MIN_POSITIVE;
+    // Plus how far A's Rᵀ is from its inverse (a rotation accepted a little off orthonormal),
+    // at the coordinates it carries.
+    let pad = 1e-12 * magnitude
+        + a.pose.unapply_error(super::carried_magnitude(a, b))
+        + f64::MIN_POSITIVE;
     let ba = |n: usize| a.tree().nodes[n].aabb().padded(pad);
     let bb = |n: usize| world_box(&b.tree().nodes[n].aabb(), &rel).padded(pad);
     any_leaf_pair(a.tree(), ba, b.tree(), bb, 0.0, |la, lb| {

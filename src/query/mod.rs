@@ -151,15 +151,26 @@ impl<'a> Posed<'a> {
 
     /// The padding the mesh's own boxes need for culling `points` (a segment's ends, or a
     /// point) carried into its frame by [`Pose::unapply`]: both roundings (the points' then,
-    /// the vertices' when posed) are absorbed by 1e-12 of the coordinates' magnitude, plus how
-    /// far `Rᵀ` is from the inverse of a rotation accepted a little off orthonormal.
+    /// the vertices' when posed) are absorbed by 1e-12 of the world coordinates' magnitude,
+    /// plus how far `Rᵀ` is from the inverse of a rotation accepted a little off orthonormal,
+    /// which grows with the points' coordinates in the mesh's frame, not the world's.
     pub(crate) fn cull_pad(&self, points: &[DVec3]) -> f64 {
         let frame = self.frame();
-        let magnitude = points
-            .iter()
-            .map(|p| p.abs().max_element())
-            .fold(frame.magnitude, f64::max);
-        1e-12 * magnitude + frame.unapply_rate * magnitude + f64::MIN_POSITIVE
+        let t = self.pose.translation;
+        let (world, carried) = points.iter().fold((frame.magnitude, 0.0f64), |(w, c), p| {
+            (
+                w.max(p.abs().max_element()),
+                c.max((*p - t).abs().max_element()),
+            )
+        });
+        let local = self.local_magnitude().max(in_frame(carried));
+        1e-12 * world + frame.unapply_rate * local + f64::MIN_POSITIVE
+    }
+
+    /// The largest coordinate of the mesh's own box, in its own frame.
+    pub(crate) fn local_magnitude(&self) -> f64 {
+        let root = self.prep.octree.nodes[0].aabb();
+        root.min.abs().max(root.max.abs()).max_element()
     }
 
     fn frame(&self) -> &Frame {
@@ -224,8 +235,8 @@ impl<'a> Posed<'a> {
     }
 
     /// The largest world coordinate the pose can produce from the mesh's own box, less its
-    /// rotation: the scale of both the pose's rounding and of carrying points back into the
-    /// mesh's own frame, for the padding of boxes culled there.
+    /// rotation: the scale of the pose's rounding, for the padding of boxes culled in the
+    /// mesh's own frame.
     pub(crate) fn frame_magnitude(&self) -> f64 {
         let root = self.prep.octree.nodes[0].aabb();
         [self.pose.translation, root.min, root.max]
@@ -318,6 +329,26 @@ pub(crate) fn leaf_gap(leaf_a: &[(u32, Tri, Sphere)], leaf_b: &[(u32, Tri, Spher
         sb(),
         normal(&fb.1),
     ))
+}
+
+/// A bound on the coordinates, in a mesh's frame, of a world point `x` from its translation
+/// (`|p − t|`, largest coordinate) carried there: `|R⁻¹ x|` is at most √3 `|x|` for a rotation
+/// up to 1e-6 off orthonormal (as poses are accepted), with room.
+pub(crate) fn in_frame(x: f64) -> f64 {
+    3f64.sqrt() * x * (1.0 + 1e-4)
+}
+
+/// What [`Pose::unapply_error`] is taken of where B's coordinates are carried into A's frame
+/// (`A⁻¹B`): A's own box, and B's points there, within √3 of B's box and the poses'
+/// translations apart. Not the world's magnitude: parts placed a few metres apart at UTM
+/// coordinates (5.4e6) by a rotation written to six digits (1e-6 off orthonormal) were padded
+/// by 20 cm, more than the parts, and `check --quick` visited every pair (a hunt's helper).
+pub(crate) fn carried_magnitude(a: &Posed, b: &Posed) -> f64 {
+    let apart = (b.pose.translation - a.pose.translation)
+        .abs()
+        .max_element();
+    a.local_magnitude()
+        .max(in_frame(b.local_magnitude() + apart))
 }
 
 /// Pairs of leaves whose world boxes are within `d`. The roots are compared first, posed
@@ -439,4 +470,44 @@ impl Timings {
 
 pub(crate) fn ms(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::generate;
+
+    /// Two parts 0.25 apart at UTM coordinates, placed by a rotation written to six digits
+    /// (1e-6 off orthonormal): what carrying coordinates into a part's frame can be off by is
+    /// that defect times the parts' size and separation, not times 5.4e6 (the pads were 20 cm,
+    /// more than the parts, and every pair was visited); at the origin, what it was.
+    #[test]
+    fn a_rotations_defect_is_taken_at_the_coordinates_it_carries() {
+        let m = PreparedMesh::new(generate::torus(0.1, 0.03, 24, 12));
+        let (c, s) = (0.796530, 0.604599);
+        let placed = |x: f64, y: f64| {
+            let rows = [
+                c, -s, 0.0, x, s, c, 0.0, y, 0.0, 0.0, 1.0, 312.345, 0.0, 0.0, 0.0, 1.0,
+            ];
+            Pose::from_matrix(&rows).expect("six digits are rigid enough")
+        };
+        let (a, b) = (
+            Posed::new(&m, placed(450123.456, 5400789.012)),
+            Posed::new(&m, placed(450123.706, 5400789.012)),
+        );
+        let carried = carried_magnitude(&a, &b);
+        assert!((0.13..0.7).contains(&carried), "{carried}");
+        assert!(a.pose.unapply_error(carried) < 1e-5);
+        let near = a.pose.apply(DVec3::new(0.2, 0.0, 0.0));
+        let pad = a.cull_pad(&[near]);
+        assert!(pad < 1e-5 && pad > 1e-12 * 5.4e6, "{pad}");
+        // Near the origin, by the parts' own magnitude.
+        let at_origin = Posed::new(&m, placed(0.0, 0.0));
+        let rate = at_origin.pose.unapply_rate();
+        let pad = at_origin.cull_pad(&[at_origin.pose.apply(DVec3::new(0.2, 0.0, 0.0))]);
+        assert!(
+            pad >= rate * 0.2 && pad < rate * 0.5 + 1e-12 * 312.5,
+            "{pad} against {rate}"
+        );
+    }
 }

@@ -55,13 +55,15 @@ struct Walk<'a> {
     /// carried axes not quite unit and square). A review bounded the last at 9√3 of each
     /// rotation's defect times the magnitude, three times what carrying a point back can be
     /// off by ([`Pose::unapply_error`]), and found cases within 0.2 % of it: six times, for
-    /// each pose.
+    /// each pose. The magnitude is that of the coordinates carried, in A's frame
+    /// ([`super::carried_magnitude`]), the rounding's that of the world's.
     pad: f64,
 }
 
 impl<'a> Walk<'a> {
     fn new(a: &'a Posed<'a>, b: &'a Posed<'a>) -> Walk<'a> {
         let magnitude = a.frame_magnitude().max(b.frame_magnitude());
+        let carried = super::carried_magnitude(a, b);
         Walk {
             a,
             b,
@@ -70,7 +72,7 @@ impl<'a> Walk<'a> {
             counts: (&a.prep.oriented().tri_counts, &b.prep.oriented().tri_counts),
             rel: a.pose.relative(&b.pose),
             pad: 1e-12 * magnitude
-                + 6.0 * (a.pose.unapply_error(magnitude) + b.pose.unapply_error(magnitude))
+                + 6.0 * (a.pose.unapply_error(carried) + b.pose.unapply_error(carried))
                 + f64::MIN_POSITIVE,
         }
     }
