@@ -27,6 +27,12 @@ fn c3(p: DVec3) -> Coord3D<f64> {
 /// `(a − d) · ((b − d) × (c − d))`. Positive when `d` lies below the plane, i.e. on the side
 /// opposite the normal `(b − a) × (c − a)`; zero when the four points are coplanar.
 pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
+    // Two points the same: coplanar, exactly. Common where copies of a part meet (every
+    // triangle against its twin and its neighbours'), where Shewchuk's adaptive stages all
+    // run to certify the zero: the bunny checked against itself spent 80 % of its time there.
+    if a == b || a == c || a == d || b == c || b == d || c == d {
+        return 0;
+    }
     let v = robust::orient3d(c3(a), c3(b), c3(c), c3(d));
     if !v.is_finite() {
         // Overflowed (products of differences beyond 1e308): only then scaled down, since
@@ -55,8 +61,11 @@ pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
     // (5e-324) times O(1) terms rounds to a false zero. Scaling every coordinate by the same
     // power of two is exact and keeps the sign, so a zero is confirmed at a scale where the
     // largest coordinate is 2^200; in integers where the coordinates span too many binades for
-    // that ([`spans_underflow`]).
+    // that ([`spans_underflow`]); as it is where no term could underflow ([`no_underflow`]).
     let points = [a, b, c, d];
+    if no_underflow(&points) {
+        return 0;
+    }
     let k = rescale(&points).unwrap_or(1.0);
     if spans_underflow(&points, k) {
         return orient3d_in_integers(&points);
@@ -89,6 +98,19 @@ fn spans_underflow(points: &[DVec3], k: f64) -> bool {
         .any(|x| x != 0.0 && (x * k).abs() < least)
 }
 
+/// Whether every coordinate is 0 or between 2^-250 and 2^250 in magnitude: then each is a
+/// multiple of 2^-302 (its unit in the last place), the determinants' products of three
+/// differences are multiples of 2^-906 and below 2^753, and every term of Shewchuk's
+/// expansions is held exactly: a zero they give is the determinant's, with no rescaling (which
+/// took a second pass of the adaptive stages at every exact zero).
+fn no_underflow(points: &[DVec3]) -> bool {
+    let (least, most) = (2f64.powi(-250), 2f64.powi(250));
+    points
+        .iter()
+        .flat_map(|p| p.to_array())
+        .all(|x| x == 0.0 || (least..=most).contains(&x.abs()))
+}
+
 /// The power of two that brings the largest coordinate down to about 2^200, where it is beyond
 /// 2^300: the determinants' products of three differences overflow from about 2^340 (1e102),
 /// and an overflowed expansion has no sign. The scaling is exact, but differences far below
@@ -117,6 +139,10 @@ fn rescale(points: &[DVec3]) -> Option<f64> {
 
 /// Sign of the 2-D orientation of `(a, b, c)`: positive when counter-clockwise.
 pub fn orient2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
+    // As in orient3d: two points the same are collinear, exactly.
+    if a == b || a == c || b == c {
+        return 0;
+    }
     let p = |q: [f64; 2], k: f64| Coord {
         x: q[0] * k,
         y: q[1] * k,
@@ -140,6 +166,9 @@ pub fn orient2d(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
     }
     // As in orient3d: confirm a zero where underflow cannot fake it, or in integers.
     let points = [d(a), d(b), d(c)];
+    if no_underflow(&points) {
+        return 0;
+    }
     let k = rescale(&points).unwrap_or(1.0);
     if spans_underflow(&points, k) {
         return orient2d_in_integers(&points);
@@ -321,6 +350,42 @@ pub fn direction_enters_triangle(v: DVec3, p: DVec3, c: DVec3, d: DVec3) -> bool
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Zeros are taken without the second, rescaled pass where no term can underflow, and at
+    /// once where two points are the same: every sign still the integers', on points exactly
+    /// coplanar (lattice points `a + i (b − a) + j (c − a)`), one unit off that plane and with a
+    /// point repeated, at every scale from 2^-460 to 2^460: where the shortcut is taken, and
+    /// where it is not and Shewchuk's expansions underflow to false zeros (one unit off the
+    /// plane at 2^-400: a determinant near 2^-1160).
+    #[test]
+    fn zeros_taken_early_are_the_integers_zeros_at_every_scale() {
+        let mut rnd = crate::testing::lcg(0x9e37_79b9_7f4a_7c15);
+        let mut int = |n: f64| (rnd() * 2.0 * n - n).round();
+        let mut zeros = 0;
+        for e in (-460..=460).step_by(7) {
+            let k = 2f64.powi(e);
+            for case in 0..30 {
+                let mut p = || DVec3::new(int(1e6), int(1e6), int(1e6));
+                let (a, b, c) = (p(), p(), p());
+                let (i, j) = (int(50.0), int(50.0));
+                let mut d = a + (b - a) * i + (c - a) * j;
+                match case % 3 {
+                    1 => d.z += 1.0,
+                    2 => d = b,
+                    _ => {}
+                }
+                let pts = [a * k, b * k, c * k, d * k];
+                let exact = orient3d_in_integers(&pts);
+                zeros += (exact == 0) as u32;
+                assert_eq!(orient3d(pts[0], pts[1], pts[2], pts[3]), exact, "2^{e}: {pts:?}");
+                let flat = pts.map(|q| DVec3::new(q.x, q.y, 0.0));
+                let exact2 = orient2d_in_integers(&[flat[0], flat[1], flat[3]]);
+                let two = orient2d(project(pts[0], 2), project(pts[1], 2), project(pts[3], 2));
+                assert_eq!(two, exact2, "2^{e}: {flat:?}");
+            }
+        }
+        assert!(zeros > 500, "{zeros}");
+    }
 
     /// A review's helper's case: a triangle a few units across whose x coordinates are
     /// subnormal (a pose's rotation entry of 7 · 2^-1074), against a point 3.4e125 below it.
