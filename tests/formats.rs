@@ -137,6 +137,60 @@ fn parts_declaring_different_units_get_a_notice() {
     }
 }
 
+/// A 0.4 × 0.4 × 3 column written to full precision at a UTM position in metres, and the same
+/// column at the origin: float32, as meshes are stored, holds the first to 0.5 (it comes out
+/// 0.5 × 0.5, moved), and every command reading it says so on stderr, `info` included, where
+/// the second gets no such line. Hand-worked: 5 400 789.012 lies in [2^22, 2^23), where
+/// float32's spacing is 2^(22-23) = 0.5; the box's diagonal is about 3.05.
+#[test]
+fn a_part_float32_holds_coarsely_for_its_size_gets_a_notice() {
+    let column = |x: f64, y: f64| {
+        let mut obj = String::new();
+        for k in 0..8 {
+            let (dx, dy, dz) = (
+                (k & 1) as f64 * 0.4,
+                (k >> 1 & 1) as f64 * 0.4,
+                (k >> 2) as f64 * 3.0,
+            );
+            obj += &format!("v {} {} {}\n", x + dx, y + dy, dz);
+        }
+        for f in [
+            "1 3 4 2", "5 6 8 7", "1 2 6 5", "3 7 8 4", "1 5 7 3", "2 4 8 6",
+        ] {
+            obj += &format!("f {f}\n");
+        }
+        obj
+    };
+    let dir = std::env::temp_dir().join(format!("meshclash-coarse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (far, near) = (dir.join("far.obj"), dir.join("near.obj"));
+    std::fs::write(&far, column(450123.456, 5400789.012)).unwrap();
+    std::fs::write(&near, column(0.0, 0.0)).unwrap();
+    let c = Mesh::load(&far).unwrap().coarse_float32().expect("coarse");
+    assert_eq!(c.spacing, 0.5);
+    assert!((c.size - 3.05).abs() < 0.1, "{}", c.size);
+    assert_eq!(Mesh::load(&near).unwrap().coarse_float32(), None);
+    let (far, near) = (far.to_str().unwrap(), near.to_str().unwrap());
+    for (args, told) in [
+        (vec!["info", far], true),
+        (vec!["check", near, far, "--json"], true),
+        (vec!["self", far, "--json"], true),
+        (vec!["info", near], false),
+        (vec!["check", near, near, "--json"], false),
+    ] {
+        let out = common::cli(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        let said = err.contains("holds them only to 5.000e-1");
+        assert_eq!(said, told, "{args:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn big_endian_ply_with_quads_and_extra_elements() {
     // The unit cube as six quads (fanned into 12 triangles), coordinates as doubles, an extra

@@ -223,7 +223,7 @@ class CollisionManager:
             if other != name and m.unit is not None and m.unit.lower() != mesh.unit.lower():
                 warnings.warn(
                     f"{name!r} declares its unit as {mesh.unit} and {other!r} as {m.unit}; units "
-                    "are not converted (scale one object with its transform)",
+                    "are not converted, and a transform cannot scale: convert one to the other's unit",
                     UserWarning,
                     stacklevel=3,
                 )

@@ -38,7 +38,14 @@ pub struct Mesh {
 }
 
 impl Mesh {
+    /// Prepared, with a `UserWarning` where float32 holds its coordinates coarsely for its
+    /// size ([`CoreMesh::coarse_float32`]), as the command line's notice.
     fn prepare(py: Python<'_>, mesh: CoreMesh) -> PyResult<Mesh> {
+        if let Some(c) = mesh.coarse_float32() {
+            let msg = format!("{}: {c}", mesh.source.display());
+            let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            PyErr::warn(py, &category, &std::ffi::CString::new(msg)?, 1)?;
+        }
         Ok(Mesh {
             prep: Arc::new(released(py, || PreparedMesh::new(mesh))?),
             edges: OnceLock::new(),
@@ -277,7 +284,7 @@ pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<Mesh> {
 pub fn warn_units(py: Python<'_>, a: &PreparedMesh, b: &PreparedMesh) -> PyResult<()> {
     if let Some((ua, ub)) = a.mesh.units_differ(&b.mesh) {
         let msg = format!(
-            "a declares its unit as {ua} and b as {ub}; units are not converted (scale one part with its transform)"
+            "a declares its unit as {ua} and b as {ub}; units are not converted, and a transform cannot scale: convert one part to the other's unit"
         );
         let category = py.get_type::<pyo3::exceptions::PyUserWarning>();
         PyErr::warn(py, &category, &std::ffi::CString::new(msg)?, 1)?;

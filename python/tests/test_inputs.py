@@ -7,6 +7,7 @@ import re
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -369,3 +370,16 @@ def test_the_stubs_name_every_function_argument_as_the_module_takes_it():
     for f in functions:
         runtime = list(inspect.signature(getattr(_meshclash, f.name)).parameters)
         assert runtime == [a.arg for a in f.args.args + f.args.kwonlyargs], f.name
+
+
+def test_a_mesh_float32_holds_coarsely_for_its_size_warns():
+    """A 0.4 m column at UTM coordinates in metres: float32, as meshes are stored, holds it to
+    0.5 (the spacing in [2^22, 2^23)), which the command line's notice and this UserWarning say;
+    the same column at the origin gets none."""
+    far = box((450123.456, 5400789.012, 0.0), (450123.856, 5400789.412, 3.0))
+    with pytest.warns(UserWarning, match=r"holds them only to 5.000e-1"):
+        m = mc.Mesh(*far)
+    assert np.ptp(m.vertices[:, 1]) == 0.5  # 0.4 wide as given
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mc.Mesh(*box((0.0, 0.0, 0.0), (0.4, 0.4, 3.0)))

@@ -377,7 +377,11 @@ mod tests {
                 let pts = [a * k, b * k, c * k, d * k];
                 let exact = orient3d_in_integers(&pts);
                 zeros += (exact == 0) as u32;
-                assert_eq!(orient3d(pts[0], pts[1], pts[2], pts[3]), exact, "2^{e}: {pts:?}");
+                assert_eq!(
+                    orient3d(pts[0], pts[1], pts[2], pts[3]),
+                    exact,
+                    "2^{e}: {pts:?}"
+                );
                 let flat = pts.map(|q| DVec3::new(q.x, q.y, 0.0));
                 let exact2 = orient2d_in_integers(&[flat[0], flat[1], flat[3]]);
                 let two = orient2d(project(pts[0], 2), project(pts[1], 2), project(pts[3], 2));

@@ -36,6 +36,30 @@ pub struct Mesh {
     pub unit: Option<String>,
 }
 
+/// A mesh whose coordinates float32 holds coarsely for its size ([`Mesh::coarse_float32`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Coarse {
+    /// The largest coordinate, in magnitude.
+    pub reach: f64,
+    /// The float32 spacing there: how far apart the values it can hold are.
+    pub spacing: f64,
+    /// The diagonal of the mesh's box.
+    pub size: f64,
+}
+
+impl std::fmt::Display for Coarse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "its coordinates reach {:.3e}, where float32 (how meshes are stored, as binary STL stores them) holds them only to {:.3e}, {:.1e} of its size ({:.3e}): move it near the origin in its file and place it with its pose (float64)",
+            self.reach,
+            self.spacing,
+            self.spacing / self.size,
+            self.size
+        )
+    }
+}
+
 impl Mesh {
     /// Load a mesh file: STL, OBJ, PLY, 3MF, glTF or GLB (see [`read::read_file`]).
     pub fn load(path: impl AsRef<Path>) -> Result<Mesh> {
@@ -132,6 +156,36 @@ impl Mesh {
             }),
             None => Ok(()),
         }
+    }
+
+    /// Where float32, as meshes are stored (binary STL's, and every file's once read), holds
+    /// this mesh's coordinates more coarsely than 1e-4 of its size: parts at georeferenced
+    /// coordinates (a 0.4 m column at UTM 5.4e6, held to 0.5 m) come out moved and reshaped,
+    /// and a 2 mm gap read as touching (a hunt's helper). Poses are float64: such a part
+    /// belongs near the origin in its file, placed by its pose. The command line and Python
+    /// say so; nothing else changes.
+    pub fn coarse_float32(&self) -> Option<Coarse> {
+        let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+        for v in &self.vertices {
+            for k in 0..3 {
+                lo[k] = lo[k].min(v[k]);
+                hi[k] = hi[k].max(v[k]);
+            }
+        }
+        let reach = (0..3)
+            .map(|k| lo[k].abs().max(hi[k].abs()))
+            .fold(0.0f32, f32::max);
+        let size = (0..3)
+            .map(|k| (hi[k] as f64 - lo[k] as f64).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        // The gap from the largest coordinate to the next float32.
+        let spacing = (f32::from_bits(reach.to_bits() + 1) - reach) as f64;
+        (reach.is_finite() && size > 0.0 && spacing > 1e-4 * size).then_some(Coarse {
+            reach: reach as f64,
+            spacing,
+            size,
+        })
     }
 
     /// This mesh's declared unit and `other`'s where both declare one and they differ (any

@@ -207,6 +207,7 @@ fn run(cli: Cli) -> Result<(), Error> {
 /// `meshclash info`: what a mesh is made of, and whether it bounds a solid.
 fn info(path: &Path, json: bool) -> Result<(), Error> {
     let m = Mesh::load(path)?;
+    notice_coarse(path, &m);
     let (info, open) = m.info_and_open_vertices(&m.zero_area_flags());
     let bodies = m.bodies(&open);
     // Why a mesh is open: its boundary edges, and how many of them are cracks or seams.
@@ -260,7 +261,7 @@ fn load_pair(a: &Path, b: &Path) -> Result<(PreparedMesh, PreparedMesh), Error> 
     let (ma, mb) = (load(a)?, load(b)?);
     if let Some((ua, ub)) = ma.mesh.units_differ(&mb.mesh) {
         progress::notice(format!(
-            "meshclash: {} declares its unit as {ua} and {} as {ub}; units are not converted (scale one part with its --matrix)",
+            "meshclash: {} declares its unit as {ua} and {} as {ub}; units are not converted, and a pose cannot scale: convert one file to the other's unit",
             a.display(),
             b.display()
         ));
@@ -268,10 +269,19 @@ fn load_pair(a: &Path, b: &Path) -> Result<(PreparedMesh, PreparedMesh), Error> 
     Ok((ma, mb))
 }
 
+/// A notice where float32 holds the mesh's coordinates coarsely for its size
+/// ([`Mesh::coarse_float32`]).
+fn notice_coarse(path: &Path, m: &Mesh) {
+    if let Some(c) = m.coarse_float32() {
+        progress::notice(format!("meshclash: {}: {c}", path.display()));
+    }
+}
+
 fn load(path: &Path) -> Result<PreparedMesh, Error> {
     let t = Instant::now();
     let name = path.display();
     let mesh = progress::during(&format!("reading {name}"), || Mesh::load(path))?;
+    notice_coarse(path, &mesh);
     let prep = progress::during(&format!("preparing {name}"), || PreparedMesh::new(mesh));
     progress::note(&format!(
         "loaded {} ({} triangles, octree {:.1} ms, {:.1} ms in all)",
