@@ -925,6 +925,39 @@ fn open_box(m: &mut Mesh, c: DVec3, h: f32) {
     }
 }
 
+/// Against a part that is not closed every vertex is asked for its winding number, dear on or
+/// near the surface (an open bunny against its own copy spent 10 s there before its first
+/// pair): the surfaces are searched first. A closed cube and an open sheet crossing its wall,
+/// the sheet's first corner (its body's probe) inside: the surfaces cross (brute force), and
+/// are the evidence, where the corner was before; the yes/no is brute force's either way. The
+/// sheet moved off the cube: apart.
+#[test]
+fn against_an_open_part_the_surfaces_are_searched_before_the_vertices() {
+    let cube = common::box_mesh([-1.0; 3], [1.0; 3]);
+    let sheet = PreparedMesh::new(
+        Mesh::from_soup(
+            "sheet",
+            vec![[[0.1, 0.1, -0.5], [3.0, 0.2, -0.5], [3.0, 0.3, 0.5]]],
+        )
+        .unwrap(),
+    );
+    assert!(cube.info.closed && !sheet.info.closed);
+    let a = Posed::new(&cube, Pose::IDENTITY);
+    let b = Posed::new(&sheet, Pose::IDENTITY);
+    let corner = query::point_inside(DVec3::new(0.1, 0.1, -0.5), &a);
+    assert!(corner.inside && corner.certain);
+    assert!(!brute_pairs(&a, &b).is_empty());
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        assert_eq!(
+            query::interference_and_certainty(x, y),
+            (Some(query::Interference::SurfacesMeet), true)
+        );
+    }
+    let away = Posed::new(&sheet, shifted(5.0));
+    assert!(brute_pairs(&a, &away).is_empty());
+    assert_eq!(query::interference_and_certainty(&a, &away).0, None);
+}
+
 /// A part of several bodies, one of them swallowed by the other part, the rest outside it: the
 /// parts interfere, whichever body the answer starts from. Each body of the first part in turn
 /// is the one inside, and the parts swap roles.

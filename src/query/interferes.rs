@@ -62,8 +62,9 @@ pub fn interference(a: &Posed, b: &Posed) -> Option<Interference> {
 /// The first evidence that the parts interfere, or `None` when they do not, and whether that
 /// is certain ([`super::Inside::certain`]):
 /// - a vertex of either certainly inside the other means the parts overlap (or, if the vertex
-///   is on the surface, touch): interference, in microseconds. A vertex found outside proves
-///   nothing yet;
+///   is on the surface, touch): interference, in microseconds (where both are closed: against
+///   a part that is not, every vertex is asked, after the surfaces). A vertex found outside
+///   proves nothing yet;
 /// - the surface search, stopping at the first intersecting pair;
 /// - no pair intersecting: a vertex of every other body of each (a part of several bodies may
 ///   have one inside the other part and the rest outside it);
@@ -81,6 +82,15 @@ pub(crate) fn interference_given(
     b: &Posed,
     meet: impl FnOnce() -> bool,
 ) -> (Option<Interference>, bool) {
+    // Against a part that is not closed every vertex is asked, a winding number each, dear on
+    // or near its surface: the surfaces first there (an open bunny against its own copy spent
+    // 10 s on its vertices before the first pair, a hunt's helper found).
+    if !(a.prep.info.closed && b.prep.info.closed) {
+        if meet() {
+            return (Some(Interference::SurfacesMeet), true);
+        }
+        return inside_bodies(a, b, 0, usize::MAX);
+    }
     // The first body of each first: a part that is one body is settled by these two rays.
     let (first, first_certain) = inside_bodies(a, b, 0, 1);
     if let Some(i) = first.filter(Interference::certain) {
