@@ -423,9 +423,10 @@ impl Backend {
     pub fn self_intersections(&self, m: &PreparedMesh) -> Result<SelfReport> {
         self.answer_on(
             m,
-            |g| g.self_intersections(m, &*g.resident(m)?),
-            || query::self_intersections(m),
-        )
+            |g| g.self_intersections(m, &*g.resident(m)?).map(Ok),
+            || query::self_intersections_at_most(m, query::MAX_PAIRS),
+        )?
+        .map_err(Error::from)
     }
 
     /// Each of `poses` of B against A (placed by `pose_a`), with the pairs within

@@ -144,15 +144,15 @@ fn parts_declaring_different_units_get_a_notice() {
 /// float32's spacing is 2^(22-23) = 0.5; the box's diagonal is about 3.05.
 #[test]
 fn a_part_float32_holds_coarsely_for_its_size_gets_a_notice() {
-    let column = |x: f64, y: f64| {
+    let cuboid = |[x, y, z]: [f64; 3], w: f64, h: f64| {
         let mut obj = String::new();
         for k in 0..8 {
             let (dx, dy, dz) = (
-                (k & 1) as f64 * 0.4,
-                (k >> 1 & 1) as f64 * 0.4,
-                (k >> 2) as f64 * 3.0,
+                (k & 1) as f64 * w,
+                (k >> 1 & 1) as f64 * w,
+                (k >> 2) as f64 * h,
             );
-            obj += &format!("v {} {} {}\n", x + dx, y + dy, dz);
+            obj += &format!("v {} {} {}\n", x + dx, y + dy, z + dz);
         }
         for f in [
             "1 3 4 2", "5 6 8 7", "1 2 6 5", "3 7 8 4", "1 5 7 3", "2 4 8 6",
@@ -161,6 +161,7 @@ fn a_part_float32_holds_coarsely_for_its_size_gets_a_notice() {
         }
         obj
     };
+    let column = |x: f64, y: f64| cuboid([x, y, 0.0], 0.4, 3.0);
     let dir = std::env::temp_dir().join(format!("meshclash-coarse-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (far, near) = (dir.join("far.obj"), dir.join("near.obj"));
@@ -170,6 +171,19 @@ fn a_part_float32_holds_coarsely_for_its_size_gets_a_notice() {
     assert_eq!(c.spacing, 0.5);
     assert!((c.size - 3.05).abs() < 0.1, "{}", c.size);
     assert_eq!(Mesh::load(&near).unwrap().coarse_float32(), None);
+    // A 1 cm cube at ECEF coordinates collapses to one float32 point: coarse, of size 0.
+    let ecef = dir.join("ecef.obj");
+    std::fs::write(
+        &ecef,
+        cuboid([4.2e6 + 0.1, 1.7e6 + 0.1, 4.8e6 + 0.1], 0.01, 0.01),
+    )
+    .unwrap();
+    let c = Mesh::load(&ecef).unwrap().coarse_float32().expect("coarse");
+    assert_eq!((c.size, c.spacing), (0.0, 0.5));
+    assert!(
+        c.to_string().contains("and it is a single point there"),
+        "{c}"
+    );
     let (far, near) = (far.to_str().unwrap(), near.to_str().unwrap());
     for (args, told) in [
         (vec!["info", far], true),

@@ -350,6 +350,61 @@ fn a_gpu_clearance_stops_once_it_has_found_more_pairs_than_allowed() {
     }
 }
 
+/// The GPU lists intersecting and self-intersecting pairs up to the same number as the CPU
+/// (`max_pairs`, lowered here): crossing tori, and a mesh of both, with room for the CPU's count
+/// give its pairs; with less, and with far less (where the stages stop between passes, in
+/// rounds of 1200 candidates), they are refused.
+#[test]
+fn the_gpu_refuses_intersecting_pairs_past_a_number() {
+    let test = "the_gpu_refuses_intersecting_pairs_past_a_number";
+    let Some(mut b) = backend(test, Some(1200)) else {
+        return;
+    };
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 24, 12));
+    let g = b.upload(&t).unwrap();
+    let linked = Pose::from_euler_degrees([20.0, 0.0, 0.0], DVec3::new(0.5, 0.2, 0.1));
+    let (p, q) = (Posed::new(&t, Pose::IDENTITY), Posed::new(&t, linked));
+    let cpu = query::intersect(&p, &q).pairs;
+    let n = cpu.len() as u64;
+    assert!(n > 10, "{n}");
+    b.max_pairs = n;
+    assert_eq!(b.intersect(&p, &g, &q, &g).unwrap().pairs, cpu);
+    let opts = CheckOptions::default();
+    for most in [n - 1, n / 10] {
+        b.max_pairs = most;
+        let e = b.intersect(&p, &g, &q, &g).expect_err("refused");
+        assert!(
+            e.to_string().contains("the parts intersect in more than"),
+            "{e}"
+        );
+        assert!(b
+            .check(&t, &g, Pose::IDENTITY, &t, &g, linked, &opts)
+            .is_err());
+    }
+    let mut both = t.mesh.clone();
+    let base = both.vertices.len() as u32;
+    both.vertices.extend(t.mesh.vertices.iter().map(|v| {
+        let x = linked.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
+        [x.x as f32, x.y as f32, x.z as f32]
+    }));
+    both.triangles
+        .extend(t.mesh.triangles.iter().map(|tri| tri.map(|k| k + base)));
+    let both = PreparedMesh::new(both);
+    let gb = b.upload(&both).unwrap();
+    let cpu = query::self_intersections(&both).pairs;
+    let k = cpu.len() as u64;
+    b.max_pairs = k;
+    assert_eq!(b.self_intersections(&both, &gb).unwrap().pairs, cpu);
+    for most in [k - 1, k / 10] {
+        b.max_pairs = most;
+        let e = b.self_intersections(&both, &gb).expect_err("refused");
+        assert!(
+            e.to_string().contains("the mesh cuts itself in more than"),
+            "{e}"
+        );
+    }
+}
+
 #[test]
 fn rounds_that_overflow_keep_what_they_found_and_finish_in_further_passes() {
     // The tori's tubes are 0.4 apart everywhere along the linked ring, so 0.5 gives many

@@ -1425,7 +1425,7 @@ fn a_clearance_search_stops_once_it_has_found_more_pairs_than_allowed() {
     assert_eq!(whole.pairs.len() as u64, brute);
     assert_eq!(whole.pairs, query::clearance(&p, &q, d).pairs);
     let e = query::clearance_at_most(&p, &q, d, brute - 1).expect_err("one more than allowed");
-    assert_eq!((e.clearance, e.most), (d, brute - 1));
+    assert_eq!((e.what, e.most), (query::Listing::Clearance(d), brute - 1));
     let opts = meshclash::CheckOptions { clearance: Some(d) };
     let refused = query::check_at_most(&t, Pose::IDENTITY, &t, shifted(2.0), &opts, brute - 1);
     assert!(refused.is_err());
@@ -1485,6 +1485,46 @@ fn parts_at_utm_coordinates_placed_by_six_digit_rotations_answer_as_brute_force(
             .collect();
         assert_eq!(within, brute_within, "{name}");
     }
+}
+
+/// Intersecting and self-intersecting pairs are listed up to a number too (one triangle
+/// repeated 50 000 times cuts itself in 1.25e9 pairs and ran out of memory, a hunt's helper):
+/// crossing tori, their pairs counted by brute force, listed whole with room for exactly that
+/// many and refused with one less; the same for a mesh of both tori cutting itself.
+#[test]
+fn intersecting_pairs_past_a_number_are_refused() {
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 24, 12));
+    let linked = Pose::from_euler_degrees([20.0, 0.0, 0.0], DVec3::new(0.5, 0.2, 0.1));
+    let (a, b) = (Posed::new(&t, Pose::IDENTITY), Posed::new(&t, linked));
+    let n = brute_pairs(&a, &b).len() as u64;
+    assert!(n > 10);
+    assert_eq!(
+        query::intersect_at_most(&a, &b, n).unwrap().pairs.len() as u64,
+        n
+    );
+    let e = query::intersect_at_most(&a, &b, n - 1).expect_err("one more than allowed");
+    assert_eq!((e.what, e.most), (query::Listing::Intersecting, n - 1));
+    let opts = meshclash::CheckOptions::default();
+    assert!(query::check_at_most(&t, Pose::IDENTITY, &t, linked, &opts, n - 1).is_err());
+
+    let mut both = t.mesh.clone();
+    let base = both.vertices.len() as u32;
+    both.vertices.extend(t.mesh.vertices.iter().map(|v| {
+        let p = linked.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
+        [p.x as f32, p.y as f32, p.z as f32]
+    }));
+    both.triangles
+        .extend(t.mesh.triangles.iter().map(|tri| tri.map(|k| k + base)));
+    let both = PreparedMesh::new(both);
+    let k = query::self_intersections(&both).pairs.len() as u64;
+    assert!(k > 10);
+    assert!(query::self_intersections_at_most(&both, k).is_ok());
+    let e = query::self_intersections_at_most(&both, k - 1).expect_err("refused");
+    assert_eq!(e.what, query::Listing::SelfIntersecting);
+    assert!(
+        e.to_string().contains("the mesh cuts itself in more than"),
+        "{e}"
+    );
 }
 
 fn shifted(x: f64) -> Pose {

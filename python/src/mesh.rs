@@ -35,6 +35,19 @@ use std::sync::{Arc, OnceLock};
 pub struct Mesh {
     pub prep: Arc<PreparedMesh>,
     edges: OnceLock<BoundaryReport>,
+    /// The process that made it: see [`Drop`].
+    pid: u32,
+}
+
+/// A mesh a forked child inherited is never freed there: its GPU buffers belong to the
+/// parent's device (the child opens its own), and freeing them through the inherited one could
+/// free the parent's (a review). The child's copy is left to the child's exit.
+impl Drop for Mesh {
+    fn drop(&mut self) {
+        if self.pid != std::process::id() {
+            std::mem::forget(self.prep.clone());
+        }
+    }
 }
 
 impl Mesh {
@@ -49,6 +62,7 @@ impl Mesh {
         Ok(Mesh {
             prep: Arc::new(released(py, || PreparedMesh::new(mesh))?),
             edges: OnceLock::new(),
+            pid: std::process::id(),
         })
     }
 
@@ -104,7 +118,7 @@ impl Mesh {
         if let Ok(m) = obj.cast::<Mesh>() {
             return Ok(m.get().prep.clone());
         }
-        Ok(Mesh::from_object(py, obj)?.prep)
+        Ok(Mesh::from_object(py, obj)?.prep.clone())
     }
 
     fn from_object(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Mesh> {

@@ -190,6 +190,9 @@ pub struct GpuBackend {
     pub settle_on_cpu: bool,
     /// Candidate pairs one pass can hold; more are processed in further passes.
     pub capacity: u32,
+    /// Most pairs an intersect, self-intersection or check lists
+    /// ([`crate::query::MAX_PAIRS`]; the tests lower it).
+    pub max_pairs: u64,
     /// Most triangles of one part of a resident mesh (one storage binding's worth).
     pub part_limit: usize,
     /// Consecutive points a thread of `closest.wgsl` takes, each search hinted by the one
@@ -308,6 +311,7 @@ impl GpuBackend {
             part_limit: super::mesh::part_limit(&ctx),
             closest_per_thread: closest_per_thread(&ctx),
             settle_on_cpu: true,
+            max_pairs: crate::query::MAX_PAIRS,
             rounds_run: AtomicU64::new(0),
             gpu_ns: AtomicU64::new(0),
             turn: Mutex::new(Scratch::default()),

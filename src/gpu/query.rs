@@ -17,6 +17,7 @@ use crate::query::clearance;
 use crate::query::distance::{apart_report, settled_on_one_thread};
 use crate::query::intersect::classify_pairs;
 use crate::query::self_intersect::pair_kind;
+use crate::query::Listing;
 use crate::query::{
     distance, CheckOptions, CheckReport, ClearancePair, ClearanceReport, DistanceReport,
     IntersectReport, Posed, SelfKind, SelfPair, SelfReport, Timings, GPU_BUSY,
@@ -137,6 +138,16 @@ fn verts_for(a: &Posed, b: &Posed, hits: &[Hit]) {
 
 /// Whether the parts' root boxes are more than `reach` apart: nothing for a GPU cull to find
 /// (and, far from the origin, a frame f32 could not hold).
+/// A list of `n` hits or pairs where at most `limit` may be held: refused beyond, as a list
+/// of more than `most` pairs ([`crate::query::TooMany`]; hits are pairs that may be, so their
+/// limit is above the pairs').
+fn too_many(n: usize, limit: u64, (what, most): (Listing, u64)) -> Result<()> {
+    match n as u64 > limit {
+        true => Err(crate::query::TooMany { what, most }.into()),
+        false => Ok(()),
+    }
+}
+
 fn apart(a: &Posed, b: &Posed, reach: f64) -> bool {
     a.node_box(0).distance(&b.node_box(0)) > reach
 }
@@ -238,7 +249,9 @@ impl GpuBackend {
         Ok((found, f))
     }
 
-    /// [`crate::query::intersect`] on the GPU: the same pairs, classified the same way.
+    /// [`crate::query::intersect_at_most`] [`GpuBackend::max_pairs`] on the GPU: the same pairs,
+    /// classified the same way, and refused past the same number (the stages stop at twice
+    /// that in hits, which the exact test may yet decide apart).
     pub fn intersect(
         &self,
         a: &Posed,
@@ -247,16 +260,29 @@ impl GpuBackend {
         gb: &GpuMesh,
     ) -> Result<IntersectReport> {
         if apart(a, b, 0.0) {
-            return Ok(crate::query::intersect(a, b)); // nothing to cull: the roots are apart
+            // Nothing to cull: the roots are apart.
+            return Ok(crate::query::intersect_at_most(a, b, self.max_pairs)?);
         }
         let mut timings = Timings::default();
         let since = self.stats();
         let t = Instant::now();
+        let hits_most = 2 * self.max_pairs;
         let Found {
             hits, candidates, ..
         } = self
-            .run((a, ga), (b, gb), 0.0, MODE_INTERSECT, Narrow::Main)?
+            .run_at_most(
+                (a, ga),
+                (b, gb),
+                0.0,
+                (MODE_INTERSECT, Narrow::Main),
+                hits_most,
+            )?
             .0;
+        too_many(
+            hits.len(),
+            hits_most,
+            (Listing::Intersecting, self.max_pairs),
+        )?;
         timings.add("gpu_cull_narrow", t);
         let t = Instant::now();
         verts_for(a, b, &hits);
@@ -265,6 +291,11 @@ impl GpuBackend {
             .filter(|h| h.flag == CERTAIN || tritri::intersect(&a.tri(h.a), &b.tri(h.b)))
             .map(|h| (h.a, h.b))
             .collect();
+        too_many(
+            pairs.len(),
+            self.max_pairs,
+            (Listing::Intersecting, self.max_pairs),
+        )?;
         pairs.par_sort_unstable();
         timings.add("resolve_unsure", t);
         let t = Instant::now();
@@ -295,7 +326,7 @@ impl GpuBackend {
             // Nothing is closer than 0, or the roots are farther apart than d.
             return Ok(crate::query::clearance_at_most(a, b, d, most)?);
         }
-        let too_many = || crate::query::TooMany { clearance: d, most };
+
         let mut timings = Timings::default();
         let since = self.stats();
         let t = Instant::now();
@@ -312,9 +343,11 @@ impl GpuBackend {
                 most.saturating_mul(2),
             )?
             .0;
-        if hits.len() as u64 > most.saturating_mul(2) {
-            return Err(too_many().into());
-        }
+        too_many(
+            hits.len(),
+            most.saturating_mul(2),
+            (Listing::Clearance(d), most),
+        )?;
         timings.add("gpu_clearance", t);
         let t = Instant::now();
         verts_for(a, b, &hits);
@@ -342,9 +375,7 @@ impl GpuBackend {
                 })
             })
             .collect();
-        if pairs.len() as u64 > most {
-            return Err(too_many().into());
-        }
+        too_many(pairs.len(), most, (Listing::Clearance(d), most))?;
         timings.add("resolve_f64", t);
         self.add_busy(&mut timings, since);
         Ok(ClearanceReport {
@@ -465,20 +496,34 @@ impl GpuBackend {
         Err(Error::Gpu("distance search did not converge".into()))
     }
 
-    /// [`crate::query::self_intersections`] on the GPU.
+    /// [`crate::query::self_intersections_at_most`] [`GpuBackend::max_pairs`] on the GPU. The stages
+    /// report every pair of neighbours too (the host decides them), so they stop at the limit
+    /// and 64 a triangle more.
     pub fn self_intersections(&self, m: &PreparedMesh, g: &GpuMesh) -> Result<SelfReport> {
         let mut timings = Timings::default();
         let since = self.stats();
         let posed = Posed::new(m, Pose::IDENTITY);
         if !certifiable(&posed, g, &posed, g) {
-            return Ok(crate::query::self_intersections(m));
+            return Ok(crate::query::self_intersections_at_most(m, self.max_pairs)?);
         }
         let t = Instant::now();
+        let hits_most = self.max_pairs + 64 * m.mesh.triangles.len() as u64;
         let Found {
             hits, candidates, ..
         } = self
-            .run((&posed, g), (&posed, g), 0.0, MODE_SELF, Narrow::Main)?
+            .run_at_most(
+                (&posed, g),
+                (&posed, g),
+                0.0,
+                (MODE_SELF, Narrow::Main),
+                hits_most,
+            )?
             .0;
+        too_many(
+            hits.len(),
+            hits_most,
+            (Listing::SelfIntersecting, self.max_pairs),
+        )?;
         timings.add("gpu_self", t);
         let t = Instant::now();
         posed.verts_for(hits.len());
@@ -501,6 +546,11 @@ impl GpuBackend {
                 })
             })
             .collect();
+        too_many(
+            pairs.len(),
+            self.max_pairs,
+            (Listing::SelfIntersecting, self.max_pairs),
+        )?;
         pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
         timings.add("resolve_unsure", t);
         self.add_busy(&mut timings, since);
@@ -512,7 +562,7 @@ impl GpuBackend {
         })
     }
 
-    /// [`crate::query::check_at_most`] [`crate::query::MAX_PAIRS`] with the GPU stages; parts
+    /// [`crate::query::check_at_most`] [`GpuBackend::max_pairs`] with the GPU stages; parts
     /// beyond what they certify on the CPU ([`certifiable`]).
     #[allow(clippy::too_many_arguments)]
     pub fn check(
@@ -527,9 +577,13 @@ impl GpuBackend {
     ) -> Result<CheckReport> {
         let (pa, pb) = (Posed::new(a, pose_a), Posed::new(b, pose_b));
         if !certifiable(&pa, ga, &pb, gb) {
-            let most = crate::query::MAX_PAIRS;
             return Ok(crate::query::check_at_most(
-                a, pose_a, b, pose_b, opts, most,
+                a,
+                pose_a,
+                b,
+                pose_b,
+                opts,
+                self.max_pairs,
             )?);
         }
         check_with(
@@ -539,7 +593,7 @@ impl GpuBackend {
             |x, y| self.intersect(x, ga, y, gb),
             |x, y| self.containment(x, ga, y, gb),
             |x, y, hits| self.distance(x, ga, y, gb, hits),
-            |x, y, d| self.clearance((x, ga), (y, gb), d, crate::query::MAX_PAIRS),
+            |x, y, d| self.clearance((x, ga), (y, gb), d, self.max_pairs),
         )
     }
 }

@@ -33,6 +33,8 @@ impl Default for Found {
 struct Budget {
     node_pairs: u64,
     most_paused: u64,
+    /// Hits past which the round stops ([`GpuBackend::rounds`]' `most`).
+    most_hits: u64,
 }
 
 impl GpuBackend {
@@ -56,6 +58,7 @@ impl GpuBackend {
         let budget = Budget {
             node_pairs,
             most_paused: node_pairs * self.stages.nearest.walkers as u64,
+            most_hits: most,
         };
         while let Some((start, end)) = todo.pop() {
             if found.hits.len() as u64 > most {
@@ -92,8 +95,9 @@ impl GpuBackend {
         Ok(found)
     }
 
-    /// One chunk's passes, adding what they find to `found`: `None` once the chunk is done,
-    /// `Some(n)` when it must start over as about `n` smaller chunks.
+    /// One chunk's passes, adding what they find to `found`: `None` once the chunk is done (or
+    /// `found` holds more than `budget.most_hits`), `Some(n)` when it must start over as about
+    /// `n` smaller chunks.
     fn chunk(
         &self,
         scratch: &mut Scratch,
@@ -113,6 +117,11 @@ impl GpuBackend {
             found.candidates += c.candidates as u64;
             found.min_dist = found.min_dist.min(f32::from_bits(c.min_dist_bits));
             found.hits.extend(h);
+            // The whole mesh is one chunk at first: the limit is checked pass by pass (one
+            // triangle repeated 50 000 times listed 18 GB of hits in one chunk before).
+            if found.hits.len() as u64 > budget.most_hits {
+                return Ok(None);
+            }
             paused += c.paused_walks as u64;
             if paused > budget.most_paused {
                 return Err(Error::Gpu("the walks' passes did not converge".into()));

@@ -51,11 +51,21 @@ impl std::fmt::Display for Coarse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "its coordinates reach {:.3e}, where float32 (how meshes are stored, as binary STL stores them) holds them only to {:.3e}, {:.1e} of its size ({:.3e}): move it near the origin in its file and place it with its pose (float64)",
-            self.reach,
-            self.spacing,
-            self.spacing / self.size,
-            self.size
+            "its coordinates reach {:.3e}, where float32 (how meshes are stored, as binary STL stores them) holds them only to {:.3e}, ",
+            self.reach, self.spacing
+        )?;
+        match self.size > 0.0 {
+            true => write!(
+                f,
+                "{:.1e} of its size ({:.3e})",
+                self.spacing / self.size,
+                self.size
+            )?,
+            false => write!(f, "and it is a single point there")?,
+        }
+        write!(
+            f,
+            ": move it near the origin in its file and place it with its pose (float64)"
         )
     }
 }
@@ -181,7 +191,9 @@ impl Mesh {
             .sqrt();
         // The gap from the largest coordinate to the next float32.
         let spacing = (f32::from_bits(reach.to_bits() + 1) - reach) as f64;
-        (reach.is_finite() && size > 0.0 && spacing > 1e-4 * size).then_some(Coarse {
+        // A part float32 collapses to one point (a 1 cm cube at ECEF coordinates, a review
+        // found) has no size left: coarse as well.
+        (reach.is_finite() && reach > 0.0 && spacing > 1e-4 * size).then_some(Coarse {
             reach: reach as f64,
             spacing,
             size,

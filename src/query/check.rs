@@ -3,7 +3,7 @@
 use super::distance::closest_listed;
 use super::intersect::classify_pairs;
 use super::{
-    clearance_at_most, containment, distance, intersect, ClearanceReport, Containment,
+    clearance_at_most, containment, distance, intersect_at_most, ClearanceReport, Containment,
     DistanceReport, IntersectReport, Posed, PreparedMesh, Timings, TooMany,
 };
 use crate::mesh::Pose;
@@ -52,8 +52,8 @@ pub fn check(
     }
 }
 
-/// [`check`], refused once its clearance lists more than `most` pairs
-/// ([`clearance_at_most`]).
+/// [`check`], refused once its intersecting pairs, or those within its clearance, are more
+/// than `most` ([`intersect_at_most`], [`clearance_at_most`]).
 pub fn check_at_most(
     a: &PreparedMesh,
     pose_a: Pose,
@@ -66,7 +66,7 @@ pub fn check_at_most(
         (a, pose_a),
         (b, pose_b),
         opts,
-        |x, y| Ok(intersect(x, y)),
+        |x, y| intersect_at_most(x, y, most),
         |x, y| Ok(containment(x, y)),
         |x, y, hits| Ok(distance(x, y, hits)),
         |x, y, d| clearance_at_most(x, y, d, most),

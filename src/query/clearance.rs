@@ -1,12 +1,12 @@
 //! Every triangle pair closer than a clearance `d`: the interference check with a safety margin.
 
 use super::{
-    concatenated, leaf_gap, over_leaf_pairs_by_job, posed_leaf_pairs, spheres_if, Posed, Timings,
+    concatenated, leaf_gap, over_leaf_pairs_by_job, posed_leaf_pairs, spheres_if, Listed, Posed,
+    Timings,
 };
 use crate::geom::closer::closer_than;
 use crate::geom::{spheres_within, tritri, DVec3, Tri};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,12 +65,12 @@ pub fn clearance_at_most(
     let reach = reach(a, b, d);
     let leaves = posed_leaf_pairs(a, b, reach);
     spheres_if(!leaves.is_empty(), a, b);
-    let listed = AtomicU64::new(0);
+    let listed = Listed::new(most);
     let jobs = over_leaf_pairs_by_job(a, b, &leaves, |leaf_a, leaf_b, tested, out| {
         // Certainly apart by d or more (so disjoint, and their computed distances not below d):
         // neither exact tests nor distances are needed, for the leaves or a pair. Past `most`,
         // nothing more is looked at.
-        if leaf_gap(leaf_a, leaf_b) >= reach || listed.load(Ordering::Relaxed) > most {
+        if leaf_gap(leaf_a, leaf_b) >= reach || listed.full() {
             return;
         }
         let before = out.len();
@@ -90,12 +90,9 @@ pub fn clearance_at_most(
                 }
             }
         }
-        listed.fetch_add((out.len() - before) as u64, Ordering::Relaxed);
+        listed.add(out.len() - before);
     });
-    // Refused before the jobs' pairs are gathered, which would hold them twice.
-    if listed.into_inner() > most {
-        return Err(TooMany { clearance: d, most });
-    }
+    listed.over(Listing::Clearance(d))?;
     let (candidates, mut pairs) = concatenated(jobs);
     pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
     timings.add("clearance", t);
@@ -107,13 +104,45 @@ pub fn clearance_at_most(
     })
 }
 
-/// A clearance that holds more triangle pairs than a report may list: almost always one in
-/// another unit than the meshes'.
+/// More triangle pairs than a report may list ([`MAX_PAIRS`]): a clearance in another unit
+/// than the meshes', or parts (a mesh) made of triangles repeated many times over.
 #[derive(Clone, Copy, Debug, thiserror::Error)]
-#[error("a clearance of {clearance} holds more than the {most} triangle pairs a report lists (is it in the meshes' unit?)")]
+#[error("{what} more than the {most} triangle pairs a report lists ({})", what.likely())]
 pub struct TooMany {
-    pub clearance: f64,
+    pub what: Listing,
     pub most: u64,
+}
+
+/// What a [`TooMany`] report would have listed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Listing {
+    /// The pairs within a clearance.
+    Clearance(f64),
+    /// Two parts' intersecting pairs.
+    Intersecting,
+    /// A mesh's self-intersecting pairs.
+    SelfIntersecting,
+}
+
+impl Listing {
+    fn likely(&self) -> &'static str {
+        match self {
+            Listing::Clearance(_) => "is it in the meshes' unit?",
+            Listing::Intersecting | Listing::SelfIntersecting => {
+                "triangles repeated many times over?"
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Listing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Listing::Clearance(d) => write!(f, "a clearance of {d} holds"),
+            Listing::Intersecting => write!(f, "the parts intersect in"),
+            Listing::SelfIntersecting => write!(f, "the mesh cuts itself in"),
+        }
+    }
 }
 
 /// The most triangle pairs a clearance report lists (24 bytes each: 3 GB). A clearance in the
@@ -172,7 +201,7 @@ pub fn check_clearance(a: &Posed, b: &Posed, d: f64) -> crate::Result<()> {
         return Ok(());
     }
     Err(TooMany {
-        clearance: d,
+        what: Listing::Clearance(d),
         most: MAX_PAIRS,
     }
     .into())

@@ -1,6 +1,9 @@
 //! Which triangle pairs of two posed meshes intersect (touching included), each classified.
 
-use super::{leaf_gap, over_leaf_pairs, posed_leaf_pairs, spheres_if, Posed, Timings};
+use super::{
+    concatenated, leaf_gap, over_leaf_pairs_by_job, posed_leaf_pairs, spheres_if, Listed, Listing,
+    Posed, Timings, TooMany,
+};
 use crate::geom::classify::{classify, Contact, Intersection};
 use crate::geom::{spheres_within, tritri, DVec3};
 use rayon::prelude::*;
@@ -63,18 +66,30 @@ pub(crate) fn classify_pairs(a: &Posed, b: &Posed, hits: &[(u32, u32)]) -> Vec<P
 
 /// Every intersecting triangle pair of `a` and `b`: octree dual traversal, Nathan's
 /// bounding-sphere cull (`d = 0`), then the exact test and Sabharwal and Leopold's classification.
+/// However many there are: [`intersect_at_most`] stops at a number.
 pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
+    match intersect_at_most(a, b, u64::MAX) {
+        Ok(r) => r,
+        Err(_) => unreachable!("no search finds more than u64::MAX pairs"),
+    }
+}
+
+/// [`intersect`], refused once more than `most` pairs are found (parts made of one triangle
+/// repeated 50 000 times have 2.5e9, and filled the memory).
+pub fn intersect_at_most(a: &Posed, b: &Posed, most: u64) -> Result<IntersectReport, TooMany> {
     let mut timings = Timings::default();
     let t = Instant::now();
     let leaves = posed_leaf_pairs(a, b, 0.0);
     spheres_if(!leaves.is_empty(), a, b);
     timings.add("cull_nodes", t);
     let t = Instant::now();
-    let (candidates, mut hits) = over_leaf_pairs(a, b, &leaves, |leaf_a, leaf_b, tested, hits| {
+    let listed = Listed::new(most);
+    let jobs = over_leaf_pairs_by_job(a, b, &leaves, |leaf_a, leaf_b, tested, hits| {
         // Apart along a normal: no pair of these leaves meets.
-        if leaf_gap(leaf_a, leaf_b) > 0.0 {
+        if leaf_gap(leaf_a, leaf_b) > 0.0 || listed.full() {
             return;
         }
+        let before = hits.len();
         for (i, ta, sa) in leaf_a {
             for (j, tb, sb) in leaf_b {
                 if !spheres_within(sa, sb, 0.0) {
@@ -86,15 +101,18 @@ pub fn intersect(a: &Posed, b: &Posed) -> IntersectReport {
                 }
             }
         }
+        listed.add(hits.len() - before);
     });
+    listed.over(Listing::Intersecting)?;
+    let (candidates, mut hits) = concatenated(jobs);
     hits.par_sort_unstable();
     timings.add("narrow_phase", t);
     let t = Instant::now();
     let pairs = classify_pairs(a, b, &hits);
     timings.add("classify", t);
-    IntersectReport {
+    Ok(IntersectReport {
         pairs,
         candidates,
         timings,
-    }
+    })
 }

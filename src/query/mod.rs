@@ -29,7 +29,7 @@ mod winding;
 pub use check::{check, check_at_most, CheckOptions, CheckReport};
 pub use clearance::{
     check_clearance, clearance, clearance_at_most, pairs_within_at_least, ClearancePair,
-    ClearanceReport, TooMany, MAX_PAIRS,
+    ClearanceReport, Listing, TooMany, MAX_PAIRS,
 };
 pub use closest::{closest_point, closest_points, first_beyond_f64, Closest};
 pub use containment::{
@@ -37,12 +37,12 @@ pub use containment::{
 };
 pub use distance::{distance, distance_with_budget, DistanceReport};
 pub use interferes::{interference, interference_and_certainty, interferes, Interference};
-pub use intersect::{intersect, IntersectReport, PairContact};
+pub use intersect::{intersect, intersect_at_most, IntersectReport, PairContact};
 pub use motion::{evidence, path_tolerance, poses, sweep, PoseAnswer, SweepHit, SweepReport};
 pub use ray::{first_unbounded_ray, hit_rows, ray_hits, ray_segment_end, Hits, RayHit};
 pub use self_intersect::{
-    self_intersections, shared_vertex_meets_elsewhere, shared_vertex_meets_elsewhere_by_edges,
-    SelfKind, SelfPair, SelfReport,
+    self_intersections, self_intersections_at_most, shared_vertex_meets_elsewhere,
+    shared_vertex_meets_elsewhere_by_edges, SelfKind, SelfPair, SelfReport,
 };
 pub use solid::{solid_distance, SolidDistance};
 pub use spheres::{
@@ -364,18 +364,8 @@ pub(crate) fn posed_leaf_pairs(a: &Posed, b: &Posed, d: f64) -> Vec<(u32, u32)> 
 pub(crate) type LeafTris = [(u32, Tri, Sphere)];
 
 /// `pair` over every leaf pair of `leaves` on rayon's threads, given both leaves' posed
-/// triangles (buffers reused per job) and a count and an output to add to: the counts' sum and
-/// the outputs concatenated, in no particular order (callers sort).
-pub(crate) fn over_leaf_pairs<T: Send>(
-    a: &Posed,
-    b: &Posed,
-    leaves: &[(u32, u32)],
-    pair: impl Fn(&LeafTris, &LeafTris, &mut u64, &mut Vec<T>) + Sync,
-) -> (u64, Vec<T>) {
-    concatenated(over_leaf_pairs_by_job(a, b, leaves, pair))
-}
-
-/// [`over_leaf_pairs`] before its outputs are concatenated: each job's count and output.
+/// triangles (buffers reused per job) and a count and an output to add to: each job's count
+/// and output, in no particular order ([`concatenated`] gathers them; callers sort).
 pub(crate) fn over_leaf_pairs_by_job<T: Send>(
     a: &Posed,
     b: &Posed,
@@ -393,20 +383,13 @@ pub(crate) fn over_leaf_pairs_by_job<T: Send>(
 }
 
 /// `work` over `items` on rayon's threads, each job with scratch of its own and one output that
-/// every item appends to: the counts' sum and the outputs concatenated, in no particular order.
+/// every item appends to: each job's count and output, in no particular order
+/// ([`concatenated`] gathers them).
 ///
 /// Not an output per item: the near-miss clearance at 1M triangles has 7.7M leaf pairs with 1.5
 /// pairs each, and a vector per leaf pair took 0.7–1.0 s of its 7 s (two cores) to allocate,
 /// gather into one and free, against 0.17 s for a vector per job.
-pub(crate) fn par_outputs<I: Sync, S: Default + Send, T: Send>(
-    items: &[I],
-    work: impl Fn(&I, &mut S, &mut u64, &mut Vec<T>) + Sync,
-) -> (u64, Vec<T>) {
-    concatenated(par_outputs_by_job(items, work))
-}
-
-/// [`par_outputs`] before its outputs are concatenated.
-fn par_outputs_by_job<I: Sync, S: Default + Send, T: Send>(
+pub(crate) fn par_outputs_by_job<I: Sync, S: Default + Send, T: Send>(
     items: &[I],
     work: impl Fn(&I, &mut S, &mut u64, &mut Vec<T>) + Sync,
 ) -> Vec<(u64, Vec<T>)> {
@@ -421,6 +404,44 @@ fn par_outputs_by_job<I: Sync, S: Default + Send, T: Send>(
         )
         .map(|(count, out, _)| (count, out))
         .collect()
+}
+
+/// What the jobs of a search have listed, for one that stops past `most` ([`MAX_PAIRS`]): each
+/// job asks [`Listed::full`] before an item and adds what it pushed; the caller refuses the
+/// query where [`Listed::over`], before the jobs' lists are gathered (which would hold them
+/// twice).
+pub(crate) struct Listed {
+    n: std::sync::atomic::AtomicU64,
+    most: u64,
+}
+
+impl Listed {
+    pub(crate) fn new(most: u64) -> Listed {
+        Listed {
+            n: Default::default(),
+            most,
+        }
+    }
+
+    pub(crate) fn full(&self) -> bool {
+        self.n.load(std::sync::atomic::Ordering::Relaxed) > self.most
+    }
+
+    pub(crate) fn add(&self, pushed: usize) {
+        self.n
+            .fetch_add(pushed as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// More than `most` listed: the query is refused ([`TooMany`] of `what`).
+    pub(crate) fn over(&self, what: Listing) -> Result<(), TooMany> {
+        match self.full() {
+            true => Err(TooMany {
+                what,
+                most: self.most,
+            }),
+            false => Ok(()),
+        }
+    }
 }
 
 /// The jobs' counts summed and their outputs in one vector.

@@ -4,7 +4,7 @@
 //! vertex meets anywhere else too, and for duplicate faces. Zero-area triangles are left out and
 //! counted. Everything is decided with exact predicates on the mesh's own coordinates.
 
-use super::{par_outputs, Posed, Timings};
+use super::{concatenated, par_outputs_by_job, Listed, Listing, Posed, Timings, TooMany};
 use crate::geom::predicates::{
     self, direction_enters_triangle, orient2d, orient3d, project, segment_triangle,
 };
@@ -65,7 +65,20 @@ impl SelfReport {
 }
 
 /// Self-intersecting triangle pairs of `m` (its pose is irrelevant: use [`Pose::IDENTITY`]).
+/// However many there are: [`self_intersections_at_most`] stops at a number.
 pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
+    match self_intersections_at_most(m, u64::MAX) {
+        Ok(r) => r,
+        Err(_) => unreachable!("no search finds more than u64::MAX pairs"),
+    }
+}
+
+/// [`self_intersections`], refused once more than `most` pairs are found (one triangle
+/// repeated 50 000 times cuts itself in 1.25e9 pairs, and filled the memory, a hunt's helper).
+pub fn self_intersections_at_most(
+    m: &super::PreparedMesh,
+    most: u64,
+) -> Result<SelfReport, TooMany> {
     let mut timings = Timings::default();
     let t = Instant::now();
     let posed = Posed::new(m, Pose::IDENTITY);
@@ -75,9 +88,14 @@ pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
     let t = Instant::now();
     let leaves = self_leaf_pairs(posed.tree(), posed.boxes(), 0.0);
     let tris = &m.mesh.triangles;
-    let (candidates, mut pairs) = par_outputs(
+    let listed = Listed::new(most);
+    let jobs = par_outputs_by_job(
         &leaves,
         |&(p, q), (tp, tq): &mut (Vec<Tri>, Vec<Tri>), tested, out| {
+            if listed.full() {
+                return;
+            }
+            let before = out.len();
             let (lp, lq) = (posed.node_tris(p), posed.node_tris(q));
             // Each triangle meets every one of the other leaf: fetched once here.
             tp.clear();
@@ -105,16 +123,19 @@ pub fn self_intersections(m: &super::PreparedMesh) -> SelfReport {
                     }
                 }
             }
+            listed.add(out.len() - before);
         },
     );
+    listed.over(Listing::SelfIntersecting)?;
+    let (candidates, mut pairs) = concatenated(jobs);
     pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
     timings.add("self_intersect", t);
-    SelfReport {
+    Ok(SelfReport {
         pairs,
         zero_area_triangles: m.zero_area.iter().filter(|&&z| z).count(),
         candidates,
         timings,
-    }
+    })
 }
 
 /// The CGAL rule for one pair of non-degenerate triangles with vertex indices `ia`, `ib`.
