@@ -381,15 +381,7 @@ fn the_gpu_refuses_intersecting_pairs_past_a_number() {
             .check(&t, &g, Pose::IDENTITY, &t, &g, linked, &opts)
             .is_err());
     }
-    let mut both = t.mesh.clone();
-    let base = both.vertices.len() as u32;
-    both.vertices.extend(t.mesh.vertices.iter().map(|v| {
-        let x = linked.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
-        [x.x as f32, x.y as f32, x.z as f32]
-    }));
-    both.triangles
-        .extend(t.mesh.triangles.iter().map(|tri| tri.map(|k| k + base)));
-    let both = PreparedMesh::new(both);
+    let both = common::with_placed_copy(&t.mesh, linked);
     let gb = b.upload(&both).unwrap();
     let cpu = query::self_intersections(&both).pairs;
     let k = cpu.len() as u64;

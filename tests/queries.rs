@@ -1507,15 +1507,7 @@ fn intersecting_pairs_past_a_number_are_refused() {
     let opts = meshclash::CheckOptions::default();
     assert!(query::check_at_most(&t, Pose::IDENTITY, &t, linked, &opts, n - 1).is_err());
 
-    let mut both = t.mesh.clone();
-    let base = both.vertices.len() as u32;
-    both.vertices.extend(t.mesh.vertices.iter().map(|v| {
-        let p = linked.apply(DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
-        [p.x as f32, p.y as f32, p.z as f32]
-    }));
-    both.triangles
-        .extend(t.mesh.triangles.iter().map(|tri| tri.map(|k| k + base)));
-    let both = PreparedMesh::new(both);
+    let both = common::with_placed_copy(&t.mesh, linked);
     let k = query::self_intersections(&both).pairs.len() as u64;
     assert!(k > 10);
     assert!(query::self_intersections_at_most(&both, k).is_ok());

@@ -313,3 +313,20 @@ pub fn open_box(lo: f32, hi: f32, skip: &[(usize, bool)]) -> meshclash::Prepared
     }
     meshclash::PreparedMesh::new(meshclash::mesh::Mesh::from_soup("open box", soup).unwrap())
 }
+
+/// One mesh holding `m` and a copy of it placed by `pose` (rounded to float32): a part that
+/// cuts itself wherever the two cross.
+pub fn with_placed_copy(
+    m: &meshclash::mesh::Mesh,
+    pose: meshclash::Pose,
+) -> meshclash::PreparedMesh {
+    let mut both = m.clone();
+    let base = both.vertices.len() as u32;
+    both.vertices.extend(m.vertices.iter().map(|v| {
+        let p = pose.apply(glam::DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
+        [p.x as f32, p.y as f32, p.z as f32]
+    }));
+    both.triangles
+        .extend(m.triangles.iter().map(|t| t.map(|k| k + base)));
+    meshclash::PreparedMesh::new(both)
+}
