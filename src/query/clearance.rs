@@ -40,7 +40,7 @@ pub fn clearance(a: &Posed, b: &Posed, d: f64) -> ClearanceReport {
     }
 }
 
-/// [`clearance`], refused ([`too_many`]) once more than `most` pairs are found: it stops
+/// [`clearance`], refused ([`TooMany`]) once more than `most` pairs are found: it stops
 /// there, so that a clearance in the wrong unit fills no memory. The guard before a query
 /// ([`check_clearance`]) only sees node pairs wholly within `d`; a clearance a few triangles
 /// wide on a fine mesh lies within no node, and igea against itself turned a little, at 0.01,
