@@ -52,8 +52,7 @@ pub fn f64_array<'py>(
     what: &str,
     shape: &[Option<usize>],
 ) -> PyResult<PyReadonlyArrayDyn<'py, f64>> {
-    numbers(obj, what)?;
-    let arr = asarray(obj, Some("float64"))?;
+    let arr = asarray(&numbers(obj, what)?, Some("float64"))?;
     let arr = arr
         .cast_into::<PyArrayDyn<f64>>()
         .map_err(|_| value_error(format!("{what} must be an array of numbers")))?;
@@ -64,8 +63,9 @@ pub fn f64_array<'py>(
 /// `obj` holds numbers as numpy casts them to float64 without losing what they say: refused
 /// are booleans, complex numbers (their imaginary part dropped), strings ("0.5" parsed) and a
 /// masked array with masked values (its hidden values would be answered), all of which
-/// `asarray(float64)` took quietly (a hunt's helper).
-fn numbers(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
+/// `asarray(float64)` took quietly (a hunt's helper). The array `obj` makes, converted once
+/// (a list is not read twice).
+fn numbers<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyAny>> {
     let py = obj.py();
     let ma = py.import(pyo3::intern!(py, "numpy"))?.getattr("ma")?;
     if ma.call_method1("is_masked", (obj,))?.is_truthy()? {
@@ -73,10 +73,11 @@ fn numbers(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<()> {
             "{what}: a masked array with masked values (pass the rows to answer, or .filled())"
         )));
     }
-    let dtype = asarray(obj, None)?.getattr("dtype")?;
+    let arr = asarray(obj, None)?;
+    let dtype = arr.getattr("dtype")?;
     let kind: String = dtype.getattr("kind")?.extract()?;
     if matches!(kind.as_str(), "f" | "i" | "u" | "O") {
-        return Ok(());
+        return Ok(arr);
     }
     Err(value_error(format!(
         "{what} must be an array of real numbers, got dtype {}",

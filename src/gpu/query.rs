@@ -266,7 +266,7 @@ impl GpuBackend {
         let mut timings = Timings::default();
         let since = self.stats();
         let t = Instant::now();
-        let hits_most = 2 * self.max_pairs;
+        let hits_most = self.max_pairs.saturating_mul(2);
         let Found {
             hits, candidates, ..
         } = self
@@ -507,7 +507,7 @@ impl GpuBackend {
             return Ok(crate::query::self_intersections_at_most(m, self.max_pairs)?);
         }
         let t = Instant::now();
-        let hits_most = self.max_pairs + 64 * m.mesh.triangles.len() as u64;
+        let hits_most = (self.max_pairs).saturating_add(64 * m.mesh.triangles.len() as u64);
         let Found {
             hits, candidates, ..
         } = self

@@ -175,20 +175,10 @@ impl Mesh {
     /// belongs near the origin in its file, placed by its pose. The command line and Python
     /// say so; nothing else changes.
     pub fn coarse_float32(&self) -> Option<Coarse> {
-        let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-        for v in &self.vertices {
-            for k in 0..3 {
-                lo[k] = lo[k].min(v[k]);
-                hi[k] = hi[k].max(v[k]);
-            }
-        }
-        let reach = (0..3)
-            .map(|k| lo[k].abs().max(hi[k].abs()))
-            .fold(0.0f32, f32::max);
-        let size = (0..3)
-            .map(|k| (hi[k] as f64 - lo[k] as f64).powi(2))
-            .sum::<f64>()
-            .sqrt();
+        let b = self.bounding_box();
+        // Exact: every coordinate is a float32.
+        let reach = b.min.abs().max(b.max.abs()).max_element() as f32;
+        let size = b.diagonal();
         // The gap from the largest coordinate to the next float32.
         let spacing = (f32::from_bits(reach.to_bits() + 1) - reach) as f64;
         // A part float32 collapses to one point (a 1 cm cube at ECEF coordinates, a review

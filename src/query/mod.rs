@@ -75,10 +75,12 @@ pub struct Posed<'a> {
 }
 
 /// What every ray or point of a batch asks of the pose: the mesh's box in world coordinates
-/// ([`Posed::root_box`]), [`Posed::frame_magnitude`] and [`Pose::unapply_rate`].
+/// ([`Posed::root_box`]), [`Posed::frame_magnitude`], [`Posed::local_magnitude`] and
+/// [`Pose::unapply_rate`].
 struct Frame {
     root: Aabb,
     magnitude: f64,
+    local: f64,
     unapply_rate: f64,
 }
 
@@ -163,7 +165,7 @@ impl<'a> Posed<'a> {
                 c.max((*p - t).abs().max_element()),
             )
         });
-        let local = self.local_magnitude().max(in_frame(carried));
+        let local = frame.local.max(in_frame(carried));
         1e-12 * world + frame.unapply_rate * local + f64::MIN_POSITIVE
     }
 
@@ -177,6 +179,7 @@ impl<'a> Posed<'a> {
         self.frame.get_or_init(|| Frame {
             root: world_box(&self.prep.octree.nodes[0].aabb(), &self.pose),
             magnitude: self.frame_magnitude(),
+            local: self.local_magnitude(),
             unapply_rate: self.pose.unapply_rate(),
         })
     }
@@ -238,11 +241,8 @@ impl<'a> Posed<'a> {
     /// rotation: the scale of the pose's rounding, for the padding of boxes culled in the
     /// mesh's own frame.
     pub(crate) fn frame_magnitude(&self) -> f64 {
-        let root = self.prep.octree.nodes[0].aabb();
-        [self.pose.translation, root.min, root.max]
-            .iter()
-            .map(|v| v.abs().max_element())
-            .fold(0.0, f64::max)
+        let t = self.pose.translation.abs().max_element();
+        self.local_magnitude().max(t)
     }
 
     /// Make [`Posed::verts`] when about `uses` triangles will be read: posing a vertex on the
