@@ -39,6 +39,7 @@ pub mod nearest_tree;
 pub mod obb;
 #[doc(hidden)]
 pub mod octree;
+mod once;
 pub mod picture;
 pub mod query;
 #[cfg(test)]

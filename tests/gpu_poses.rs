@@ -206,12 +206,20 @@ fn the_poses_stage_equals_its_twin() {
 }
 
 /// The same walk and the same leaf pairs, the bounds within the last bits a fused
-/// multiply-add moves (a bound that moves across another changes which pairs are kept: the
-/// test counts that pose as differing).
+/// multiply-add moves. A GPU (not lavapipe) fuses where the twin rounds twice, so two
+/// children's bounds that tie can swap which is walked first: the walk's steps differ by a
+/// few (an H200: by 2 in 4 poses of 120), and the kept pairs come in another order. The kept
+/// set does not depend on the order (a pair is kept where its lower bound is within the final
+/// least upper bound), so it is compared sorted. A bound that moves across another changes
+/// which pairs are kept: the test counts that pose as differing.
 fn same(g: &PoseOut, t: &PoseOut) -> bool {
     let close = |x: f32, y: f32| (x - y).abs() <= 4.0 * f32::EPSILON * x.abs().max(y.abs());
-    let pairs = |o: &PoseOut| o.pairs[..o.count as usize].to_vec();
-    g.steps == t.steps
+    let pairs = |o: &PoseOut| {
+        let mut p = o.pairs[..o.count as usize].to_vec();
+        p.sort_by_key(|x| (x.a, x.b));
+        p
+    };
+    g.steps.abs_diff(t.steps) <= 8 + t.steps / 100
         && g.count == t.count
         && close(g.upper, t.upper)
         && pairs(g)

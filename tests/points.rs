@@ -721,8 +721,11 @@ fn gpu_nearest_points_and_spheres_equal_the_cpus_to_the_bit() {
 }
 
 /// The stage against its twin, in the order the points were sent: where both are sure, the
-/// same candidates; the unsure sets may differ only where a fused multiply-add moved a value
-/// across its bound.
+/// same candidates, and the unsure sets the same, but where a fused multiply-add moved a value
+/// across its bound (a point in a thousand). The candidates are compared as sets: a GPU fuses
+/// where the twin rounds twice, so two boxes' bounds that tie can swap which is searched
+/// first, and the candidates come in another order (an H200's did, lavapipe's never have).
+/// The host takes the least `(distance², triangle)` among them, whatever their order.
 #[test]
 fn the_closest_stage_equals_its_twin() {
     let Some(ctx) = common::gpu_or_skip("the_closest_stage_equals_its_twin") else {
@@ -744,15 +747,24 @@ fn the_closest_stage_equals_its_twin() {
         let twin_main = meshclash::gpu::twin::closest::main;
         twin_main(&q, &nodes, &obbs, &corners, &run.points, &mut twin);
         let mut flips = 0;
-        for (i, (g, t)) in run.out.iter().zip(&twin).enumerate() {
+        for (g, t) in run.out.iter().zip(&twin) {
             if g.unsure == 0 && t.unsure == 0 {
-                assert_eq!(g, t, "{name}, point {i}");
+                // A candidate whose lower bound the fused sums moved across the least upper
+                // bound: kept on one side only.
+                flips += (sorted(g) != sorted(t)) as usize;
             } else if g.unsure != t.unsure {
                 flips += 1;
             }
         }
         assert!(flips <= 1 + points.len() / 1000, "{name}: {flips} flips");
     }
+}
+
+/// A stage's candidates in ascending order.
+fn sorted(o: &meshclash::gpu::layout::SlotsOut) -> Vec<u32> {
+    let mut s = o.slots[..o.count as usize].to_vec();
+    s.sort_unstable();
+    s
 }
 
 /// On a large mesh a software adapter cuts long loops short (lavapipe: 65535 iterations a SIMD

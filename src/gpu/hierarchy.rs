@@ -110,7 +110,8 @@ impl GpuBackend {
         if let Some(b) = slot.as_ref() {
             return Ok(b.clone());
         }
-        let (nodes, corners) = bvh_arrays(m, gm);
+        // Made in parallel while the lock is held: apart from rayon's pool (crate::once).
+        let (nodes, corners) = crate::once::apart(|| bvh_arrays(m, gm));
         let b = Arc::new(GpuBvh {
             nodes: self.storage(m, "hierarchy nodes", bytemuck::cast_slice(&nodes))?,
             corners: self.storage(m, "hierarchy corners", bytemuck::cast_slice(&corners))?,
@@ -126,7 +127,7 @@ impl GpuBackend {
         if let Some(b) = slot.as_ref() {
             return Ok(b.clone());
         }
-        let boxes = obb_nodes(m, gm);
+        let boxes = crate::once::apart(|| obb_nodes(m, gm));
         let b = Arc::new(self.storage(m, "hierarchy boxes", bytemuck::cast_slice(&boxes))?);
         *slot = Some(b.clone());
         Ok(b)

@@ -13,17 +13,18 @@ pub struct Resident(Mutex<Vec<(u64, Arc<GpuMesh>)>>);
 
 impl Resident {
     /// The upload made for `backend`, or `upload`'s, kept. The lock is held through the
-    /// upload, so that two threads asking at once upload once.
+    /// upload, so that two threads asking at once upload once; the upload runs in parallel,
+    /// apart from rayon's pool, whose tasks may wait for this lock (`crate::once`).
     pub(crate) fn get_or_upload(
         &self,
         backend: u64,
-        upload: impl FnOnce() -> Result<GpuMesh>,
+        upload: impl FnOnce() -> Result<GpuMesh> + Send,
     ) -> Result<Arc<GpuMesh>> {
         let mut kept = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((_, m)) = kept.iter().find(|(id, _)| *id == backend) {
             return Ok(m.clone());
         }
-        let m = Arc::new(upload()?);
+        let m = Arc::new(crate::once::apart(upload)?);
         kept.push((backend, m.clone()));
         Ok(m)
     }

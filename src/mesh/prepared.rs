@@ -8,6 +8,7 @@ use crate::gpu::Resident;
 use crate::nearest_tree::NearestTree;
 use crate::obb::Oriented;
 use crate::octree::Octree;
+use crate::once::get_or_make;
 use crate::wide::WideTree;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -78,22 +79,19 @@ impl PreparedMesh {
     /// The hierarchy rays and nearest points walk ([`Bvh`]): built on first use, since pair
     /// queries never need it.
     pub fn bvh(&self) -> &Bvh {
-        self.bvh.get_or_init(|| Bvh::build(&self.mesh))
+        get_or_make(&self.bvh, || Bvh::build(&self.mesh))
     }
 
     /// The tree the CPU's rays walk ([`WideTree`]), built on first use; `None` where
     /// [`WideTree::build`] refuses the mesh (empty, or a tree too deep), and rays walk [`Bvh`].
     pub fn wide(&self) -> Option<&WideTree> {
-        self.wide
-            .get_or_init(|| WideTree::build(&self.mesh))
-            .as_ref()
+        get_or_make(&self.wide, || WideTree::build(&self.mesh)).as_ref()
     }
 
     /// Each hierarchy node's oriented box and triangle count ([`crate::obb`]),
     /// made on first use.
     pub fn oriented(&self) -> &Oriented {
-        self.oriented
-            .get_or_init(|| Oriented::build(self.bvh(), &self.mesh))
+        get_or_make(&self.oriented, || Oriented::build(self.bvh(), &self.mesh))
     }
 
     /// Make the oriented boxes, and their four-wide tree ([`NearestTree`]), for a batch of
@@ -103,8 +101,9 @@ impl PreparedMesh {
     /// the tree; 100k points then take a quarter of the time, docs/performance.md).
     pub fn oriented_for(&self, queries: usize) {
         if queries.saturating_mul(8) >= self.mesh.triangles.len() {
-            self.nearest
-                .get_or_init(|| NearestTree::build(self.bvh(), self.oriented()));
+            get_or_make(&self.nearest, || {
+                NearestTree::build(self.bvh(), self.oriented())
+            });
         }
     }
 
@@ -122,7 +121,7 @@ impl PreparedMesh {
     /// The caps that close its boundary ([`Caps`]): none for a closed, consistently oriented
     /// mesh, whose winding number an exact ray count gives alone.
     pub fn caps(&self) -> &Caps {
-        self.caps.get_or_init(|| {
+        get_or_make(&self.caps, || {
             if self.info.closed && self.info.oriented {
                 Caps::default()
             } else {

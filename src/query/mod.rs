@@ -54,6 +54,7 @@ pub use winding::{winding_from_integer, winding_number, Winding};
 use crate::geom::{tritri, Aabb, DVec3, Sphere, Tri};
 use crate::mesh::{Pose, PreparedMesh};
 use crate::octree::{world_box, world_boxes, Octree};
+use crate::once::get_or_make;
 use rayon::prelude::*;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -103,7 +104,7 @@ impl<'a> Posed<'a> {
     /// batch of rays or points reads a leaf's triangles from one place instead of through two
     /// indirections each. Made once, in parallel.
     pub fn slot_tris(&self) -> &[Tri] {
-        self.slots.get_or_init(|| {
+        get_or_make(&self.slots, || {
             self.verts();
             self.prep
                 .bvh()
@@ -112,6 +113,7 @@ impl<'a> Posed<'a> {
                 .map(|&t| self.tri(t))
                 .collect()
         })
+        .as_slice()
     }
 
     /// Make [`Posed::slot_tris`] for a batch of `queries` rays or points: each reads a few dozen
@@ -206,13 +208,14 @@ impl<'a> Posed<'a> {
 
     /// Every vertex in world coordinates.
     pub fn verts(&self) -> &[DVec3] {
-        self.verts.get_or_init(|| {
+        get_or_make(&self.verts, || {
             let m = &self.prep.mesh;
             (0..m.vertices.len() as u32)
                 .into_par_iter()
                 .map(|i| self.pose.apply(m.vertex(i)))
                 .collect()
         })
+        .as_slice()
     }
 
     /// Vertex `v` in world coordinates: from [`Posed::verts`] when made, else posed on the spot.
@@ -225,8 +228,7 @@ impl<'a> Posed<'a> {
 
     /// Every octree node's box in world coordinates ([`world_box`]).
     pub fn boxes(&self) -> &[Aabb] {
-        self.boxes
-            .get_or_init(|| world_boxes(&self.prep.octree, &self.pose))
+        get_or_make(&self.boxes, || world_boxes(&self.prep.octree, &self.pose)).as_slice()
     }
 
     /// Node `n`'s box of [`Posed::boxes`]: from the cache when made, else posed on the spot.
@@ -257,13 +259,14 @@ impl<'a> Posed<'a> {
     /// Nathan (2015) bounding spheres (centroid, farthest vertex), radius padded by a relative 1e-9
     /// so that rounding can never cull a touching pair.
     pub fn spheres(&self) -> &[Sphere] {
-        self.spheres.get_or_init(|| {
+        get_or_make(&self.spheres, || {
             self.verts();
             (0..self.prep.mesh.triangles.len() as u32)
                 .into_par_iter()
                 .map(|i| padded_sphere(&self.tri(i)))
                 .collect()
         })
+        .as_slice()
     }
 
     /// Triangle `i`'s sphere of [`Posed::spheres`]: from the cache when it is made, else
