@@ -8,8 +8,13 @@
 //! value then waits for a thread that is below it on its own stack, and nothing moves again.
 //! `poses` hung this way on a 16-thread machine: its poses share A's vertices
 //! (`tests/threads.rs`). rayon's default pool on 2 cores has 2 threads, where it never showed.
-//! On the makers' pool, a thread only ever takes another value's making.
+//!
+//! On the makers' pool a thread only ever takes part of another making, and no making waits
+//! for another: each one's inputs made once are made before it starts (its caller asks for
+//! them first), so a thread there never waits for a value that a making below it on its own
+//! stack is making. (An upload waits for the GPU, which finishes whatever the threads do.)
 
+use rayon::prelude::*;
 use rayon::ThreadPool;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -21,23 +26,55 @@ pub(crate) fn get_or_make<T: Send>(lock: &OnceLock<T>, make: impl FnOnce() -> T 
     }
 }
 
+/// `lock`'s value, `f` of each of `0..n` where none is yet: in order on a thread of a pool (a
+/// task of a parallel query, whose pool is busy, such as one pose of many: a thread making in
+/// order takes no other task while it does), else in parallel on the makers' pool. For values
+/// as cheap as a pose's vertices, where a making apart (a thread started for it) would cost a
+/// pose a tenth of its time.
+pub(crate) fn get_or_collect<T: Send + Sync>(
+    lock: &OnceLock<Vec<T>>,
+    n: usize,
+    f: impl Fn(usize) -> T + Send + Sync,
+) -> &[T] {
+    if let Some(v) = lock.get() {
+        return v;
+    }
+    if rayon::current_thread_index().is_some() && !on_makers() {
+        return lock.get_or_init(|| (0..n).map(f).collect());
+    }
+    lock.get_or_init(|| apart(|| (0..n).into_par_iter().map(f).collect()))
+}
+
 /// `make` on the makers' pool: for work done while holding a lock that rayon's tasks may wait
-/// for (a `OnceLock` being made, a `Mutex` held through an upload). The calling thread, which
-/// holds the lock, waits in a plain thread join. Without a pool (the system refused its threads), `make` runs here, as it would
-/// have without this module. (A thread the system refuses panics, as rayon's pool does.)
+/// for (a `OnceLock` being made, a `Mutex` held through an upload). The thread holding the
+/// lock waits without taking work: a plain thread in the pool's own wait, a thread of another
+/// pool (which would take that pool's tasks there) in the join of a thread started for it.
+/// Without a pool (the system refused its threads), `make` runs here, as it would have
+/// without this module. (A thread the system refuses panics, as rayon's pool does.)
 pub(crate) fn apart<T: Send>(make: impl FnOnce() -> T + Send) -> T {
     let Some(pool) = makers() else {
         return make();
     };
-    if pool.current_thread_index().is_some() {
-        // A value needed while making another: this pool's tasks are all makings.
+    // A making that asks for another value made once breaks the module's rule: it is made
+    // here, on this pool, where it could wait for a making below it.
+    let nested = pool.current_thread_index().is_some();
+    debug_assert!(!nested, "a making asked for a value made once");
+    if nested {
         return make();
+    }
+    if rayon::current_thread_index().is_none() {
+        return pool.install(make);
     }
     std::thread::scope(|s| {
         s.spawn(|| pool.install(make))
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })
+}
+
+/// Whether this thread is one of the makers' pool's.
+fn on_makers() -> bool {
+    makers().is_some_and(|pool| pool.current_thread_index().is_some())
 }
 
 /// The makers' pool, as many threads as the pool asking has. A forked child makes its own:

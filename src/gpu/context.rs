@@ -32,13 +32,24 @@ impl GpuContext {
     /// `WGPU_ADAPTER_NAME` a substring of the adapter's name, `WGPU_POWER_PREF` the preference
     /// (default: high performance). Fails with [`Error::NoAdapter`] when none is found.
     pub fn new() -> Result<GpuContext> {
-        pollster::block_on(Self::new_async(None))
+        Self::made(None)
     }
 
     /// With deliberately chosen limits instead of the adapter's own (tests provoke the
     /// small-buffer paths with tiny ones).
     pub fn with_limits(limits: wgpu::Limits) -> Result<GpuContext> {
-        pollster::block_on(Self::new_async(Some(limits)))
+        Self::made(Some(limits))
+    }
+
+    /// One context made at a time in the process. NVIDIA's Linux Vulkan driver crashes when
+    /// instances and devices are created on several threads at once (wgpu issue 5930): on an
+    /// H200, two tests making contexts together segfaulted in 2 runs of 4.
+    fn made(want: Option<wgpu::Limits>) -> Result<GpuContext> {
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        pollster::block_on(Self::new_async(want))
     }
 
     async fn new_async(want: Option<wgpu::Limits>) -> Result<GpuContext> {

@@ -110,7 +110,9 @@ impl GpuBackend {
         if let Some(b) = slot.as_ref() {
             return Ok(b.clone());
         }
-        // Made in parallel while the lock is held: apart from rayon's pool (crate::once).
+        // Made in parallel while the lock is held: apart from rayon's pool, from a hierarchy
+        // made before (crate::once).
+        m.prep.bvh();
         let (nodes, corners) = crate::once::apart(|| bvh_arrays(m, gm));
         let b = Arc::new(GpuBvh {
             nodes: self.storage(m, "hierarchy nodes", bytemuck::cast_slice(&nodes))?,
@@ -127,6 +129,7 @@ impl GpuBackend {
         if let Some(b) = slot.as_ref() {
             return Ok(b.clone());
         }
+        m.prep.oriented();
         let boxes = crate::once::apart(|| obb_nodes(m, gm));
         let b = Arc::new(self.storage(m, "hierarchy boxes", bytemuck::cast_slice(&boxes))?);
         *slot = Some(b.clone());

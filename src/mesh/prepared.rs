@@ -91,7 +91,8 @@ impl PreparedMesh {
     /// Each hierarchy node's oriented box and triangle count ([`crate::obb`]),
     /// made on first use.
     pub fn oriented(&self) -> &Oriented {
-        get_or_make(&self.oriented, || Oriented::build(self.bvh(), &self.mesh))
+        let bvh = self.bvh();
+        get_or_make(&self.oriented, || Oriented::build(bvh, &self.mesh))
     }
 
     /// Make the oriented boxes, and their four-wide tree ([`NearestTree`]), for a batch of
@@ -101,9 +102,8 @@ impl PreparedMesh {
     /// the tree; 100k points then take a quarter of the time, docs/performance.md).
     pub fn oriented_for(&self, queries: usize) {
         if queries.saturating_mul(8) >= self.mesh.triangles.len() {
-            get_or_make(&self.nearest, || {
-                NearestTree::build(self.bvh(), self.oriented())
-            });
+            let (bvh, oriented) = (self.bvh(), self.oriented());
+            get_or_make(&self.nearest, || NearestTree::build(bvh, oriented));
         }
     }
 

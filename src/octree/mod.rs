@@ -11,7 +11,7 @@
 
 mod traverse;
 
-pub use traverse::{any_leaf_pair, leaf_pairs, self_leaf_pairs, world_box, world_boxes};
+pub use traverse::{any_leaf_pair, leaf_pairs, self_leaf_pairs, world_box};
 
 use crate::geom::{centroid, Aabb, DVec3};
 use crate::mesh::Mesh;

@@ -8,14 +8,6 @@ use crate::geom::Aabb;
 use crate::mesh::Pose;
 use rayon::prelude::*;
 
-/// Every node's box in world coordinates under `pose` ([`world_box`] of each).
-pub fn world_boxes(tree: &Octree, pose: &Pose) -> Vec<Aabb> {
-    tree.nodes
-        .par_iter()
-        .map(|n| world_box(&n.aabb(), pose))
-        .collect()
-}
-
 /// A box in world coordinates under `pose`: the rotated box's axis-aligned bounds, padded by a
 /// relative 1e-12 so that rounding in the pose never makes a box miss a vertex that
 /// `Pose::apply` puts on its surface.

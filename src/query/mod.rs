@@ -53,8 +53,8 @@ pub use winding::{winding_from_integer, winding_number, Winding};
 
 use crate::geom::{tritri, Aabb, DVec3, Sphere, Tri};
 use crate::mesh::{Pose, PreparedMesh};
-use crate::octree::{world_box, world_boxes, Octree};
-use crate::once::get_or_make;
+use crate::octree::{world_box, Octree};
+use crate::once::get_or_collect;
 use rayon::prelude::*;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -104,16 +104,9 @@ impl<'a> Posed<'a> {
     /// batch of rays or points reads a leaf's triangles from one place instead of through two
     /// indirections each. Made once, in parallel.
     pub fn slot_tris(&self) -> &[Tri] {
-        get_or_make(&self.slots, || {
-            self.verts();
-            self.prep
-                .bvh()
-                .tris
-                .par_iter()
-                .map(|&t| self.tri(t))
-                .collect()
-        })
-        .as_slice()
+        self.verts();
+        let tris = &self.prep.bvh().tris;
+        get_or_collect(&self.slots, tris.len(), |s| self.tri(tris[s]))
     }
 
     /// Make [`Posed::slot_tris`] for a batch of `queries` rays or points: each reads a few dozen
@@ -208,14 +201,10 @@ impl<'a> Posed<'a> {
 
     /// Every vertex in world coordinates.
     pub fn verts(&self) -> &[DVec3] {
-        get_or_make(&self.verts, || {
-            let m = &self.prep.mesh;
-            (0..m.vertices.len() as u32)
-                .into_par_iter()
-                .map(|i| self.pose.apply(m.vertex(i)))
-                .collect()
+        let m = &self.prep.mesh;
+        get_or_collect(&self.verts, m.vertices.len(), |i| {
+            self.pose.apply(m.vertex(i as u32))
         })
-        .as_slice()
     }
 
     /// Vertex `v` in world coordinates: from [`Posed::verts`] when made, else posed on the spot.
@@ -228,7 +217,10 @@ impl<'a> Posed<'a> {
 
     /// Every octree node's box in world coordinates ([`world_box`]).
     pub fn boxes(&self) -> &[Aabb] {
-        get_or_make(&self.boxes, || world_boxes(&self.prep.octree, &self.pose)).as_slice()
+        let nodes = &self.prep.octree.nodes;
+        get_or_collect(&self.boxes, nodes.len(), |n| {
+            world_box(&nodes[n].aabb(), &self.pose)
+        })
     }
 
     /// Node `n`'s box of [`Posed::boxes`]: from the cache when made, else posed on the spot.
@@ -259,14 +251,10 @@ impl<'a> Posed<'a> {
     /// Nathan (2015) bounding spheres (centroid, farthest vertex), radius padded by a relative 1e-9
     /// so that rounding can never cull a touching pair.
     pub fn spheres(&self) -> &[Sphere] {
-        get_or_make(&self.spheres, || {
-            self.verts();
-            (0..self.prep.mesh.triangles.len() as u32)
-                .into_par_iter()
-                .map(|i| padded_sphere(&self.tri(i)))
-                .collect()
+        self.verts();
+        get_or_collect(&self.spheres, self.prep.mesh.triangles.len(), |i| {
+            padded_sphere(&self.tri(i as u32))
         })
-        .as_slice()
     }
 
     /// Triangle `i`'s sphere of [`Posed::spheres`]: from the cache when it is made, else
