@@ -1,6 +1,6 @@
 //! Values made once, on first use, and shared by rayon's tasks: a mesh's hierarchies, a pose's
 //! vertices, boxes and spheres. They are made on a pool of their own, from a thread that waits
-//! without taking work.
+//! without taking work; or, small ones asked for by a task, in order by that task's thread.
 //!
 //! `OnceLock::get_or_init` blocks every other caller until the value is made. Where the making
 //! runs in parallel on rayon's pool, the thread making it takes other tasks of that pool while
@@ -26,11 +26,11 @@ pub(crate) fn get_or_make<T: Send>(lock: &OnceLock<T>, make: impl FnOnce() -> T 
     }
 }
 
-/// `lock`'s value, `f` of each of `0..n` where none is yet: in order on a thread of a pool (a
-/// task of a parallel query, whose pool is busy, such as one pose of many: a thread making in
-/// order takes no other task while it does), else in parallel on the makers' pool. For values
-/// as cheap as a pose's vertices, where a making apart (a thread started for it) would cost a
-/// pose a tenth of its time.
+/// `lock`'s value, `f` of each of `0..n` where none is yet. A few (at most [`IN_ORDER`]) asked
+/// for on a thread of a pool (a task of a parallel query, such as one pose of many) are made
+/// there in order: a thread making in order takes no other task, and a thread started for a
+/// making apart would cost a pose of a small part a tenth of its time. Else in parallel on the
+/// makers' pool.
 pub(crate) fn get_or_collect<T: Send + Sync>(
     lock: &OnceLock<Vec<T>>,
     n: usize,
@@ -39,11 +39,15 @@ pub(crate) fn get_or_collect<T: Send + Sync>(
     if let Some(v) = lock.get() {
         return v;
     }
-    if rayon::current_thread_index().is_some() && !on_makers() {
+    if n <= IN_ORDER && rayon::current_thread_index().is_some() && !on_makers() {
         return lock.get_or_init(|| (0..n).map(f).collect());
     }
     lock.get_or_init(|| apart(|| (0..n).into_par_iter().map(f).collect()))
 }
+
+/// The most values [`get_or_collect`] makes in order on a pool's thread: about a millisecond
+/// of posing, against some tens of microseconds to start a thread.
+const IN_ORDER: usize = 1 << 16;
 
 /// `make` on the makers' pool: for work done while holding a lock that rayon's tasks may wait
 /// for (a `OnceLock` being made, a `Mutex` held through an upload). The thread holding the
