@@ -16,6 +16,7 @@
 
 use rayon::prelude::*;
 use rayon::ThreadPool;
+use std::cell::Cell;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// `lock`'s value, made by `make` where none is yet (see the module's doc).
@@ -39,7 +40,7 @@ pub(crate) fn get_or_collect<T: Send + Sync>(
     if let Some(v) = lock.get() {
         return v;
     }
-    if n <= IN_ORDER && rayon::current_thread_index().is_some() && !on_makers() {
+    if n <= IN_ORDER && rayon::current_thread_index().is_some() && !ON_MAKERS.get() {
         return lock.get_or_init(|| (0..n).map(f).collect());
     }
     lock.get_or_init(|| apart(|| (0..n).into_par_iter().map(f).collect()))
@@ -56,16 +57,13 @@ const IN_ORDER: usize = 1 << 16;
 /// Without a pool (the system refused its threads), `make` runs here, as it would have
 /// without this module. (A thread the system refuses panics, as rayon's pool does.)
 pub(crate) fn apart<T: Send>(make: impl FnOnce() -> T + Send) -> T {
+    // A making that asks for another value made once breaks the module's rule (the test
+    // suite's debug build holds it). Even so it is made apart, as a pool's thread's would be:
+    // on this thread it could wait for a making below it.
+    debug_assert!(!ON_MAKERS.get(), "a making asked for a value made once");
     let Some(pool) = makers() else {
         return make();
     };
-    // A making that asks for another value made once breaks the module's rule: it is made
-    // here, on this pool, where it could wait for a making below it.
-    let nested = pool.current_thread_index().is_some();
-    debug_assert!(!nested, "a making asked for a value made once");
-    if nested {
-        return make();
-    }
     if rayon::current_thread_index().is_none() {
         return pool.install(make);
     }
@@ -76,28 +74,44 @@ pub(crate) fn apart<T: Send>(make: impl FnOnce() -> T + Send) -> T {
     })
 }
 
-/// Whether this thread is one of the makers' pool's.
-fn on_makers() -> bool {
-    makers().is_some_and(|pool| pool.current_thread_index().is_some())
+thread_local! {
+    /// Set on the makers' pool's threads (read without a lock: a pose asks several times).
+    static ON_MAKERS: Cell<bool> = const { Cell::new(false) };
 }
 
-/// The makers' pool, as many threads as the pool asking has. A forked child makes its own:
-/// its copy of the parent's has no threads.
+/// The makers' pool: as many threads as the pool that first asks has (rayon's default, the
+/// cores, for a plain thread).
 fn makers() -> Option<Arc<ThreadPool>> {
     static POOL: Mutex<Option<(u32, Arc<ThreadPool>)>> = Mutex::new(None);
+    this_process(&POOL, || {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .thread_name(|i| format!("meshclash-make-{i}"))
+            .start_handler(|_| ON_MAKERS.set(true))
+            .build()
+            .ok()
+            .map(Arc::new)
+    })
+}
+
+/// `slot`'s value for this process, `make`'s where it holds none or one a forked child
+/// inherited. An inherited one is left undropped, as `python/src/process.rs` leaves its pools:
+/// a pool's threads, or the thread holding a lock, are not in the child, and dropping a pool
+/// wakes threads that are not there.
+pub(crate) fn this_process<T: Clone>(
+    slot: &Mutex<Option<(u32, T)>>,
+    make: impl FnOnce() -> Option<T>,
+) -> Option<T> {
     let pid = std::process::id();
-    let mut held = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((p, pool)) = held.as_ref() {
+    let mut held = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((p, v)) = held.as_ref() {
         if *p == pid {
-            return Some(pool.clone());
+            return Some(v.clone());
         }
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(rayon::current_num_threads())
-        .thread_name(|i| format!("meshclash-make-{i}"))
-        .build()
-        .ok()
-        .map(Arc::new)?;
-    *held = Some((pid, pool.clone()));
-    Some(pool)
+    let v = make()?;
+    if let Some(inherited) = held.replace((pid, v.clone())) {
+        std::mem::forget(inherited);
+    }
+    Some(v)
 }

@@ -722,10 +722,11 @@ fn gpu_nearest_points_and_spheres_equal_the_cpus_to_the_bit() {
 
 /// The stage against its twin, in the order the points were sent: where both are sure, the
 /// same candidates, and the unsure sets the same, but where a fused multiply-add moved a value
-/// across its bound (a point in a few hundred). The candidates are compared as sets: a GPU fuses
-/// where the twin rounds twice, so two boxes' bounds that tie can swap which is searched
-/// first, and the candidates come in another order (an H200's did, lavapipe's never have).
-/// The host takes the least `(distance², triangle)` among them, whatever their order.
+/// across its bound. The candidates are compared as sets: a GPU fuses where the twin rounds
+/// twice, so two boxes' bounds that tie can swap which is searched first, and the candidates
+/// come in another order (an H200's did, lavapipe's never have). The host takes the least
+/// `(distance², triangle)` among them, whatever their order. On a GPU a sure point may also
+/// keep a candidate on one side only (the H200: 2 of 976); on lavapipe never.
 #[test]
 fn the_closest_stage_equals_its_twin() {
     let Some(ctx) = common::gpu_or_skip("the_closest_stage_equals_its_twin") else {
@@ -748,7 +749,9 @@ fn the_closest_stage_equals_its_twin() {
         twin_main(&q, &nodes, &obbs, &corners, &run.points, &mut twin);
         let mut flips = 0;
         for (g, t) in run.out.iter().zip(&twin) {
-            if g.unsure == 0 && t.unsure == 0 {
+            if g.unsure == 0 && t.unsure == 0 && gpu.ctx.software {
+                assert_eq!(sorted(g), sorted(t), "{name}");
+            } else if g.unsure == 0 && t.unsure == 0 {
                 // A candidate whose lower bound the fused sums moved across the least upper
                 // bound: kept on one side only.
                 flips += (sorted(g) != sorted(t)) as usize;

@@ -42,13 +42,16 @@ impl GpuContext {
     }
 
     /// One context made at a time in the process. NVIDIA's Linux Vulkan driver crashes when
-    /// instances and devices are created on several threads at once (wgpu issue 5930): on an
-    /// H200, two tests making contexts together segfaulted in 2 runs of 4.
+    /// instances are created on several threads at once (wgpu issue 5930; creating and
+    /// dropping devices together may race too, issue 10010): on an H200, two tests making
+    /// contexts together segfaulted in 2 runs of 4. The lock is this process's: a forked
+    /// child's copy may be held by a thread the child does not have.
     fn made(want: Option<wgpu::Limits>) -> Result<GpuContext> {
-        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let _turn = ONE_AT_A_TIME
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        use std::sync::{Mutex, PoisonError};
+        static ONE_AT_A_TIME: Mutex<Option<(u32, Arc<Mutex<()>>)>> = Mutex::new(None);
+        let lock = crate::once::this_process(&ONE_AT_A_TIME, || Some(Arc::default()));
+        let lock = lock.unwrap_or_default();
+        let _turn = lock.lock().unwrap_or_else(PoisonError::into_inner);
         pollster::block_on(Self::new_async(want))
     }
 

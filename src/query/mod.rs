@@ -61,7 +61,8 @@ use std::time::Instant;
 
 /// A prepared mesh under a pose, for one query: everything in world coordinates, posed on
 /// demand. A query that touches most of the mesh asks for whole arrays ([`Posed::verts`],
-/// [`Posed::boxes`], [`Posed::spheres`]: made once, in parallel); one that stops early (yes/no,
+/// [`Posed::boxes`], [`Posed::spheres`]: made once, in parallel, or in order by a task of a
+/// parallel query where they are few, [`crate::once`]); one that stops early (yes/no,
 /// a ray, a far-apart distance) poses only the vertices and nodes it visits. Either way each
 /// value is computed by the same function, so answers do not depend on which was used.
 pub struct Posed<'a> {
@@ -102,7 +103,7 @@ impl<'a> Posed<'a> {
 
     /// Every triangle, posed, in the order of the hierarchy's slots ([`crate::bvh::Bvh`]): a
     /// batch of rays or points reads a leaf's triangles from one place instead of through two
-    /// indirections each. Made once, in parallel.
+    /// indirections each. Made once, as [`Posed::verts`] is.
     pub fn slot_tris(&self) -> &[Tri] {
         self.verts();
         let tris = &self.prep.bvh().tris;
