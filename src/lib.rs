@@ -39,7 +39,8 @@ pub mod nearest_tree;
 pub mod obb;
 #[doc(hidden)]
 pub mod octree;
-mod once;
+#[doc(hidden)]
+pub mod once;
 pub mod picture;
 pub mod query;
 #[cfg(test)]

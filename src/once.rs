@@ -17,7 +17,7 @@
 use rayon::prelude::*;
 use rayon::ThreadPool;
 use std::cell::Cell;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// `lock`'s value, made by `make` where none is yet (see the module's doc).
 pub(crate) fn get_or_make<T: Send>(lock: &OnceLock<T>, make: impl FnOnce() -> T + Send) -> &T {
@@ -82,36 +82,34 @@ thread_local! {
 /// The makers' pool: as many threads as the pool that first asks has (rayon's default, the
 /// cores, for a plain thread).
 fn makers() -> Option<Arc<ThreadPool>> {
-    static POOL: Mutex<Option<(u32, Arc<ThreadPool>)>> = Mutex::new(None);
-    this_process(&POOL, || {
+    static POOL: Owned<ThreadPool> = Mutex::new(None);
+    ours(&POOL, || {
         rayon::ThreadPoolBuilder::new()
             .num_threads(rayon::current_num_threads())
             .thread_name(|i| format!("meshclash-make-{i}"))
             .start_handler(|_| ON_MAKERS.set(true))
             .build()
-            .ok()
-            .map(Arc::new)
     })
+    .ok()
 }
 
-/// `slot`'s value for this process, `make`'s where it holds none or one a forked child
-/// inherited. An inherited one is left undropped, as `python/src/process.rs` leaves its pools:
-/// a pool's threads, or the thread holding a lock, are not in the child, and dropping a pool
-/// wakes threads that are not there.
-pub(crate) fn this_process<T: Clone>(
-    slot: &Mutex<Option<(u32, T)>>,
-    make: impl FnOnce() -> Option<T>,
-) -> Option<T> {
+/// Something one process made (a pool, a lock, a backend), with that process's id.
+pub type Owned<T> = Mutex<Option<(u32, Arc<T>)>>;
+
+/// `slot`'s value where this process made it, else `make`'s, kept there. Another process's (a
+/// forked child inherits its parent's) is forgotten, not dropped: its threads, devices and the
+/// thread holding a lock are not in this one, and dropping it would signal or free them.
+pub fn ours<T, E>(slot: &Owned<T>, make: impl FnOnce() -> Result<T, E>) -> Result<Arc<T>, E> {
     let pid = std::process::id();
-    let mut held = slot.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((p, v)) = held.as_ref() {
-        if *p == pid {
-            return Some(v.clone());
+    let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+    match slot.take() {
+        Some((owner, x)) if owner == pid => {
+            *slot = Some((owner, x.clone()));
+            return Ok(x);
         }
+        inherited => std::mem::forget(inherited),
     }
-    let v = make()?;
-    if let Some(inherited) = held.replace((pid, v.clone())) {
-        std::mem::forget(inherited);
-    }
-    Some(v)
+    let x = Arc::new(make()?);
+    *slot = Some((pid, x.clone()));
+    Ok(x)
 }

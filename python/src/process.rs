@@ -7,30 +7,11 @@
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock};
 
-/// Something one process made, with that process's id.
-pub type Owned<T> = Mutex<Option<(u32, Arc<T>)>>;
+pub use meshclash::once::{ours, Owned};
 
 static POOL: Owned<ThreadPool> = Mutex::new(None);
-
-/// `slot`'s value where this process made it, else `make`'s, kept there. Another process's is
-/// forgotten, not dropped: its threads and devices are not in this one, and dropping it would
-/// signal or free them.
-pub fn ours<T, E>(slot: &Owned<T>, make: impl FnOnce() -> Result<T, E>) -> Result<Arc<T>, E> {
-    let pid = std::process::id();
-    let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-    match slot.take() {
-        Some((owner, x)) if owner == pid => {
-            *slot = Some((owner, x.clone()));
-            return Ok(x);
-        }
-        inherited => std::mem::forget(inherited),
-    }
-    let x = Arc::new(make()?);
-    *slot = Some((pid, x.clone()));
-    Ok(x)
-}
 
 /// The process that ran the first query: rayon's global pool, made then or later, is its own.
 static FIRST: OnceLock<u32> = OnceLock::new();

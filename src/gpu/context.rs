@@ -48,9 +48,11 @@ impl GpuContext {
     /// child's copy may be held by a thread the child does not have.
     fn made(want: Option<wgpu::Limits>) -> Result<GpuContext> {
         use std::sync::{Mutex, PoisonError};
-        static ONE_AT_A_TIME: Mutex<Option<(u32, Arc<Mutex<()>>)>> = Mutex::new(None);
-        let lock = crate::once::this_process(&ONE_AT_A_TIME, || Some(Arc::default()));
-        let lock = lock.unwrap_or_default();
+        static ONE_AT_A_TIME: crate::once::Owned<Mutex<()>> = Mutex::new(None);
+        let made = crate::once::ours(&ONE_AT_A_TIME, || {
+            Ok::<_, std::convert::Infallible>(Mutex::new(()))
+        });
+        let lock = made.unwrap_or_else(|never| match never {});
         let _turn = lock.lock().unwrap_or_else(PoisonError::into_inner);
         pollster::block_on(Self::new_async(want))
     }

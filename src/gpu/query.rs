@@ -136,8 +136,6 @@ fn verts_for(a: &Posed, b: &Posed, hits: &[Hit]) {
     b.verts_for(hits.len());
 }
 
-/// Whether the parts' root boxes are more than `reach` apart: nothing for a GPU cull to find
-/// (and, far from the origin, a frame f32 could not hold).
 /// A list of `n` hits or pairs where at most `limit` may be held: refused beyond, as a list
 /// of more than `most` pairs ([`crate::query::TooMany`]; hits are pairs that may be, so their
 /// limit is above the pairs').
@@ -148,6 +146,8 @@ fn too_many(n: usize, limit: u64, (what, most): (Listing, u64)) -> Result<()> {
     }
 }
 
+/// Whether the parts' root boxes are more than `reach` apart: nothing for a GPU cull to find
+/// (and, far from the origin, a frame f32 could not hold).
 fn apart(a: &Posed, b: &Posed, reach: f64) -> bool {
     a.node_box(0).distance(&b.node_box(0)) > reach
 }
@@ -326,7 +326,6 @@ impl GpuBackend {
             // Nothing is closer than 0, or the roots are farther apart than d.
             return Ok(crate::query::clearance_at_most(a, b, d, most)?);
         }
-
         let mut timings = Timings::default();
         let since = self.stats();
         let t = Instant::now();
@@ -507,7 +506,9 @@ impl GpuBackend {
             return Ok(crate::query::self_intersections_at_most(m, self.max_pairs)?);
         }
         let t = Instant::now();
-        let hits_most = (self.max_pairs).saturating_add(64 * m.mesh.triangles.len() as u64);
+        let hits_most = self
+            .max_pairs
+            .saturating_add(64 * m.mesh.triangles.len() as u64);
         let Found {
             hits, candidates, ..
         } = self

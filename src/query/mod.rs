@@ -56,6 +56,7 @@ use crate::mesh::{Pose, PreparedMesh};
 use crate::octree::{world_box, Octree};
 use crate::once::get_or_collect;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -403,7 +404,7 @@ pub(crate) fn par_outputs_by_job<I: Sync, S: Default + Send, T: Send>(
 /// query where [`Listed::over`], before the jobs' lists are gathered (which would hold them
 /// twice).
 pub(crate) struct Listed {
-    n: std::sync::atomic::AtomicU64,
+    n: AtomicU64,
     most: u64,
 }
 
@@ -416,12 +417,11 @@ impl Listed {
     }
 
     pub(crate) fn full(&self) -> bool {
-        self.n.load(std::sync::atomic::Ordering::Relaxed) > self.most
+        self.n.load(Ordering::Relaxed) > self.most
     }
 
     pub(crate) fn add(&self, pushed: usize) {
-        self.n
-            .fetch_add(pushed as u64, std::sync::atomic::Ordering::Relaxed);
+        self.n.fetch_add(pushed as u64, Ordering::Relaxed);
     }
 
     /// More than `most` listed: the query is refused ([`TooMany`] of `what`).
