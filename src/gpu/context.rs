@@ -11,7 +11,9 @@ pub struct GpuInfo {
     pub driver: String,
 }
 
-/// Device and queue with the adapter's real limits. Build once, reuse for every query.
+/// Device and queue with the adapter's real limits. Build once, reuse for every query. A clone
+/// shares the device.
+#[derive(Clone)]
 pub struct GpuContext {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
@@ -31,21 +33,26 @@ impl GpuContext {
     /// Pick an adapter the way wgpu's tools do: `WGPU_BACKEND` chooses backends,
     /// `WGPU_ADAPTER_NAME` a substring of the adapter's name, `WGPU_POWER_PREF` the preference
     /// (default: high performance). Fails with [`Error::NoAdapter`] when none is found.
+    ///
+    /// The process's one device, made at the first call that finds an adapter (the variables
+    /// are read then) and shared by every context after it: each backend's buffers are its own,
+    /// the device is never dropped. NVIDIA's Linux Vulkan driver crashes when instances are
+    /// created on several threads at once (wgpu issue 5930) and when devices are created and
+    /// dropped together (issue 10010): on an H200, tests each making and dropping a context
+    /// segfaulted (2 runs of 4) and hung, also with the makings one at a time.
     pub fn new() -> Result<GpuContext> {
-        Self::made(None)
+        static SHARED: crate::once::Owned<GpuContext> = std::sync::Mutex::new(None);
+        crate::once::ours(&SHARED, || Self::made(None)).map(|ctx| (*ctx).clone())
     }
 
-    /// With deliberately chosen limits instead of the adapter's own (tests provoke the
-    /// small-buffer paths with tiny ones).
+    /// A device of its own with deliberately chosen limits instead of the adapter's (tests
+    /// provoke the small-buffer paths with tiny ones).
     pub fn with_limits(limits: wgpu::Limits) -> Result<GpuContext> {
         Self::made(Some(limits))
     }
 
-    /// One context made at a time in the process. NVIDIA's Linux Vulkan driver crashes when
-    /// instances are created on several threads at once (wgpu issue 5930; creating and
-    /// dropping devices together may race too, issue 10010): on an H200, two tests making
-    /// contexts together segfaulted in 2 runs of 4. The lock is this process's: a forked
-    /// child's copy may be held by a thread the child does not have.
+    /// One device made at a time in the process (see [`GpuContext::new`]). The lock is this
+    /// process's: a forked child's copy may be held by a thread the child does not have.
     fn made(want: Option<wgpu::Limits>) -> Result<GpuContext> {
         use std::sync::{Mutex, PoisonError};
         static ONE_AT_A_TIME: crate::once::Owned<Mutex<()>> = Mutex::new(None);
@@ -129,6 +136,11 @@ impl GpuContext {
             timestamp_period,
             uncaptured,
         })
+    }
+
+    /// Whether `other` is this context's device (a clone, or another [`GpuContext::new`]).
+    pub fn same_device(&self, other: &GpuContext) -> bool {
+        Arc::ptr_eq(&self.uncaptured, &other.uncaptured)
     }
 
     /// A GPU error that no scope caught since the last call (device lost, out of memory in a
