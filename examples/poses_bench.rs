@@ -3,6 +3,8 @@
 //! Coal 3.0 answers collide + distance for such poses in 2.6 s on one thread on this machine
 //! (the poses issue's figure). With `gpu`, the same poses on the GPU too: the dispatch alone
 //! (how many poses it settled, its walks' steps) and the whole query with the CPU's share.
+//! `POSE_WALK=thread|group` chooses how the stage walks a pose (else the adapter's way), and
+//! `TWINS=1` runs both walks' CPU twins on the stage's items too.
 //! `cargo run --release --example poses_bench -- [POSES] [gpu]`.
 
 use glam::DVec3;
@@ -71,11 +73,21 @@ fn on_gpu(
     poses: &[Pose],
     cpu: &[query::PoseAnswer],
 ) -> Result<(), meshclash::Error> {
-    let backend = meshclash::Backend::gpu()?;
+    let mut gpu = meshclash::gpu::GpuBackend::new(meshclash::gpu::GpuContext::new()?)?;
+    match std::env::var("POSE_WALK").as_deref() {
+        Ok("thread") => gpu.pose_walk = meshclash::gpu::PoseWalk::Thread,
+        Ok("group") => gpu.pose_walk = meshclash::gpu::PoseWalk::Group,
+        _ => {}
+    }
+    let backend = meshclash::Backend::from_gpu(gpu);
     let g = backend
         .gpu_backend()
         .ok_or(meshclash::Error::Gpu("no GPU".into()))?;
-    println!("adapter: {:?}", backend.adapter().map(|i| i.name));
+    println!(
+        "adapter: {:?}, {:?} walks",
+        backend.adapter().map(|i| i.name),
+        g.pose_walk
+    );
     backend.prepare_poses(a, b)?;
     let (ga, gb) = (g.resident(a)?, g.resident(b)?);
     let pa = query::Posed::new(a, Pose::IDENTITY);
@@ -95,6 +107,9 @@ fn on_gpu(
         steps.get(steps.len() / 2).copied().unwrap_or(0),
         steps.last().copied().unwrap_or(0)
     );
+    if std::env::var_os("TWINS").is_some() {
+        twins(&pa, &ga, (b, &gb), &run);
+    }
     let t = Instant::now();
     let answers = backend.poses(a, Pose::IDENTITY, b, poses, None)?;
     let ms = t.elapsed().as_secs_f64() * 1e3;
@@ -104,4 +119,55 @@ fn on_gpu(
         .all(|(x, y)| x.solid.distance().to_bits() == y.solid.distance().to_bits());
     println!("Backend::poses on the GPU: {ms:.0} ms, same distances as the CPU: {same}");
     Ok(())
+}
+
+/// Both walks' CPU twins on the stage's items (`TWINS=1`): how many poses each settles, and
+/// the steps (a thread's) or rounds (a group's) they take.
+fn twins(
+    pa: &query::Posed,
+    ga: &meshclash::gpu::GpuMesh,
+    (b, gb): (&PreparedMesh, &meshclash::gpu::GpuMesh),
+    run: &meshclash::gpu::PosesRun,
+) {
+    use meshclash::gpu::{layout::PoseOut, twin::poses};
+    let pb = query::Posed::new(b, Pose::IDENTITY);
+    let ((na, ca), (nb, cb)) = (
+        meshclash::gpu::bvh_arrays(pa, ga),
+        meshclash::gpu::bvh_arrays(&pb, gb),
+    );
+    let (oa, ob) = (
+        meshclash::gpu::obb_nodes(pa, ga),
+        meshclash::gpu::obb_nodes(&pb, gb),
+    );
+    let trees = ((&na[..], &ca[..], &oa[..]), (&nb[..], &cb[..], &ob[..]));
+    type Walk = fn(
+        &meshclash::gpu::layout::PosesQuery,
+        (poses::Tree, poses::Tree),
+        &[meshclash::gpu::layout::PoseItem],
+        u32,
+        &mut [PoseOut],
+    );
+    for (name, walk) in [
+        ("thread", poses::main as Walk),
+        ("group", poses::group as Walk),
+    ] {
+        let mut out = vec![PoseOut::FULL; run.items.len()];
+        let t = Instant::now();
+        walk(&run.query, trees, &run.items, u32::MAX, &mut out);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let mut steps: Vec<u32> = out.iter().map(|o| o.steps).collect();
+        steps.sort_unstable();
+        let done = out
+            .iter()
+            .filter(|o| o.status == meshclash::gpu::layout::POSE_DONE)
+            .count();
+        let near = out
+            .iter()
+            .filter(|o| o.status == meshclash::gpu::layout::POSE_NEAR)
+            .count();
+        println!(
+            "twin {name}: {done} settled, {near} near, in {ms:.0} ms; steps median {} p90 {} max {}",
+            steps[steps.len() / 2], steps[steps.len() * 9 / 10], steps[steps.len() - 1]
+        );
+    }
 }

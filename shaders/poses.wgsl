@@ -1,4 +1,5 @@
-// Poses stage: many poses of B against A in one dispatch, a thread per pose. Each walks both
+// Poses stage: many poses of B against A in one dispatch, a thread per pose (main) or a
+// workgroup of GROUP lanes per pose (group, on hardware GPUs). Each walks both
 // hierarchies (bvh.rs) depth first, nearer pair first, bounding node pairs by their oriented
 // boxes (obb.rs; B's carried into A's record frame by the pose) and triangle pairs by their f32
 // distance, and keeps every leaf pair holding a triangle pair whose lower bound is within the
@@ -167,18 +168,28 @@ fn keep(sa: u32, sb: u32, lower: f32) {
 // when their f32 distance bounds them within the band both ways; or they may touch, and the
 // pose is unsure.
 fn tri_pair(p: array<vec3<f32>, 3>, t: array<vec3<f32>, 3>) -> f32 {
-    let cheap = max(max(plane_bound(p, plane_of(p), t), plane_bound(t, plane_of(t), p)), axis_bound(p, t)) - 4.0 * item.tol.x;
-    if (cheap > upper) {
-        return INF;
-    }
-    if (!(cheap > 0.0)) {
+    let r = tri_bounds(p, t, upper);
+    if (r.z > 0.0) {
         status = POSE_NEAR;
         return INF;
     }
+    upper = min(upper, r.y);
+    return r.x;
+}
+
+// tri_pair's bounds against the least upper bound u: x the lower bound and y the upper
+// (both INF where the cheap bounds pass u), z 1 where the pair may touch.
+fn tri_bounds(p: array<vec3<f32>, 3>, t: array<vec3<f32>, 3>, u: f32) -> vec3<f32> {
+    let cheap = max(max(plane_bound(p, plane_of(p), t), plane_bound(t, plane_of(t), p)), axis_bound(p, t)) - 4.0 * item.tol.x;
+    if (cheap > u) {
+        return vec3<f32>(INF, INF, 0.0);
+    }
+    if (!(cheap > 0.0)) {
+        return vec3<f32>(INF, INF, 1.0);
+    }
     let d = pair_dist(p, t);
     let band = item.tol.y;
-    upper = min(upper, d.x + band);
-    return max(d.x - d.y - band, cheap);
+    return vec3<f32>(max(d.x - d.y - band, cheap), d.x + band, 0.0);
 }
 
 fn a_tri(s: u32) -> array<vec3<f32>, 3> {
@@ -295,4 +306,264 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i < pq.poses) {
         walk(i);
     }
+}
+
+// ---- group: a workgroup per pose ----
+// A thread's walk is as long as its pose needs (tens of thousands of steps for some), and a
+// dispatch of a few thousand poses leaves a GPU nearly empty, each step waiting on memory. In
+// rounds, GROUP lanes take the GROUP pending node pairs on top of the pose's stack at once:
+// the longest walk takes about a seventieth of the steps, for about 1.4 times the work. Every
+// lane bounds against the least upper bound as the round began and the lanes' children go back
+// in lane order, so the walk does not depend on which lane runs first (the twin's `group`).
+// Loops whose end is not reached (a software adapter's loop budget) make the pose unsure.
+
+const GROUP: u32 = 32u;
+const GROUP_STACK: u32 = 1024u;
+// Triangle pairs of a leaf pair at most: LEAF_MAX (bvh.rs) squared.
+const LEAF_PAIRS: u32 = 16u;
+
+var<workgroup> g_pairs: array<vec2<u32>, GROUP_STACK>;
+var<workgroup> g_lows: array<f32, GROUP_STACK>;
+var<workgroup> g_top: u32;
+var<workgroup> g_go: u32;
+var<workgroup> g_status: atomic<u32>;
+var<workgroup> g_upper: atomic<u32>;     // a bound's bits: bounds are positive
+var<workgroup> g_scan: array<u32, GROUP>;
+var<workgroup> g_leaf: array<vec2<u32>, GROUP>;
+var<workgroup> g_leaf_nodes: array<vec4<u32>, GROUP>;
+var<workgroup> g_leaf_low: array<atomic<u32>, GROUP>;
+var<workgroup> g_leaves: atomic<u32>;
+var<workgroup> g_leaves_now: u32;
+var<workgroup> g_keepers: atomic<u32>;
+var<workgroup> g_cands: array<PosePair, POSE_CANDIDATES>;
+var<workgroup> g_count: atomic<u32>;
+
+@compute @workgroup_size(GROUP)
+fn group(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = wid.x + wid.y * nwg.x;
+    if (lane == 0u) {
+        g_top = 0u;
+        atomicStore(&g_status, POSE_DONE);
+        atomicStore(&g_upper, bitcast<u32>(INF));
+        atomicStore(&g_count, 0u);
+    }
+    if (i < pq.poses) {
+        item = items[i];
+        if (lane == 0u) {
+            g_pairs[0] = vec2<u32>(0u);
+            g_lows[0] = node_lower(0u, carry(0u));
+            g_top = 1u;
+        }
+    }
+    var rounds = 0u;
+    loop {
+        workgroupBarrier();
+        if (lane == 0u) {
+            atomicStore(&g_leaves, 0u);
+            atomicStore(&g_keepers, 0u);
+            g_go = select(0u, 1u, g_top > 0u && atomicLoad(&g_status) == POSE_DONE);
+            if (rounds == WALK_STEPS) {
+                g_go = 0u;
+                atomicMax(&g_status, POSE_FULL);
+            }
+        }
+        if (workgroupUniformLoad(&g_go) == 0u) {
+            break;
+        }
+        rounds += 1u;
+        let top = g_top;
+        let u0 = bitcast<f32>(atomicLoad(&g_upper));
+        let kids = take_pair(lane, top, u0);
+        let below = lanes_below(lane, kids.n);
+        let base = top - min(top, GROUP);
+        if (kids.n > 0u && base + below + kids.n <= GROUP_STACK) {
+            if (kids.n == 2u) {
+                g_pairs[base + below] = kids.far.xy;
+                g_lows[base + below] = bitcast<f32>(kids.far.z);
+            }
+            g_pairs[base + below + kids.n - 1u] = kids.near.xy;
+            g_lows[base + below + kids.n - 1u] = bitcast<f32>(kids.near.z);
+        }
+        workgroupBarrier();
+        if (lane == 0u) {
+            // Lane 0's children are the topmost.
+            let end = base + below + kids.n;
+            if (end > GROUP_STACK) {
+                atomicMax(&g_status, POSE_FULL);
+            } else {
+                g_top = end;
+            }
+            g_leaves_now = atomicLoad(&g_leaves);
+        }
+        let leaves = workgroupUniformLoad(&g_leaves_now);
+        leaf_triangles(lane, leaves, u0);
+        workgroupBarrier();
+        keep_leaves(lane, leaves);
+    }
+    if (i < pq.poses) {
+        group_out(lane, i, rounds);
+    }
+}
+
+// The children a lane pushes: far below near, n of them (0, 1 or 2), each (x, y, bits of its
+// lower bound).
+struct Kids {
+    n: u32,
+    far: vec3<u32>,
+    near: vec3<u32>,
+}
+
+// Lane `lane`'s node pair of the round (the lane-th from the top of `top`): a leaf pair goes to
+// the round's leaves; else its children within u, the nearer last.
+fn take_pair(lane: u32, top: u32, u: f32) -> Kids {
+    var kids = Kids(0u, vec3<u32>(0u), vec3<u32>(0u));
+    if (lane >= min(top, GROUP)) {
+        return kids;
+    }
+    let e = g_pairs[top - 1u - lane];
+    if (g_lows[top - 1u - lane] > u) {
+        return kids;
+    }
+    let nx = a_nodes[e.x];
+    let ny = b_nodes[e.y];
+    if (nx.count > 0u && ny.count > 0u) {
+        let q = atomicAdd(&g_leaves, 1u);
+        g_leaf[q] = e;
+        g_leaf_nodes[q] = vec4<u32>(nx.index, nx.count, ny.index, ny.count);
+        atomicStore(&g_leaf_low[q], bitcast<u32>(INF));
+        return kids;
+    }
+    var c0 = vec2<u32>(e.x, ny.index);
+    var c1 = vec2<u32>(e.x, ny.index + 1u);
+    if (ny.count > 0u || (nx.count == 0u && size_a(e.x) >= size_b(e.y))) {
+        c0 = vec2<u32>(nx.index, e.y);
+        c1 = vec2<u32>(nx.index + 1u, e.y);
+    }
+    let l0 = node_lower(c0.x, carry(c0.y));
+    let l1 = node_lower(c1.x, carry(c1.y));
+    var far = vec3<u32>(c1, bitcast<u32>(l1));
+    var near = vec3<u32>(c0, bitcast<u32>(l0));
+    if (!(l0 <= l1)) {
+        far = vec3<u32>(c0, bitcast<u32>(l0));
+        near = vec3<u32>(c1, bitcast<u32>(l1));
+    }
+    if (!(bitcast<f32>(far.z) > u)) {
+        kids.n = 1u;
+        kids.near = far;
+    }
+    if (!(bitcast<f32>(near.z) > u)) {
+        kids.n += 1u;
+        kids.far = kids.near;
+        kids.near = near;
+    }
+    return kids;
+}
+
+// The children of the lanes after `lane` (a scan over the group, written out: a software
+// adapter counts every loop iteration against one budget).
+fn lanes_below(lane: u32, n: u32) -> u32 {
+    let r = GROUP - 1u - lane;
+    g_scan[r] = n;
+    workgroupBarrier();
+    var sum = n;
+    for (var d = 1u; d < GROUP; d <<= 1u) {
+        let add = select(0u, g_scan[r - d], r >= d);
+        workgroupBarrier();
+        sum += add;
+        g_scan[r] = sum;
+        workgroupBarrier();
+    }
+    return sum - n;
+}
+
+// The triangle pairs of the round's leaf pairs, a lane each, bounded against u: the least
+// upper bound and each leaf pair's least lower bound lowered by every one.
+fn leaf_triangles(lane: u32, leaves: u32, u: f32) {
+    var s = lane;
+    for (; s < leaves * LEAF_PAIRS; s += GROUP) {
+        let q = s / LEAF_PAIRS;
+        let k = s % LEAF_PAIRS;
+        let n = g_leaf_nodes[q];
+        if (k < n.y * n.w) {
+            let r = tri_bounds(a_tri(n.x + k % n.y), b_tri(n.z + k / n.y), u);
+            if (r.z > 0.0) {
+                atomicMax(&g_status, POSE_NEAR);
+            } else {
+                atomicMin(&g_upper, bitcast<u32>(r.y));
+                atomicMin(&g_leaf_low[q], bitcast<u32>(r.x));
+            }
+        }
+    }
+    if (s < leaves * LEAF_PAIRS) {
+        atomicMax(&g_status, POSE_FULL); // cut short
+    }
+}
+
+// The round's leaf pairs within the least upper bound join the candidates, the list first
+// rid of those past it where they would not fit.
+fn keep_leaves(lane: u32, leaves: u32) {
+    let u = bitcast<f32>(atomicLoad(&g_upper));
+    var low = INF;
+    var keeps = false;
+    if (lane < leaves) {
+        low = bitcast<f32>(atomicLoad(&g_leaf_low[lane]));
+        keeps = !(low > u);
+        if (keeps) {
+            atomicAdd(&g_keepers, 1u);
+        }
+    }
+    workgroupBarrier();
+    if (lane == 0u && atomicLoad(&g_count) + atomicLoad(&g_keepers) > POSE_CANDIDATES) {
+        let count = atomicLoad(&g_count);
+        var kept = 0u;
+        var c = 0u;
+        for (; c < count; c++) {
+            if (!(g_cands[c].lower > u)) {
+                g_cands[kept] = g_cands[c];
+                kept++;
+            }
+        }
+        if (c < count) {
+            atomicMax(&g_status, POSE_FULL); // cut short
+        }
+        atomicStore(&g_count, kept);
+    }
+    workgroupBarrier();
+    if (keeps) {
+        let at = atomicAdd(&g_count, 1u);
+        if (at < POSE_CANDIDATES) {
+            g_cands[at] = PosePair(g_leaf[lane].x, g_leaf[lane].y, low, 0u);
+        } else {
+            atomicMax(&g_status, POSE_FULL);
+        }
+    }
+}
+
+// The pose's answer, written by lane 0: as `walk`'s.
+fn group_out(lane: u32, i: u32, rounds: u32) {
+    if (lane != 0u) {
+        return;
+    }
+    var st = atomicLoad(&g_status);
+    if (g_top > 0u && st == POSE_DONE) {
+        st = POSE_FULL; // a walk cut short is unsure, never an answer
+    }
+    let u = bitcast<f32>(atomicLoad(&g_upper));
+    let count = min(atomicLoad(&g_count), POSE_CANDIDATES);
+    var out: PoseOut;
+    out.status = st;
+    out.upper = u;
+    out.steps = rounds;
+    out.count = 0u;
+    var c = 0u;
+    for (; c < count; c++) {
+        if (!(g_cands[c].lower > u)) {
+            out.pairs[out.count] = g_cands[c];
+            out.count++;
+        }
+    }
+    if (c < count) {
+        out.status = POSE_FULL;
+    }
+    poses_out[i] = out;
 }

@@ -498,7 +498,8 @@ impl Backend {
 
     /// What every call of [`Backend::poses`] with these parts reuses, made now: their
     /// hierarchies' oriented boxes and the caps of their inside tests, and on the GPU both
-    /// meshes and hierarchies uploaded. Timed apart from the poses, as loading is.
+    /// meshes and hierarchies uploaded and the walk's pipeline made. Timed apart from the
+    /// poses, as loading is.
     pub fn prepare_poses(&self, a: &PreparedMesh, b: &PreparedMesh) -> Result<()> {
         for m in [a, b] {
             m.oriented();
@@ -510,7 +511,7 @@ impl Backend {
                     let posed = Posed::new(m, Pose::IDENTITY);
                     g.make_resident_hierarchy(&posed, &*g.resident(m)?, true)?;
                 }
-                Ok(())
+                g.prepare_pose_walk()
             },
             || (),
         )

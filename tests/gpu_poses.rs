@@ -6,7 +6,8 @@ mod common;
 
 use glam::DVec3;
 use meshclash::gpu::layout::{PoseOut, POSE_DONE};
-use meshclash::gpu::{GpuBackend, GpuMesh};
+use meshclash::gpu::twin::poses as twin;
+use meshclash::gpu::{GpuBackend, GpuMesh, PoseWalk};
 use meshclash::mesh::{generate, Mesh, Pose};
 use meshclash::query::{self, Posed, SolidDistance};
 use meshclash::PreparedMesh;
@@ -96,17 +97,24 @@ fn decided(
 
 /// Real meshes, poses from interfering through touching distance to several sizes apart: the
 /// same interference evidence, distance, pair, points and clearance count, to the bit; at least
-/// half the poses that are apart decided on the GPU.
+/// half the poses that are apart decided on the GPU. Each way of walking a pose.
 #[test]
 fn gpu_poses_equal_the_cpus_on_real_meshes() {
     let Some(ctx) = common::gpu_or_skip("gpu_poses_equal_the_cpus_on_real_meshes") else {
         return;
     };
-    let gpu = GpuBackend::new(ctx).unwrap();
+    let mut gpu = GpuBackend::new(ctx).unwrap();
+    for walk in [PoseWalk::Thread, PoseWalk::Group] {
+        gpu.pose_walk = walk;
+        real_meshes(&gpu);
+    }
+}
+
+fn real_meshes(gpu: &GpuBackend) {
     let (a, b) = (load("fandisk.stl"), load("bunny_lowres.stl"));
     let size = a.octree.nodes[0].aabb().diagonal();
     let poses = around(&a, &b, 120, 0.6 * size, 5);
-    let (on_gpu, apart) = compare(&gpu, (&a, Pose::IDENTITY), &b, &poses, Some(0.01 * size));
+    let (on_gpu, apart) = compare(gpu, (&a, Pose::IDENTITY), &b, &poses, Some(0.01 * size));
     assert!(apart >= 60, "{apart} of 120 apart");
     // On lavapipe 76 of 117: walks past its loop budget go to the CPU (`WalkSteps::poses`).
     assert!(
@@ -118,7 +126,7 @@ fn gpu_poses_equal_the_cpus_on_real_meshes() {
     // world's magnitude, at 1e5 more than the parts' size, and a pose there takes minutes.
     let far = Pose::from_euler_degrees([10.0, 20.0, 30.0], DVec3::splat(1e5));
     let moved: Vec<Pose> = poses.iter().take(30).map(|p| compose(&far, p)).collect();
-    let (decided_far, _) = compare(&gpu, (&a, far), &b, &moved, None);
+    let (decided_far, _) = compare(gpu, (&a, far), &b, &moved, None);
     assert!(
         decided_far > 0,
         "none decided on the GPU 1e5 from the origin"
@@ -130,22 +138,30 @@ fn gpu_poses_equal_the_cpus_on_real_meshes() {
     };
     let off: Vec<Pose> = poses.iter().take(30).map(|p| compose(p, &r)).collect();
     // Most go to the CPU: a defect of 1e-6 widens the band to 1e-4 of the parts' size.
-    compare(&gpu, (&a, Pose::IDENTITY), &b, &off, None);
+    compare(gpu, (&a, Pose::IDENTITY), &b, &off, None);
 }
 
 /// Small generated parts against brute force through the CPU, with clearance counts: a torus
 /// and a sphere that pass through, touch and swallow each other; boxes with parallel faces
-/// (many pairs at one distance, where the smallest indices must win).
+/// (many pairs at one distance, where the smallest indices must win). Each way of walking a
+/// pose.
 #[test]
 fn gpu_poses_equal_the_cpus_on_hostile_placements() {
     let Some(ctx) = common::gpu_or_skip("gpu_poses_equal_the_cpus_on_hostile_placements") else {
         return;
     };
-    let gpu = GpuBackend::new(ctx).unwrap();
+    let mut gpu = GpuBackend::new(ctx).unwrap();
+    for walk in [PoseWalk::Thread, PoseWalk::Group] {
+        gpu.pose_walk = walk;
+        hostile_placements(&gpu);
+    }
+}
+
+fn hostile_placements(gpu: &GpuBackend) {
     let torus = PreparedMesh::new(generate::torus(1.0, 0.3, 14, 8));
     let ball = PreparedMesh::new(generate::sphere(0.4, 6, 10));
     let poses = around(&torus, &ball, 80, 1.6, 3);
-    compare(&gpu, (&torus, Pose::IDENTITY), &ball, &poses, Some(0.2));
+    compare(gpu, (&torus, Pose::IDENTITY), &ball, &poses, Some(0.2));
     let cube = common::box_mesh([0.0; 3], [1.0; 3]);
     let gaps: Vec<Pose> = [1e-9, 1e-3, 0.5, 2.0]
         .iter()
@@ -158,51 +174,57 @@ fn gpu_poses_equal_the_cpus_on_hostile_placements() {
         })
         .chain([Pose::translation(DVec3::splat(0.25)), Pose::IDENTITY])
         .collect();
-    compare(&gpu, (&cube, Pose::IDENTITY), &cube, &gaps, Some(0.1));
+    compare(gpu, (&cube, Pose::IDENTITY), &cube, &gaps, Some(0.1));
 }
 
-/// The stage against its twin: the same status, bound and pairs wherever both decided; a pose
-/// decided on one side and not the other only where a fused multiply-add moved a bound
-/// across (at most one in fifty, and one more).
+/// The stage against its twin, each way of walking a pose (a thread, a workgroup): the same
+/// status, bound and pairs wherever both decided; a pose decided on one side and not the other
+/// only where a fused multiply-add moved a bound across (at most one in fifty, and one more).
 #[test]
 fn the_poses_stage_equals_its_twin() {
     let Some(ctx) = common::gpu_or_skip("the_poses_stage_equals_its_twin") else {
         return;
     };
-    let gpu = GpuBackend::new(ctx).unwrap();
+    let mut gpu = GpuBackend::new(ctx).unwrap();
     let (a, b) = (load("fandisk.stl"), load("bunny_lowres.stl"));
     let size = a.octree.nodes[0].aabb().diagonal();
     let poses = around(&a, &b, 100, 0.6 * size, 9);
     let (ga, gb) = (gpu.resident(&a).unwrap(), gpu.resident(&b).unwrap());
     let pa = Posed::new(&a, Pose::IDENTITY);
     let pb = Posed::new(&b, Pose::IDENTITY);
-    let run = gpu.poses_run((&pa, &ga), (&b, &gb), &poses).unwrap();
     let (na, ca) = meshclash::gpu::bvh_arrays(&pa, &ga);
     let (nb, cb) = meshclash::gpu::bvh_arrays(&pb, &gb);
     let (oa, ob) = (
         meshclash::gpu::obb_nodes(&pa, &ga),
         meshclash::gpu::obb_nodes(&pb, &gb),
     );
-    let mut twin = vec![PoseOut::FULL; run.items.len()];
-    let budget = meshclash::gpu::WalkSteps::for_adapter(&gpu.ctx).poses;
-    meshclash::gpu::twin::poses::main(
-        &run.query,
-        ((&na, &ca, &oa), (&nb, &cb, &ob)),
-        &run.items,
-        budget,
-        &mut twin,
-    );
-    let (mut flips, mut both) = (0, 0);
-    for (g, t) in run.out.iter().zip(&twin) {
-        if g.status == POSE_DONE && t.status == POSE_DONE {
-            both += 1;
-            flips += !same(g, t) as usize;
-        } else if (g.status == POSE_DONE) != (t.status == POSE_DONE) {
-            flips += 1;
+    let budget = meshclash::gpu::WalkSteps::for_adapter(&gpu.ctx);
+    for walk in [PoseWalk::Thread, PoseWalk::Group] {
+        gpu.pose_walk = walk;
+        let run = gpu.poses_run((&pa, &ga), (&b, &gb), &poses).unwrap();
+        let mut twin = vec![PoseOut::FULL; run.items.len()];
+        let trees = ((&na[..], &ca[..], &oa[..]), (&nb[..], &cb[..], &ob[..]));
+        match walk {
+            PoseWalk::Thread => twin::main(&run.query, trees, &run.items, budget.poses, &mut twin),
+            PoseWalk::Group => {
+                twin::group(&run.query, trees, &run.items, budget.pose_rounds, &mut twin)
+            }
         }
+        let (mut flips, mut both) = (0, 0);
+        for (g, t) in run.out.iter().zip(&twin) {
+            if g.status == POSE_DONE && t.status == POSE_DONE {
+                both += 1;
+                flips += !same(g, t) as usize;
+            } else if (g.status == POSE_DONE) != (t.status == POSE_DONE) {
+                flips += 1;
+            }
+        }
+        assert!(both >= 30, "{walk:?}: {both} decided on both sides");
+        assert!(
+            flips <= 1 + run.items.len() / 50,
+            "{walk:?}: {flips} poses differ"
+        );
     }
-    assert!(both >= 30, "{both} decided on both sides");
-    assert!(flips <= 1 + run.items.len() / 50, "{flips} poses differ");
 }
 
 /// The same walk and the same leaf pairs, the bounds within the last bits a fused

@@ -870,7 +870,7 @@ fn walks_paused_every_few_steps_resume_and_answer_identically() {
     let steps = WalkSteps {
         leaves: 7,
         nearest: 60,
-        poses: u32::MAX,
+        ..WalkSteps::UNBOUNDED
     };
     let mut b = GpuBackend::with_walk_steps(ctx, u32::MAX, steps).unwrap();
     b.settle_on_cpu = false;

@@ -335,7 +335,7 @@ fn poses_structs_and_constants_match_wgsl() {
     use meshclash::gpu::layout::{
         PoseItem, PoseOut, PosePair, PosesQuery, POSE_CANDIDATES, POSE_DONE, POSE_FULL, POSE_NEAR,
     };
-    use meshclash::gpu::twin::poses::POSE_STACK;
+    use meshclash::gpu::twin::poses::{GROUP, GROUP_STACK, POSE_STACK};
     let src = format!("{}\n{}", shaders::COMMON, shaders::POSES);
     let offsets = |members: Vec<(String, u32)>| members.iter().map(|m| m.1).collect::<Vec<_>>();
     let (size, members) = wgsl_layout(&src, "PosesQuery");
@@ -358,6 +358,12 @@ fn poses_structs_and_constants_match_wgsl() {
     );
     assert_eq!(wgsl_u32(&src, "POSE_CANDIDATES") as usize, POSE_CANDIDATES);
     assert_eq!(wgsl_u32(&src, "POSE_STACK") as usize, POSE_STACK);
+    assert_eq!(wgsl_u32(&src, "GROUP") as usize, GROUP);
+    assert_eq!(wgsl_u32(&src, "GROUP_STACK") as usize, GROUP_STACK);
+    assert_eq!(
+        wgsl_u32(&src, "LEAF_PAIRS") as usize,
+        meshclash::bvh::LEAF_MAX * meshclash::bvh::LEAF_MAX
+    );
     assert_eq!(wgsl_u32(&src, "POSE_DONE"), POSE_DONE);
     assert_eq!(wgsl_u32(&src, "POSE_NEAR"), POSE_NEAR);
     assert_eq!(wgsl_u32(&src, "POSE_FULL"), POSE_FULL);

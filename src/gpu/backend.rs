@@ -53,6 +53,8 @@ pub struct WalkSteps {
     /// `poses`: steps of one pose's walk (node pairs and triangle pairs); a walk that needs
     /// more is answered on the CPU.
     pub poses: u32,
+    /// `poses`' `group`: rounds of one pose's walk.
+    pub pose_rounds: u32,
 }
 
 impl WalkSteps {
@@ -60,6 +62,7 @@ impl WalkSteps {
         leaves: u32::MAX,
         nearest: u32::MAX,
         poses: u32::MAX,
+        pose_rounds: u32::MAX,
     };
 
     /// Unbounded on a GPU. On a software adapter within lavapipe's 65535 loop iterations per
@@ -67,16 +70,42 @@ impl WalkSteps {
     /// any lane (`cull_leaves`: 16384 leaves 4x of margin); nested loops' can add up over the
     /// lanes (`nearest`: 3800, and at most 89 more once past it, times 16 lanes is 62 224).
     /// `poses`: its walk's steps were seen to cost two iterations each, and one walk past the
-    /// budget cuts short the output loops of every pose in its group.
+    /// budget cuts short the output loops of every pose in its group. `pose_rounds`: a round
+    /// runs about 25 iterations (a scan of 5, a leaf pair's triangle pairs 16 at most), and
+    /// a group walks a pose in at most about a thousand on real meshes.
     pub fn for_adapter(ctx: &GpuContext) -> WalkSteps {
         if ctx.software {
             WalkSteps {
                 leaves: 16_384,
                 nearest: 3_800,
                 poses: POSE_STEPS_SOFTWARE,
+                pose_rounds: 2_000,
             }
         } else {
             WalkSteps::UNBOUNDED
+        }
+    }
+}
+
+/// How `poses.wgsl` walks each pose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoseWalk {
+    /// A thread per pose (`main`): the least work, each walk as long as its pose needs.
+    Thread,
+    /// A workgroup per pose (`group`): about 1.4 times the work in a seventieth of the
+    /// longest walk's steps, where a GPU would otherwise wait on memory with few poses to
+    /// run.
+    Group,
+}
+
+impl PoseWalk {
+    /// A workgroup per pose on a GPU; a thread on a software adapter, whose threads are a
+    /// few cores' SIMD lanes and gain nothing from more of them.
+    pub fn for_adapter(ctx: &GpuContext) -> PoseWalk {
+        if ctx.software {
+            PoseWalk::Thread
+        } else {
+            PoseWalk::Group
         }
     }
 }
@@ -95,6 +124,9 @@ pub(super) struct Stages {
     pub rays: super::stages::OneEntry,
     pub closest: super::stages::OneEntry,
     pub poses: super::stages::OneEntry,
+    /// `poses`' `group`, made when first used (most backends never walk poses in groups), with
+    /// its rounds' budget.
+    pub poses_group: (std::sync::OnceLock<super::stages::OneEntry>, u32),
 }
 
 /// The work buffers every round reuses, sized for the backend's capacity.
@@ -198,6 +230,8 @@ pub struct GpuBackend {
     /// Consecutive points a thread of `closest.wgsl` takes, each search hinted by the one
     /// before ([`closest_per_thread`]).
     pub closest_per_thread: u32,
+    /// How `poses.wgsl` walks a pose: a thread, or a workgroup ([`PoseWalk::for_adapter`]).
+    pub pose_walk: PoseWalk,
     pub(super) stages: Stages,
     pub(super) bufs: Buffers,
     /// Rounds run and the GPU's own nanoseconds in them, since the backend was made.
@@ -302,6 +336,7 @@ impl GpuBackend {
                 &super::stages::poses::STAGE,
                 &[("WALK_STEPS", steps.poses as f64)],
             )?,
+            poses_group: (std::sync::OnceLock::new(), steps.pose_rounds),
         };
         Ok(GpuBackend {
             id: next_id(),
@@ -310,6 +345,7 @@ impl GpuBackend {
             capacity,
             part_limit: super::mesh::part_limit(&ctx),
             closest_per_thread: closest_per_thread(&ctx),
+            pose_walk: PoseWalk::for_adapter(&ctx),
             settle_on_cpu: true,
             max_pairs: crate::query::MAX_PAIRS,
             rounds_run: AtomicU64::new(0),

@@ -21,7 +21,7 @@ pub mod stages;
 pub mod twin;
 mod winding;
 
-pub use backend::{GpuBackend, Narrow, WalkSteps};
+pub use backend::{GpuBackend, Narrow, PoseWalk, WalkSteps};
 pub use closest::ClosestRun;
 pub use context::{GpuContext, GpuInfo};
 pub use hierarchy::{bvh_arrays, obb_nodes};

@@ -7,7 +7,8 @@
 
 use super::layout::{PoseItem, PoseOut, PosesQuery, POSE_DONE};
 use super::mesh::{LARGEST_PAIR_SCALE, SMALLEST_SCALE};
-use super::{GpuBackend, GpuMesh};
+use super::twin::poses::POSE_STACK;
+use super::{GpuBackend, GpuMesh, PoseWalk};
 use crate::error::Result;
 use crate::geom::tritri;
 use crate::mesh::{Pose, PreparedMesh};
@@ -81,16 +82,16 @@ impl GpuBackend {
         poses: &[Pose],
     ) -> Result<PosesRun> {
         let depth = a.prep.bvh().depth() + b.bvh().depth();
-        let (sent, items): (Vec<usize>, Vec<PoseItem>) =
-            if depth + 2 > super::twin::poses::POSE_STACK {
-                (Vec::new(), Vec::new())
-            } else {
-                poses
-                    .par_iter()
-                    .enumerate()
-                    .filter_map(|(i, &p)| item(a, ga, &Posed::new(b, p), gb).map(|it| (i, it)))
-                    .unzip()
-            };
+        let deep = self.pose_walk == PoseWalk::Thread && depth + 2 > POSE_STACK;
+        let (sent, items): (Vec<usize>, Vec<PoseItem>) = if deep {
+            (Vec::new(), Vec::new())
+        } else {
+            poses
+                .par_iter()
+                .enumerate()
+                .filter_map(|(i, &p)| item(a, ga, &Posed::new(b, p), gb).map(|it| (i, it)))
+                .unzip()
+        };
         let query = PosesQuery {
             poses: items.len() as u32,
             _pad: [0; 3],
@@ -145,11 +146,42 @@ impl GpuBackend {
                 &items_buf,
                 &out,
             ];
-            self.stages
-                .poses
-                .encode(&self.ctx, &mut pass, &buffers, q.poses);
+            match self.pose_walk {
+                PoseWalk::Thread => self
+                    .stages
+                    .poses
+                    .encode(&self.ctx, &mut pass, &buffers, q.poses),
+                PoseWalk::Group => self
+                    .poses_group()?
+                    .encode_groups(&self.ctx, &mut pass, &buffers, q.poses),
+            }
         }
         self.ctx.read_via(enc, &out, n, None)
+    }
+}
+
+impl GpuBackend {
+    /// The pipeline [`GpuBackend::pose_walk`] runs, made now rather than in the first query.
+    pub fn prepare_pose_walk(&self) -> Result<()> {
+        match self.pose_walk {
+            PoseWalk::Thread => Ok(()),
+            PoseWalk::Group => self.poses_group().map(|_| ()),
+        }
+    }
+
+    /// `poses.wgsl`'s `group` pipeline, made on first use.
+    fn poses_group(&self) -> Result<&super::stages::OneEntry> {
+        let (made, rounds) = &self.stages.poses_group;
+        if let Some(p) = made.get() {
+            return Ok(p);
+        }
+        let p = super::stages::OneEntry::entry(
+            &self.ctx,
+            &super::stages::poses::STAGE,
+            "group",
+            &[("WALK_STEPS", *rounds as f64)],
+        )?;
+        Ok(made.get_or_init(|| p))
     }
 }
 

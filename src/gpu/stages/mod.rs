@@ -74,12 +74,12 @@ pub const STAGES: &[Stage] = &[
     poses::STAGE,
 ];
 
-/// A stage of one entry point, `main`, over one bind group: the batch stages (`winding`,
-/// `rays`, `closest`, `poses`), which differ only in their table rows.
+/// A stage's entry point (`main`, or `poses`' `group`) over one bind group: the batch stages
+/// (`winding`, `rays`, `closest`, `poses`), which differ only in their table rows.
 pub struct OneEntry {
     stage: &'static Stage,
     layout: wgpu::BindGroupLayout,
-    main: wgpu::ComputePipeline,
+    pipeline: wgpu::ComputePipeline,
 }
 
 impl OneEntry {
@@ -93,12 +93,23 @@ impl OneEntry {
         stage: &'static Stage,
         constants: &[(&str, f64)],
     ) -> crate::error::Result<OneEntry> {
+        Self::entry(ctx, stage, "main", constants)
+    }
+
+    /// The stage's entry point `name` (over the first entry's bind group), with values for its
+    /// `override` constants.
+    pub fn entry(
+        ctx: &GpuContext,
+        stage: &'static Stage,
+        name: &str,
+        constants: &[(&str, f64)],
+    ) -> crate::error::Result<OneEntry> {
         let bindings = stage.entries[0].bindings;
         let layout = layout(ctx, stage.name, bindings);
         let module = ctx.shader_module(stage.name, stage.source)?;
         Ok(OneEntry {
             stage,
-            main: ctx.compute_pipeline_with(stage.name, &module, "main", &layout, constants)?,
+            pipeline: ctx.compute_pipeline_with(stage.name, &module, name, &layout, constants)?,
             layout,
         })
     }
@@ -113,8 +124,23 @@ impl OneEntry {
     ) {
         let group = bind(ctx, &self.layout, self.stage.entries[0].bindings, buffers);
         pass.set_bind_group(0, &group, &[]);
-        pass.set_pipeline(&self.main);
+        pass.set_pipeline(&self.pipeline);
         dispatch(pass, threads);
+    }
+
+    /// The entry point on `groups` workgroups, in rows of at most [`DISPATCH_ROW`] (numbered
+    /// `workgroup_id.x + workgroup_id.y * num_workgroups.x`).
+    pub fn encode_groups(
+        &self,
+        ctx: &GpuContext,
+        pass: &mut wgpu::ComputePass,
+        buffers: &[&wgpu::Buffer],
+        groups: u32,
+    ) {
+        let group = bind(ctx, &self.layout, self.stage.entries[0].bindings, buffers);
+        pass.set_bind_group(0, &group, &[]);
+        pass.set_pipeline(&self.pipeline);
+        pass.dispatch_workgroups(groups.min(DISPATCH_ROW), groups.div_ceil(DISPATCH_ROW), 1);
     }
 }
 

@@ -1,5 +1,6 @@
-//! `shaders/poses.wgsl`: many poses of B against A, a thread per pose: each pose's candidate
-//! triangle pairs, or unsure. Twin: [`crate::gpu::twin::poses`].
+//! `shaders/poses.wgsl`: many poses of B against A, a thread per pose (`main`) or a workgroup
+//! per pose (`group`): each pose's candidate leaf pairs, or unsure. Twin:
+//! [`crate::gpu::twin::poses`] (`main` and `group`).
 
 use super::{binding, Access::*, Binding, Entry, Stage};
 use crate::gpu::layout::{BvhNode, ObbNode, PoseItem, PoseOut, PosesQuery};
@@ -20,9 +21,15 @@ pub const BINDINGS: &[Binding] = &[
 pub const STAGE: Stage = Stage {
     name: "poses",
     source: shaders::POSES,
-    entries: &[Entry {
-        name: "main",
-        bindings: BINDINGS,
-    }],
+    entries: &[
+        Entry {
+            name: "main",
+            bindings: BINDINGS,
+        },
+        Entry {
+            name: "group",
+            bindings: BINDINGS,
+        },
+    ],
     twin: "gpu::twin::poses",
 };

@@ -14,6 +14,11 @@ pub const POSE_STACK: usize = 96;
 /// `node_lower`'s shrink, as WGSL rounds the constant `1.0 - 1e-4`.
 const SHRINK: f32 = (1.0 - 1e-4) as f32;
 
+/// `poses.wgsl::GROUP`: the lanes that walk one pose together in `group`.
+pub const GROUP: usize = 32;
+/// `poses.wgsl::GROUP_STACK`: the node pairs one pose's group holds pending.
+pub const GROUP_STACK: usize = 1024;
+
 /// One mesh as the stage reads it: hierarchy nodes, slot corners, oriented boxes.
 pub type Tree<'a> = (&'a [BvhNode], &'a [[f32; 4]], &'a [ObbNode]);
 
@@ -28,6 +33,24 @@ pub fn main(
     for i in 0..q.poses as usize {
         out[i] = Walk::new(a, b, items[i]).run(walk_steps);
     }
+}
+
+/// `poses.wgsl::group` over every pose, each walk at most `walk_steps` rounds.
+pub fn group(
+    q: &PosesQuery,
+    (a, b): (Tree, Tree),
+    items: &[PoseItem],
+    walk_steps: u32,
+    out: &mut [PoseOut],
+) {
+    for i in 0..q.poses as usize {
+        out[i] = Walk::new(a, b, items[i]).run_group(walk_steps);
+    }
+}
+
+/// The lesser of two bounds as `atomicMin` on their bits takes it (both at least 0).
+fn bits_min(x: f32, y: f32) -> f32 {
+    f32::from_bits(x.to_bits().min(y.to_bits()))
 }
 
 struct Carried {
@@ -143,21 +166,63 @@ impl<'a> Walk<'a> {
 
     /// `poses.wgsl::tri_pair`.
     fn tri_pair(&mut self, p: &[Vec3; 3], t: &[Vec3; 3]) -> f32 {
+        match self.tri_bounds(p, t, self.upper) {
+            Tri::Beyond => INF,
+            Tri::Near => {
+                self.status = POSE_NEAR;
+                INF
+            }
+            Tri::Measured { lower, upper } => {
+                self.upper = self.upper.min(upper);
+                lower
+            }
+        }
+    }
+
+    /// `tri_pair`'s bounds against the least upper bound `upper`.
+    fn tri_bounds(&self, p: &[Vec3; 3], t: &[Vec3; 3], upper: f32) -> Tri {
         let cheap = plane_bound(p, *t)
             .max(plane_bound(t, *p))
             .max(axis_bound(p, t))
             - 4.0 * self.item.tol[0];
-        if cheap > self.upper {
-            return INF;
+        if cheap > upper {
+            return Tri::Beyond;
         }
         if within(cheap, 0.0) {
-            self.status = POSE_NEAR;
-            return INF;
+            return Tri::Near;
         }
         let (d, slack) = pair_dist(p, t);
         let band = self.item.tol[1];
-        self.upper = self.upper.min(d + band);
-        (d - slack - band).max(cheap)
+        Tri::Measured {
+            lower: (d - slack - band).max(cheap),
+            upper: d + band,
+        }
+    }
+
+    /// The triangle pair `k` of the leaf pair (`lx` of A, `ly` of B), B's carried.
+    fn leaf_tris(&self, lx: &BvhNode, ly: &BvhNode, k: u32) -> ([Vec3; 3], [Vec3; 3]) {
+        let p = Self::tri(self.a.1, lx.index + k % lx.count);
+        let t = Self::tri(self.b.1, ly.index + k / lx.count).map(|v| to_local(&self.item.rows, v));
+        (p, t)
+    }
+
+    /// The node pair's two children, split as `walk` splits, each with its lower bound: the
+    /// nearer second.
+    fn children(&self, (x, y): (u32, u32), nx: &BvhNode, ny: &BvhNode) -> [(u32, u32, f32); 2] {
+        let split_a = ny.count > 0
+            || (nx.count == 0 && size(&self.a.2[x as usize]) >= size(&self.b.2[y as usize]));
+        let (c0, c1) = if split_a {
+            ((nx.index, y), (nx.index + 1, y))
+        } else {
+            ((x, ny.index), (x, ny.index + 1))
+        };
+        let l0 = self.node_lower(c0.0, &self.carry(c0.1));
+        let l1 = self.node_lower(c1.0, &self.carry(c1.1));
+        if l0 <= l1 {
+            [(c1.0, c1.1, l1), (c0.0, c0.1, l0)]
+        } else {
+            [(c0.0, c0.1, l0), (c1.0, c1.1, l1)]
+        }
     }
 
     fn tri(corners: &[[f32; 4]], s: u32) -> [Vec3; 3] {
@@ -179,9 +244,7 @@ impl<'a> Walk<'a> {
             }
             steps += 1;
             if k < n {
-                let p = Self::tri(self.a.1, lx.index + k % lx.count);
-                let t = Self::tri(self.b.1, ly.index + k / lx.count)
-                    .map(|v| to_local(&self.item.rows, v));
+                let (p, t) = self.leaf_tris(&lx, &ly, k);
                 low = low.min(self.tri_pair(&p, &t));
                 k += 1;
                 if k == n && within(low, self.upper) {
@@ -205,26 +268,16 @@ impl<'a> Walk<'a> {
                 self.status = POSE_FULL;
                 break;
             }
-            let split_a = ny.count > 0
-                || (nx.count == 0 && size(&self.a.2[x as usize]) >= size(&self.b.2[y as usize]));
-            let (c0, c1) = if split_a {
-                ((nx.index, y), (nx.index + 1, y))
-            } else {
-                ((x, ny.index), (x, ny.index + 1))
-            };
-            let l0 = self.node_lower(c0.0, &self.carry(c0.1));
-            let l1 = self.node_lower(c1.0, &self.carry(c1.1));
-            if l0 <= l1 {
-                stack.push((c1.0, c1.1, l1));
-                stack.push((c0.0, c0.1, l0));
-            } else {
-                stack.push((c0.0, c0.1, l0));
-                stack.push((c1.0, c1.1, l1));
-            }
+            stack.extend(self.children((x, y), &nx, &ny));
         }
         if (!stack.is_empty() || k < n) && self.status == POSE_DONE {
             self.status = POSE_FULL;
         }
+        self.out(steps)
+    }
+
+    /// The pose's answer: the pairs kept within the least upper bound.
+    fn out(&self, steps: u32) -> PoseOut {
         let mut out = PoseOut {
             status: self.status,
             upper: self.upper,
@@ -237,5 +290,99 @@ impl<'a> Walk<'a> {
             out.count += 1;
         }
         out
+    }
+}
+
+/// A triangle pair against the least upper bound: beyond it, maybe touching, or measured.
+enum Tri {
+    Beyond,
+    Near,
+    Measured { lower: f32, upper: f32 },
+}
+
+impl Walk<'_> {
+    /// `poses.wgsl::group`: the pose's walk in rounds, [`GROUP`] lanes a round. Each lane takes
+    /// one of the pending node pairs from the top; every lane bounds against the least upper
+    /// bound as the round began (so that the answer does not depend on which lane is first),
+    /// and the lanes' children go back on top in lane order, the first lane's topmost. Then the
+    /// triangle pairs of the leaf pairs taken, a lane each; then those leaf pairs kept.
+    fn run_group(mut self, walk_steps: u32) -> PoseOut {
+        let mut stack = vec![(0u32, 0u32, self.node_lower(0, &self.carry(0)))];
+        let mut rounds = 0u32;
+        while self.status == POSE_DONE && !stack.is_empty() {
+            if rounds == walk_steps {
+                self.status = POSE_FULL;
+                break;
+            }
+            rounds += 1;
+            let upper = self.upper;
+            let taken = stack.split_off(stack.len() - stack.len().min(GROUP));
+            let mut leaves = Vec::new();
+            let mut pushed = Vec::new();
+            // Lanes from the last to the first, so that the first's children end on top.
+            for &(x, y, bound) in &taken {
+                if bound > upper {
+                    continue;
+                }
+                let (nx, ny) = (self.a.0[x as usize], self.b.0[y as usize]);
+                if nx.count > 0 && ny.count > 0 {
+                    leaves.push((x, y, nx, ny));
+                    continue;
+                }
+                let kids = self.children((x, y), &nx, &ny);
+                pushed.extend(kids.into_iter().filter(|k| within(k.2, upper)));
+            }
+            if stack.len() + pushed.len() > GROUP_STACK {
+                self.status = POSE_FULL;
+                break;
+            }
+            stack.extend(pushed);
+            self.leaf_round(&leaves, upper);
+        }
+        if !stack.is_empty() && self.status == POSE_DONE {
+            self.status = POSE_FULL;
+        }
+        self.out(rounds)
+    }
+
+    /// A round's leaf pairs: every triangle pair bounded against `upper` (the round's), the
+    /// least upper bound lowered by all of them, then each leaf pair kept whose least lower
+    /// bound is within it.
+    fn leaf_round(&mut self, leaves: &[(u32, u32, BvhNode, BvhNode)], upper: f32) {
+        let mut lows = vec![INF; leaves.len()];
+        let mut least = upper;
+        for (q, (_, _, lx, ly)) in leaves.iter().enumerate() {
+            for k in 0..lx.count * ly.count {
+                let (p, t) = self.leaf_tris(lx, ly, k);
+                match self.tri_bounds(&p, &t, upper) {
+                    Tri::Beyond => {}
+                    Tri::Near => self.status = self.status.max(POSE_NEAR),
+                    Tri::Measured { lower, upper } => {
+                        least = bits_min(least, upper);
+                        lows[q] = bits_min(lows[q], lower);
+                    }
+                }
+            }
+        }
+        self.upper = least;
+        let keep: Vec<usize> = (0..leaves.len())
+            .filter(|&q| within(lows[q], least))
+            .collect();
+        if self.cands.len() + keep.len() > POSE_CANDIDATES {
+            self.cands.retain(|c| within(c.lower, least));
+        }
+        for q in keep {
+            if self.cands.len() == POSE_CANDIDATES {
+                self.status = POSE_FULL;
+                return;
+            }
+            let (x, y, ..) = leaves[q];
+            self.cands.push(PosePair {
+                a: x,
+                b: y,
+                lower: lows[q],
+                _pad: 0,
+            });
+        }
     }
 }
