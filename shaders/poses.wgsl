@@ -312,7 +312,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 // A thread's walk is as long as its pose needs (tens of thousands of steps for some), and a
 // dispatch of a few thousand poses leaves a GPU nearly empty, each step waiting on memory. In
 // rounds, GROUP lanes take the GROUP pending node pairs on top of the pose's stack at once:
-// the longest walk takes about a seventieth of the steps, for about 1.4 times the work. Every
+// the longest walk takes about a seventieth of the steps, for about 1.3 times the work. Every
 // lane bounds against the least upper bound as the round began and the lanes' children go back
 // in lane order, so the walk does not depend on which lane runs first (the twin's `group`).
 // Loops whose end is not reached (a software adapter's loop budget) make the pose unsure.
@@ -373,9 +373,12 @@ fn group(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) wid:
         rounds += 1u;
         let top = g_top;
         let u0 = bitcast<f32>(atomicLoad(&g_upper));
-        let kids = take_pair(lane, top, u0);
+        // One lane dives until a leaf pair gives a bound: GROUP lanes before that would fill
+        // the stack with pairs nothing prunes.
+        let taken = min(top, select(GROUP, 1u, u0 == INF));
+        let kids = take_pair(lane, top, taken, u0);
         let below = lanes_below(lane, kids.n);
-        let base = top - min(top, GROUP);
+        let base = top - taken;
         if (kids.n > 0u && base + below + kids.n <= GROUP_STACK) {
             if (kids.n == 2u) {
                 g_pairs[base + below] = kids.far.xy;
@@ -413,11 +416,11 @@ struct Kids {
     near: vec3<u32>,
 }
 
-// Lane `lane`'s node pair of the round (the lane-th from the top of `top`): a leaf pair goes to
-// the round's leaves; else its children within u, the nearer last.
-fn take_pair(lane: u32, top: u32, u: f32) -> Kids {
+// Lane `lane`'s node pair of the round (the lane-th from the top of `top`, if one of the `taken`):
+// a leaf pair goes to the round's leaves; else its children within u, the nearer last.
+fn take_pair(lane: u32, top: u32, taken: u32, u: f32) -> Kids {
     var kids = Kids(0u, vec3<u32>(0u), vec3<u32>(0u));
-    if (lane >= min(top, GROUP)) {
+    if (lane >= taken) {
         return kids;
     }
     let e = g_pairs[top - 1u - lane];

@@ -186,13 +186,22 @@ impl GpuBackend {
 }
 
 /// The distance report of the smallest `(distance², a, b)` over every triangle pair of the
-/// leaf pairs `o` kept, measured as the CPU measures: the CPU's report.
+/// leaf pairs `o` kept, measured as the CPU measures: the CPU's report. Leaf pairs are taken
+/// by their lower bounds, least first, and those whose bound passes the least distance
+/// measured are not measured: the bound holds every pair of theirs within the band of the f64
+/// distance, as the stage's own pruning does (and a hair more, for the f64 evaluation), so
+/// none of them can be nearer or tie.
 fn nearest_of(a: &Posed, b: &Posed, o: &PoseOut) -> crate::query::DistanceReport {
     let t = Instant::now();
     let (ta, tb) = (a.prep.bvh(), b.prep.bvh());
+    let mut kept = o.pairs[..o.count as usize].to_vec();
+    kept.sort_unstable_by(|x, y| x.lower.total_cmp(&y.lower));
     let mut best: Best = None;
     let mut measured = 0;
-    for p in &o.pairs[..o.count as usize] {
+    for p in &kept {
+        if best.is_some_and(|(d2, ..)| f64::from(p.lower) > d2.sqrt() * (1.0 + 1e-9)) {
+            break;
+        }
         for sa in ta.nodes[p.a as usize].slots() {
             for sb in tb.nodes[p.b as usize].slots() {
                 let (i, j) = (ta.tris[sa], tb.tris[sb]);

@@ -301,8 +301,8 @@ enum Tri {
 }
 
 impl Walk<'_> {
-    /// `poses.wgsl::group`: the pose's walk in rounds, [`GROUP`] lanes a round. Each lane takes
-    /// one of the pending node pairs from the top; every lane bounds against the least upper
+    /// `poses.wgsl::group`: the pose's walk in rounds, [`GROUP`] lanes a round (one until a
+    /// leaf pair gives a bound). Each lane takes one of the pending node pairs from the top; every lane bounds against the least upper
     /// bound as the round began (so that the answer does not depend on which lane is first),
     /// and the lanes' children go back on top in lane order, the first lane's topmost. Then the
     /// triangle pairs of the leaf pairs taken, a lane each; then those leaf pairs kept.
@@ -316,7 +316,9 @@ impl Walk<'_> {
             }
             rounds += 1;
             let upper = self.upper;
-            let taken = stack.split_off(stack.len() - stack.len().min(GROUP));
+            // One lane dives until a leaf pair gives a bound.
+            let lanes = if upper == INF { 1 } else { GROUP };
+            let taken = stack.split_off(stack.len() - stack.len().min(lanes));
             let mut leaves = Vec::new();
             let mut pushed = Vec::new();
             // Lanes from the last to the first, so that the first's children end on top.
