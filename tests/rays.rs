@@ -949,3 +949,53 @@ fn a_ray_through_a_t_junction_hits_it_once() {
         }
     }
 }
+
+/// Rays lying in a face's plane, whose every edge orientation is exactly 0 (once decided in
+/// big integers, 2 ms a ray across a plate). As docs/cli.md has it, a ray in a triangle's
+/// plane meets it along its boundary only, and the triangles it passes into decide: across a
+/// plate of 800 triangles in its plane, nothing; along the top face of the unit cube from
+/// outside, the two side faces where it enters and leaves (at t = 1 and t = 2, worked by
+/// hand: from x = -1 along x); from inside that face, the side where it leaves.
+#[test]
+fn rays_in_a_faces_plane_meet_only_the_faces_they_pass_into() {
+    let test = "rays_in_a_faces_plane_meet_only_the_faces_they_pass_into";
+    let mut grid = Vec::new();
+    for i in 0..20 {
+        for j in 0..20 {
+            let p = |a: i32, b: i32| [(i + a) as f32 / 20.0, (j + b) as f32 / 20.0, 0.0];
+            grid.push([p(0, 0), p(1, 0), p(1, 1)]);
+            grid.push([p(0, 0), p(1, 1), p(0, 1)]);
+        }
+    }
+    let plate = PreparedMesh::new(Mesh::from_soup("plate", grid).unwrap());
+    let mut rnd = common::lcg(3);
+    let across: Vec<(DVec3, DVec3)> = (0..200)
+        .map(|_| {
+            let o = DVec3::new(rnd() - 1.0, rnd(), 0.0);
+            (o, DVec3::new(1.0, rnd() - 0.5, 0.0))
+        })
+        .collect();
+    let met = on_both_backends(test, &plate, &across, Hits::All);
+    assert!(met.iter().all(|h| h.is_empty()), "{met:?}");
+    let cube = common::box_mesh([0.0; 3], [1.0; 3]);
+    let along: Vec<(DVec3, DVec3)> = (1..20)
+        .map(|k| {
+            let y = f64::from(k) / 20.0;
+            (DVec3::new(-1.0, y, 1.0), DVec3::new(1.0, 0.0, 0.0))
+        })
+        .collect();
+    for hits in on_both_backends(test, &cube, &along, Hits::All) {
+        let t: Vec<f64> = hits.iter().map(|h| h.t).collect();
+        assert_eq!(t, [1.0, 2.0], "{hits:?}");
+        assert!(
+            hits.iter()
+                .all(|h| h.point.x.abs() == 0.0 || h.point.x == 1.0),
+            "{hits:?}"
+        );
+    }
+    let inside = [(DVec3::new(0.5, 0.25, 1.0), DVec3::new(1.0, 0.5, 0.0))];
+    let hits = &on_both_backends(test, &cube, &inside, Hits::All)[0];
+    // Leaves the face at x = 1, t = 0.5, y = 0.5.
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!((hits[0].t, hits[0].point), (0.5, DVec3::new(1.0, 0.5, 1.0)));
+}

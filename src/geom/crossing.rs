@@ -126,10 +126,12 @@ pub fn sign_within((det, err): (f64, f64)) -> Option<i8> {
 /// the plane at `t = op / dn`, `op` the orientation of `o` ([`orient3d_with_bound`]) and `dn`
 /// this one; 0 where `d` runs parallel to the plane or the triangle has no area.
 pub fn direction_side(d: DVec3, tri: &Tri) -> i8 {
-    sign_within(orient3d_of_differences(d, tri[1] - tri[0], tri[2] - tri[0])).unwrap_or_else(|| {
-        let ints = Integers::of(&[d, tri[0], tri[1], tri[2]]);
-        big_sign(&det(&ints.v[0], &ints.diff(2, 1), &ints.diff(3, 1)))
-    })
+    sign_within(orient3d_of_differences(d, tri[1] - tri[0], tri[2] - tri[0]))
+        .or_else(|| super::expansion::det_sign(d, (tri[1], tri[0]), (tri[2], tri[0])))
+        .unwrap_or_else(|| {
+            let ints = Integers::of(&[d, tri[0], tri[1], tri[2]]);
+            big_sign(&det(&ints.v[0], &ints.diff(2, 1), &ints.diff(3, 1)))
+        })
 }
 
 /// Whether the ray from `o` along `d`, whose line crosses triangle `tri` (closed) at some
@@ -203,9 +205,10 @@ fn quotient(n: &BigUint, d: &BigUint) -> f64 {
 /// The sign of `d · ((a − o) × (b − o))`, exactly: the orientation of edge `ab` against the
 /// line through `o` along `d` (`orient3d(o + d, a, b, o)`, where `o + d` would be rounded).
 pub fn orient_along(o: DVec3, d: DVec3, a: DVec3, b: DVec3) -> i8 {
-    let ints = Integers::of(&[o, d, a, b]);
-    let det = det(&ints.v[1], &ints.diff(2, 0), &ints.diff(3, 0));
-    big_sign(&det)
+    super::expansion::det_sign(d, (a, o), (b, o)).unwrap_or_else(|| {
+        let ints = Integers::of(&[o, d, a, b]);
+        big_sign(&det(&ints.v[1], &ints.diff(2, 0), &ints.diff(3, 0)))
+    })
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod closer;
 pub mod closest;
 pub mod crossing;
 pub mod dynamic;
+pub(crate) mod expansion;
 pub(crate) mod integers;
 pub mod overlap;
 pub mod predicates;

@@ -420,12 +420,19 @@ fn meets(o: DVec3, d: DVec3, (q, end): (DVec3, Option<f64>), tri: &Tri) -> Optio
     // holds for `d` exact as for a rounded difference, else exact).
     let a = tri.map(|v| v - o);
     let mut s = [0i8; 3];
+    // The direction's side of the plane, exact, made where an edge needs exact signs.
+    let mut side = None;
     for k in 0..3 {
         let l = (k + 1) % 3;
         // The line's orientation against edge k: orient3d(o, o + d, a, b), which is
         // -(d . ((a - o) x (b - o))), an odd permutation of the differences' determinant.
-        s[k] = -sign_within(orient3d_of_differences(d, a[k], a[l]))
-            .unwrap_or_else(|| orient_along(o, d, tri[k], tri[l]));
+        s[k] = -match sign_within(orient3d_of_differences(d, a[k], a[l])) {
+            Some(x) => x,
+            // A line this near an edge may lie in the plane (every edge's sign then 0), where
+            // it meets nothing: one exact sign, the direction's, says so before three.
+            None if *side.get_or_insert_with(|| direction_side(d, tri)) == 0 => return None,
+            None => orient_along(o, d, tri[k], tri[l]),
+        };
         if s[..=k].iter().any(|&x| x > 0) && s[..=k].iter().any(|&x| x < 0) {
             return None;
         }
@@ -437,7 +444,7 @@ fn meets(o: DVec3, d: DVec3, (q, end): (DVec3, Option<f64>), tri: &Tri) -> Optio
     // says (a review's helper: a ray from inside a closed tetrahedron met nothing).
     let op = sign_within(orient3d_of_differences(a[0], a[1], a[2]))
         .unwrap_or_else(|| orient3d(tri[0], tri[1], tri[2], o));
-    let dn = direction_side(d, tri);
+    let dn = side.unwrap_or_else(|| direction_side(d, tri));
     if dn == 0 || (op != 0 && op != dn) {
         return None;
     }
