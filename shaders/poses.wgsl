@@ -361,8 +361,9 @@ fn group(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) wid:
         if (lane == 0u) {
             atomicStore(&g_leaves, 0u);
             atomicStore(&g_keepers, 0u);
-            g_go = select(0u, 1u, g_top > 0u && atomicLoad(&g_status) == POSE_DONE);
-            if (rounds == WALK_STEPS) {
+            let going = g_top > 0u && atomicLoad(&g_status) == POSE_DONE;
+            g_go = select(0u, 1u, going);
+            if (going && rounds == WALK_STEPS) {
                 g_go = 0u;
                 atomicMax(&g_status, POSE_FULL);
             }
@@ -469,12 +470,16 @@ fn lanes_below(lane: u32, n: u32) -> u32 {
     g_scan[r] = n;
     workgroupBarrier();
     var sum = n;
-    for (var d = 1u; d < GROUP; d <<= 1u) {
+    var d = 1u;
+    for (; d < GROUP; d <<= 1u) {
         let add = select(0u, g_scan[r - d], r >= d);
         workgroupBarrier();
         sum += add;
         g_scan[r] = sum;
         workgroupBarrier();
+    }
+    if (d < GROUP) {
+        atomicMax(&g_status, POSE_FULL); // cut short: the stack's top is wrong
     }
     return sum - n;
 }

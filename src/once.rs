@@ -100,14 +100,24 @@ pub type Owned<T> = Mutex<Option<(u32, Arc<T>)>>;
 /// forked child inherits its parent's) is forgotten, not dropped: its threads, devices and the
 /// thread holding a lock are not in this one, and dropping it would signal or free them.
 pub fn ours<T, E>(slot: &Owned<T>, make: impl FnOnce() -> Result<T, E>) -> Result<Arc<T>, E> {
+    ours_while(slot, |_| true, make)
+}
+
+/// [`ours`], with a value this process made replaced where it is no longer `usable` (a lost
+/// device); the one replaced is forgotten too, as other holders may still use it.
+pub fn ours_while<T, E>(
+    slot: &Owned<T>,
+    usable: impl Fn(&T) -> bool,
+    make: impl FnOnce() -> Result<T, E>,
+) -> Result<Arc<T>, E> {
     let pid = std::process::id();
     let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
     match slot.take() {
-        Some((owner, x)) if owner == pid => {
+        Some((owner, x)) if owner == pid && usable(&x) => {
             *slot = Some((owner, x.clone()));
             return Ok(x);
         }
-        inherited => std::mem::forget(inherited),
+        inherited_or_spent => std::mem::forget(inherited_or_spent),
     }
     let x = Arc::new(make()?);
     *slot = Some((pid, x.clone()));

@@ -77,4 +77,9 @@ fn a_lost_device_is_a_typed_error_not_a_panic() {
             other.map(|r| r.intersects())
         ),
     }
+    // The process's device was that one: the next context is a new one, and works.
+    let again = GpuContext::new().unwrap();
+    assert!(!again.same_device(&b.ctx));
+    let doubled = meshclash::gpu::smoke::double(&again, &[1, 2]).unwrap();
+    assert_eq!(doubled, [2, 4]);
 }

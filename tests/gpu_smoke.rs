@@ -20,7 +20,7 @@ fn smoke_stage_doubles_an_array_like_its_cpu_twin() {
 /// Every `GpuContext::new` in a process shares one device, made once: NVIDIA's driver crashed
 /// and hung when tests on 16 threads each made and dropped their own (docs/gpu.md). Contexts
 /// made and dropped on many threads at once are still that device; one with limits of its own
-/// is another.
+/// is another. Each context takes its own errors.
 #[test]
 fn contexts_share_the_process_device() {
     let Some(first) = common::gpu_or_skip("contexts_share_the_process_device") else {
@@ -41,4 +41,18 @@ fn contexts_share_the_process_device() {
         meshclash::gpu::smoke::double(&first, &data).unwrap(),
         [2, 4, 6]
     );
+    // An error no scope catches (a buffer both mapped for reading and stored to) reaches every
+    // context on the device once: each takes its own.
+    let other = meshclash::gpu::GpuContext::new().unwrap();
+    first.device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 4,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    for ctx in [&first, &other] {
+        assert!(ctx.take_error().is_err());
+        assert!(ctx.take_error().is_ok());
+    }
+    assert!(own.take_error().is_ok(), "another device's");
 }

@@ -1,5 +1,6 @@
 use crate::error::{Error, Result};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use wgpu::util::DeviceExt;
 
 /// Which adapter answered, for logs and JSON.
@@ -25,8 +26,42 @@ pub struct GpuContext {
     /// Nanoseconds per timestamp tick, where the adapter has timestamp queries: the GPU's own
     /// time per round is then measured, apart from submission and readback.
     pub timestamp_period: Option<f64>,
-    /// The first GPU error no error scope caught (wgpu's default handler would panic).
-    uncaptured: Arc<std::sync::Mutex<Option<String>>>,
+    /// The first GPU error no error scope caught (wgpu's default handler would panic), for
+    /// this context and its clones.
+    uncaptured: Slot,
+    /// What every context on the device shares.
+    shared: Arc<DeviceState>,
+}
+
+/// A context's first uncaptured error.
+type Slot = Arc<Mutex<Option<String>>>;
+
+/// What the contexts on one device share: each one's slot, which every error no scope caught
+/// reaches (the device's handler is one; a device-wide error, a lost device or memory run
+/// out in a submission, is each context's to report), and whether the device was lost.
+#[derive(Default)]
+struct DeviceState {
+    slots: Mutex<Vec<Weak<Mutex<Option<String>>>>>,
+    lost: AtomicBool,
+}
+
+impl DeviceState {
+    /// A new slot that every later error reaches (slots of dropped contexts let go).
+    fn slot(&self) -> Slot {
+        let slot = Slot::default();
+        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        slots.retain(|s| s.strong_count() > 0);
+        slots.push(Arc::downgrade(&slot));
+        slot
+    }
+
+    fn report(&self, e: &str) {
+        let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        for slot in slots.iter().filter_map(Weak::upgrade) {
+            let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+            slot.get_or_insert_with(|| e.to_string());
+        }
+    }
 }
 
 impl GpuContext {
@@ -35,26 +70,40 @@ impl GpuContext {
     /// (default: high performance). Fails with [`Error::NoAdapter`] when none is found.
     ///
     /// The process's one device, made at the first call that finds an adapter (the variables
-    /// are read then) and shared by every context after it: each backend's buffers are its own,
-    /// the device is never dropped. NVIDIA's Linux Vulkan driver crashes when instances are
-    /// created on several threads at once (wgpu issue 5930) and when devices are created and
-    /// dropped together (issue 10010): on an H200, tests each making and dropping a context
-    /// segfaulted (2 runs of 4) and hung, also with the makings one at a time.
+    /// are read then) and shared by every context after it (a new one where it was lost): each
+    /// backend's buffers are its own, each context's uncaptured errors its own to take, and no
+    /// device is ever dropped. NVIDIA's Linux Vulkan driver crashes when instances are created
+    /// on several threads at once (wgpu issue 5930) and when devices are created and dropped
+    /// together (issue 10010): on an H200, tests each making and dropping a context segfaulted
+    /// (2 runs of 4) and hung, also with the makings one at a time.
     pub fn new() -> Result<GpuContext> {
-        static SHARED: crate::once::Owned<GpuContext> = std::sync::Mutex::new(None);
-        crate::once::ours(&SHARED, || Self::made(None)).map(|ctx| (*ctx).clone())
+        static SHARED: crate::once::Owned<GpuContext> = Mutex::new(None);
+        let usable = |c: &GpuContext| !c.shared.lost.load(Ordering::Relaxed);
+        let base = crate::once::ours_while(&SHARED, usable, || Self::made(None))?;
+        Ok(base.with_own_slot())
     }
 
     /// A device of its own with deliberately chosen limits instead of the adapter's (tests
-    /// provoke the small-buffer paths with tiny ones).
+    /// provoke the small-buffer paths with tiny ones). Never dropped either: a clone is kept.
     pub fn with_limits(limits: wgpu::Limits) -> Result<GpuContext> {
-        Self::made(Some(limits))
+        static KEPT: Mutex<Vec<GpuContext>> = Mutex::new(Vec::new());
+        let ctx = Self::made(Some(limits))?;
+        let mut kept = KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.push(ctx.clone());
+        Ok(ctx.with_own_slot())
+    }
+
+    /// This context on its device with an uncaptured-error slot of its own.
+    fn with_own_slot(&self) -> GpuContext {
+        GpuContext {
+            uncaptured: self.shared.slot(),
+            ..self.clone()
+        }
     }
 
     /// One device made at a time in the process (see [`GpuContext::new`]). The lock is this
     /// process's: a forked child's copy may be held by a thread the child does not have.
     fn made(want: Option<wgpu::Limits>) -> Result<GpuContext> {
-        use std::sync::{Mutex, PoisonError};
         static ONE_AT_A_TIME: crate::once::Owned<Mutex<()>> = Mutex::new(None);
         let made = crate::once::ours(&ONE_AT_A_TIME, || {
             Ok::<_, std::convert::Infallible>(Mutex::new(()))
@@ -117,13 +166,12 @@ impl GpuContext {
             })
             .await
             .map_err(|e| Error::Gpu(format!("request_device on {}: {e}", info.name)))?;
-        let uncaptured = Arc::new(std::sync::Mutex::new(None));
-        let sink = uncaptured.clone();
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            if let Ok(mut slot) = sink.lock() {
-                slot.get_or_insert_with(|| e.to_string());
-            }
-        }));
+        let shared = Arc::new(DeviceState::default());
+        let uncaptured = shared.slot();
+        let sink = shared.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| sink.report(&e.to_string())));
+        let sink = shared.clone();
+        device.set_device_lost_callback(move |_, _| sink.lost.store(true, Ordering::Relaxed));
         let timestamp_period = features
             .contains(wgpu::Features::TIMESTAMP_QUERY)
             .then(|| queue.get_timestamp_period() as f64);
@@ -135,12 +183,13 @@ impl GpuContext {
             limits,
             timestamp_period,
             uncaptured,
+            shared,
         })
     }
 
     /// Whether `other` is this context's device (a clone, or another [`GpuContext::new`]).
     pub fn same_device(&self, other: &GpuContext) -> bool {
-        Arc::ptr_eq(&self.uncaptured, &other.uncaptured)
+        Arc::ptr_eq(&self.shared, &other.shared)
     }
 
     /// A GPU error that no scope caught since the last call (device lost, out of memory in a

@@ -334,11 +334,13 @@ impl Walk<'_> {
                 let kids = self.children((x, y), &nx, &ny);
                 pushed.extend(kids.into_iter().filter(|k| within(k.2, upper)));
             }
+            // A stack that would overflow takes none of the round's children (the pose is
+            // unsure); its leaves are still measured, as the shader's lanes measure them.
             if stack.len() + pushed.len() > GROUP_STACK {
                 self.status = POSE_FULL;
-                break;
+            } else {
+                stack.extend(pushed);
             }
-            stack.extend(pushed);
             self.leaf_round(&leaves, upper);
         }
         if !stack.is_empty() && self.status == POSE_DONE {
