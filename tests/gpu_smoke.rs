@@ -44,7 +44,7 @@ fn contexts_share_the_process_device() {
     // An error no scope catches (a buffer both mapped for reading and stored to) reaches every
     // context on the device once: each takes its own.
     let other = meshclash::gpu::GpuContext::new().unwrap();
-    first.device.create_buffer(&wgpu::BufferDescriptor {
+    let _refused = first.device.create_buffer(&wgpu::BufferDescriptor {
         label: None,
         size: 4,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
