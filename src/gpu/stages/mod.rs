@@ -114,7 +114,7 @@ impl OneEntry {
         })
     }
 
-    /// `main` on `threads` threads; `buffers` in the order of the stage's bindings.
+    /// The entry point on `threads` threads; `buffers` in the order of the stage's bindings.
     pub fn encode(
         &self,
         ctx: &GpuContext,
@@ -122,9 +122,7 @@ impl OneEntry {
         buffers: &[&wgpu::Buffer],
         threads: u32,
     ) {
-        let group = bind(ctx, &self.layout, self.stage.entries[0].bindings, buffers);
-        pass.set_bind_group(0, &group, &[]);
-        pass.set_pipeline(&self.pipeline);
+        self.set(ctx, pass, buffers);
         dispatch(pass, threads);
     }
 
@@ -137,10 +135,15 @@ impl OneEntry {
         buffers: &[&wgpu::Buffer],
         groups: u32,
     ) {
+        self.set(ctx, pass, buffers);
+        pass.dispatch_workgroups(groups.min(DISPATCH_ROW), groups.div_ceil(DISPATCH_ROW), 1);
+    }
+
+    /// `buffers` bound and the pipeline set, for a dispatch.
+    fn set(&self, ctx: &GpuContext, pass: &mut wgpu::ComputePass, buffers: &[&wgpu::Buffer]) {
         let group = bind(ctx, &self.layout, self.stage.entries[0].bindings, buffers);
         pass.set_bind_group(0, &group, &[]);
         pass.set_pipeline(&self.pipeline);
-        pass.dispatch_workgroups(groups.min(DISPATCH_ROW), groups.div_ceil(DISPATCH_ROW), 1);
     }
 }
 
