@@ -130,6 +130,9 @@ fn twins(
     run: &meshclash::gpu::PosesRun,
 ) {
     use meshclash::gpu::{layout::PoseOut, twin::poses};
+    if run.items.is_empty() {
+        return;
+    }
     let pb = query::Posed::new(b, Pose::IDENTITY);
     let ((na, ca), (nb, cb)) = (
         meshclash::gpu::bvh_arrays(pa, ga),

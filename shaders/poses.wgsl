@@ -312,7 +312,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 // A thread's walk is as long as its pose needs (tens of thousands of steps for some), and a
 // dispatch of a few thousand poses leaves a GPU nearly empty, each step waiting on memory. In
 // rounds, GROUP lanes take the GROUP pending node pairs on top of the pose's stack at once:
-// the longest walk takes about a seventieth of the steps, for about 1.3 times the work. Every
+// the longest walk takes about a seventieth of the steps, for about 1.2 times the work. Every
 // lane bounds against the least upper bound as the round began and the lanes' children go back
 // in lane order, so the walk does not depend on which lane runs first (the twin's `group`).
 // Loops whose end is not reached (a software adapter's loop budget) make the pose unsure.

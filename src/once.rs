@@ -21,10 +21,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// `lock`'s value, made by `make` where none is yet (see the module's doc).
 pub(crate) fn get_or_make<T: Send>(lock: &OnceLock<T>, make: impl FnOnce() -> T + Send) -> &T {
-    match lock.get() {
-        Some(v) => v,
-        None => lock.get_or_init(|| apart(make)),
-    }
+    lock.get_or_init(|| apart(make))
 }
 
 /// `lock`'s value, `f` of each of `0..n` where none is yet. A few (at most [`IN_ORDER`]) asked

@@ -93,7 +93,7 @@ impl WalkSteps {
 pub enum PoseWalk {
     /// A thread per pose (`main`): the least work, each walk as long as its pose needs.
     Thread,
-    /// A workgroup per pose (`group`): about 1.4 times the work in a seventieth of the
+    /// A workgroup per pose (`group`): about 1.2 times the work in a seventieth of the
     /// longest walk's steps, where a GPU would otherwise wait on memory with few poses to
     /// run.
     Group,

@@ -126,8 +126,7 @@ impl OneEntry {
         dispatch(pass, threads);
     }
 
-    /// The entry point on `groups` workgroups, in rows of at most [`DISPATCH_ROW`] (numbered
-    /// `workgroup_id.x + workgroup_id.y * num_workgroups.x`).
+    /// The entry point on `groups` workgroups ([`dispatch_groups`]).
     pub fn encode_groups(
         &self,
         ctx: &GpuContext,
@@ -136,7 +135,7 @@ impl OneEntry {
         groups: u32,
     ) {
         self.set(ctx, pass, buffers);
-        pass.dispatch_workgroups(groups.min(DISPATCH_ROW), groups.div_ceil(DISPATCH_ROW), 1);
+        dispatch_groups(pass, groups);
     }
 
     /// `buffers` bound and the pipeline set, for a dispatch.
@@ -199,6 +198,11 @@ pub(crate) fn bind(
 /// `threads` threads of [`WORKGROUP`], in rows of at most [`DISPATCH_ROW`] workgroups (the 65535
 /// per dimension every adapter allows); the shaders number them with `thread_index`.
 pub(crate) fn dispatch(pass: &mut wgpu::ComputePass, threads: u32) {
-    let groups = threads.div_ceil(WORKGROUP);
+    dispatch_groups(pass, threads.div_ceil(WORKGROUP));
+}
+
+/// `groups` workgroups in rows of at most [`DISPATCH_ROW`], numbered
+/// `workgroup_id.x + workgroup_id.y * num_workgroups.x`.
+fn dispatch_groups(pass: &mut wgpu::ComputePass, groups: u32) {
     pass.dispatch_workgroups(groups.min(DISPATCH_ROW), groups.div_ceil(DISPATCH_ROW), 1);
 }

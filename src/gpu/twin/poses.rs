@@ -368,25 +368,13 @@ impl Walk<'_> {
                 }
             }
         }
+        // Kept as a thread keeps them: the same set as the shader's lanes keep together (the
+        // list rid of pairs past the bound where they would not fit, else unsure).
         self.upper = least;
-        let keep: Vec<usize> = (0..leaves.len())
-            .filter(|&q| within(lows[q], least))
-            .collect();
-        if self.cands.len() + keep.len() > POSE_CANDIDATES {
-            self.cands.retain(|c| within(c.lower, least));
-        }
-        for q in keep {
-            if self.cands.len() == POSE_CANDIDATES {
-                self.status = POSE_FULL;
-                return;
+        for (&(x, y, ..), &low) in leaves.iter().zip(&lows) {
+            if within(low, least) {
+                self.keep(x, y, low);
             }
-            let (x, y, ..) = leaves[q];
-            self.cands.push(PosePair {
-                a: x,
-                b: y,
-                lower: lows[q],
-                _pad: 0,
-            });
         }
     }
 }
