@@ -294,7 +294,7 @@ fn ray_structs_and_constants_match_wgsl() {
     assert_eq!(wgsl_u32(&src, "RAYS_ANY"), RAYS_ANY);
     assert_eq!(wgsl_u32(&src, "RAYS_ALL"), RAYS_ALL);
     let stack = wgsl_u32(&src, "RAY_STACK") as usize;
-    // A deeper hierarchy than the stack holds goes to the CPU (`gpu::rays::MAX_DEPTH`).
+    // A walk that would keep more is unsure, in the twin too.
     assert_eq!(stack, meshclash::gpu::twin::rays::RAY_STACK);
 }
 

@@ -31,9 +31,6 @@ pub struct RayRun {
 /// Rays per dispatch: 32 MiB of ends, within every adapter's storage binding.
 const BATCH: usize = 1 << 20;
 
-/// A hierarchy deeper than the shader's stack (`RAY_STACK`, less the root) goes to the CPU.
-const MAX_DEPTH: usize = super::twin::rays::RAY_STACK - 1;
-
 impl GpuBackend {
     /// The hits of each ray on `m` ([`ray_hits`]). For the first hit and for all hits, the
     /// triangles the GPU certifies, their values computed here by the CPU's function; for any
@@ -51,12 +48,6 @@ impl GpuBackend {
         // parallel loops below: its build is parallel too, and a worker waiting on it could
         // take another ray that waits on the same lock.
         m.prep.wide();
-        if m.prep.bvh().depth() > MAX_DEPTH {
-            return Ok(rays
-                .par_iter()
-                .map(|&(o, d)| ray_hits(o, d, m, max_t, hits))
-                .collect());
-        }
         m.slots_for(rays.len());
         let mut all: Vec<Vec<RayHit>> = Vec::new();
         for chunk in rays.chunks(BATCH) {

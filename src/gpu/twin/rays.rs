@@ -7,8 +7,8 @@ use crate::gpu::layout::{
 };
 use glam::Vec3;
 
-/// `rays.wgsl::RAY_STACK`.
-pub const RAY_STACK: usize = 64;
+/// `rays.wgsl::RAY_STACK`: nodes kept for later at most.
+pub const RAY_STACK: usize = 32;
 
 enum Cast {
     Miss,
@@ -144,74 +144,72 @@ fn ray(
     let inv = Vec3::ONE / dir;
     let (mut best, mut best_span, mut rival, mut sure) = (NO_HIT, [INF, INF], INF, true);
     let mut all = SlotsOut::default();
-    let mut stack: Vec<(u32, f32)> = Vec::with_capacity(RAY_STACK);
-    let e_root = enter(q, p, dir, inv, &bvh[0]);
-    if e_root <= 1.0 {
-        stack.push((0, e_root));
-    }
+    // The node taken next, and the farther children kept for later.
+    let mut next = (enter(q, p, dir, inv, &bvh[0]) <= 1.0).then_some(0u32);
+    let mut stack: Vec<u32> = Vec::with_capacity(RAY_STACK);
     while sure {
-        let Some((n, en)) = stack.pop() else { break };
+        let Some(n) = next.take().or_else(|| stack.pop()) else {
+            break;
+        };
+        let node = &bvh[n as usize];
+        let en = enter(q, p, dir, inv, node);
         if en > best_span[1] {
             continue;
         }
-        let node = &bvh[n as usize];
-        if node.count > 0 {
-            for s in node.index..node.index + node.count {
-                let k = 3 * s as usize;
-                let t = [v3(corners[k]), v3(corners[k + 1]), v3(corners[k + 2])];
-                let span = match meet(q, p, e, t) {
-                    Cast::Miss => continue,
-                    _ if q.mode == RAYS_ANY => {
-                        sure = false;
-                        break;
-                    }
-                    Cast::InDoubt if q.mode == RAYS_ALL => {
-                        sure = false;
-                        break;
-                    }
-                    _ if q.mode == RAYS_ALL => {
-                        if all.count as usize == CANDIDATES {
-                            sure = false;
-                            break;
-                        }
-                        all.slots[all.count as usize] = s;
-                        all.count += 1;
-                        continue;
-                    }
-                    Cast::InDoubt => {
-                        rival = rival.min(en);
-                        continue;
-                    }
-                    Cast::SureHit(span) => span,
-                };
-                if span[0] < best_span[0] {
-                    rival = rival.min(best_span[0]);
-                    (best, best_span) = (s, span);
-                } else {
-                    rival = rival.min(span[0]);
+        if node.count == 0 {
+            let (a, b) = (node.index, node.index + 1);
+            let (ea, eb) = (
+                enter(q, p, dir, inv, &bvh[a as usize]),
+                enter(q, p, dir, inv, &bvh[b as usize]),
+            );
+            let (near, far) = match eb <= 1.0 && (ea > 1.0 || eb < ea) {
+                true => (b, a),
+                false => (a, b),
+            };
+            if ea.max(eb) <= 1.0 {
+                if stack.len() == RAY_STACK {
+                    sure = false;
+                    break;
                 }
+                stack.push(far);
             }
+            next = (ea.min(eb) <= 1.0).then_some(near);
             continue;
         }
-        if stack.len() + 2 > RAY_STACK {
-            sure = false;
-            break;
-        }
-        let (a, b) = (node.index, node.index + 1);
-        let (ea, eb) = (
-            enter(q, p, dir, inv, &bvh[a as usize]),
-            enter(q, p, dir, inv, &bvh[b as usize]),
-        );
-        if eb <= 1.0 && (ea > 1.0 || eb < ea) {
-            if ea <= 1.0 {
-                stack.push((a, ea));
+        for s in node.index..node.index + node.count {
+            let k = 3 * s as usize;
+            let t = [v3(corners[k]), v3(corners[k + 1]), v3(corners[k + 2])];
+            let span = match meet(q, p, e, t) {
+                Cast::Miss => continue,
+                _ if q.mode == RAYS_ANY => {
+                    sure = false;
+                    break;
+                }
+                Cast::InDoubt if q.mode == RAYS_ALL => {
+                    sure = false;
+                    break;
+                }
+                _ if q.mode == RAYS_ALL => {
+                    if all.count as usize == CANDIDATES {
+                        sure = false;
+                        break;
+                    }
+                    all.slots[all.count as usize] = s;
+                    all.count += 1;
+                    continue;
+                }
+                Cast::InDoubt => {
+                    rival = rival.min(en);
+                    continue;
+                }
+                Cast::SureHit(span) => span,
+            };
+            if span[0] < best_span[0] {
+                rival = rival.min(best_span[0]);
+                (best, best_span) = (s, span);
+            } else {
+                rival = rival.min(span[0]);
             }
-            stack.push((b, eb));
-        } else if ea <= 1.0 {
-            if eb <= 1.0 {
-                stack.push((b, eb));
-            }
-            stack.push((a, ea));
         }
     }
     all.unsure = u32::from(!sure);
