@@ -23,7 +23,6 @@ struct ClosestQuery {
 @group(0) @binding(4) var<storage, read_write> closest_out: array<SlotsOut>;
 @group(0) @binding(5) var<storage, read> obbs: array<ObbNode>;
 
-const CLOSEST_STACK: u32 = 64u;
 const NO_SLOT: u32 = 0xffffffffu;
 
 // Ericson's nearest point of triangle abc to p, in f32; where rounding misses every region
@@ -130,11 +129,11 @@ fn box_lower(p: vec3<f32>, n: u32) -> f32 {
 }
 
 // One search's state, per invocation: the least upper bound so far and the slot giving it, and
-// the candidates kept (their slots and lower bounds).
+// the candidates kept (their slots and lower bounds' bits, in registers: common.wgsl's Eight).
 var<private> upper: f32;
 var<private> nearest: u32;
-var<private> slots: array<u32, CANDIDATES>;
-var<private> lows: array<f32, CANDIDATES>;
+var<private> slots: Eight;
+var<private> lows: Eight;
 var<private> count: u32;
 
 // Keep triangle slot s as a candidate for p, given the least upper bound so far (lowered by
@@ -154,9 +153,10 @@ fn consider(p: vec3<f32>, s: u32) -> bool {
         var kept = 0u;
         var k = 0u;
         for (; k < CANDIDATES; k++) {
-            if (!(lows[k] > upper)) {
-                slots[kept] = slots[k];
-                lows[kept] = lows[k];
+            let low = eight_at(lows, k);
+            if (!(bitcast<f32>(low) > upper)) {
+                slots = eight_with(slots, kept, eight_at(slots, k));
+                lows = eight_with(lows, kept, low);
                 kept++;
             }
         }
@@ -168,8 +168,8 @@ fn consider(p: vec3<f32>, s: u32) -> bool {
     if (count == CANDIDATES) {
         return false;
     }
-    slots[count] = s;
-    lows[count] = bounds.x;
+    slots = eight_with(slots, count, s);
+    lows = eight_with(lows, count, bitcast<u32>(bounds.x));
     count += 1u;
     return true;
 }
@@ -186,16 +186,28 @@ fn search(i: u32, hint: u32) -> u32 {
     if (hint != NO_SLOT) {
         sure = consider(p, hint);
     }
-    var stack: array<vec2<u32>, CLOSEST_STACK>;
-    stack[0] = vec2<u32>(0u, bitcast<u32>(box_lower(p, 0u)));
-    var top = 1u;
-    while (top > 0u && sure) {
-        top -= 1u;
-        let n = stack[top].x;
-        if (bitcast<f32>(stack[top].y) > upper) {
+    // The node taken next and its lower bound, and the nodes kept for later (the farther child
+    // of each node opened) with theirs.
+    var next = 0u;
+    var next_low = box_lower(p, 0u);
+    var has_next = true;
+    var kept: Kept;
+    var kept_lows: Kept;
+    var top = 0u;
+    loop {
+        if (!has_next) {
+            if (top == 0u || !sure) {
+                break;
+            }
+            top -= 1u;
+            next = pop_kept(&kept);
+            next_low = bitcast<f32>(pop_kept(&kept_lows));
+        }
+        has_next = false;
+        if (next_low > upper) {
             continue;
         }
-        let node = bvh[n];
+        let node = bvh[next];
         if (node.count > 0u) {
             var s = node.index;
             for (; s < node.index + node.count && sure; s++) {
@@ -211,7 +223,7 @@ fn search(i: u32, hint: u32) -> u32 {
             }
             continue;
         }
-        if (top + 2u > CLOSEST_STACK) {
+        if (top == KEPT) {
             sure = false;
             break;
         }
@@ -219,33 +231,36 @@ fn search(i: u32, hint: u32) -> u32 {
         let b = node.index + 1u;
         let la = box_lower(p, a);
         let lb = box_lower(p, b);
-        // The nearer on top, so it is taken first.
+        // The nearer next, the other kept.
         if (la <= lb) {
-            stack[top] = vec2<u32>(b, bitcast<u32>(lb));
-            stack[top + 1u] = vec2<u32>(a, bitcast<u32>(la));
+            push_kept(&kept, b);
+            push_kept(&kept_lows, bitcast<u32>(lb));
+            next = a;
+            next_low = la;
         } else {
-            stack[top] = vec2<u32>(a, bitcast<u32>(la));
-            stack[top + 1u] = vec2<u32>(b, bitcast<u32>(lb));
+            push_kept(&kept, a);
+            push_kept(&kept_lows, bitcast<u32>(la));
+            next = b;
+            next_low = lb;
         }
-        top += 2u;
+        top += 1u;
+        has_next = true;
     }
-    if (top > 0u) {
+    if (top > 0u || has_next) {
         sure = false;
     }
-    var out: SlotsOut;
-    out.count = 0u;
-    out.unsure = select(1u, 0u, sure);
+    // Straight to the output: a private SlotsOut indexed by the lane's own count would be
+    // written lane by lane.
+    var n = 0u;
     var k = 0u;
     for (; k < count; k++) {
-        if (!(lows[k] > upper)) {
-            out.slots[out.count] = slots[k];
-            out.count++;
+        if (!(bitcast<f32>(eight_at(lows, k)) > upper)) {
+            closest_out[i].slots[n] = eight_at(slots, k);
+            n++;
         }
     }
-    if (k < count) {
-        out.unsure = 1u;
-    }
-    closest_out[i] = out;
+    closest_out[i].count = n;
+    closest_out[i].unsure = select(1u, 0u, sure && k == count);
     return nearest;
 }
 

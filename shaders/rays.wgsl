@@ -28,9 +28,6 @@ struct RayOut {
 // RAYS_ALL writes here instead: every triangle the ray meets, all through their insides.
 @group(0) @binding(5) var<storage, read_write> ray_all: array<SlotsOut>;
 
-// Nodes kept for later at most (one a level at most: igea's tree is 22 deep); a walk that would
-// keep more is unsure.
-const RAY_STACK: u32 = 32u;
 const NO_HIT: u32 = 0xffffffffu;
 const NO_NODE: u32 = 0xffffffffu;
 const RAYS_ANY: u32 = 1u;
@@ -152,47 +149,6 @@ fn enter(p: vec3<f32>, dir: vec3<f32>, inv: vec3<f32>, node: BvhNode) -> f32 {
     return select(2.0, a, a <= b);
 }
 
-// The nodes a walk keeps for later, the last kept in `a.x`: RAY_STACK values in registers. A
-// private array indexed by each lane's own depth is read and written lane by lane on a software
-// adapter (lavapipe: every lane reading and writing back its element, a branch each); shifting
-// eight vectors is a few SIMD moves and no memory (igea, 1M rays on lavapipe: 1.6 -> 1.3 s).
-struct Kept {
-    a: vec4<u32>,
-    b: vec4<u32>,
-    c: vec4<u32>,
-    d: vec4<u32>,
-    e: vec4<u32>,
-    f: vec4<u32>,
-    g: vec4<u32>,
-    h: vec4<u32>,
-}
-
-// Keeps x on top of r (the bottom one falls off: the caller counts).
-fn keep(r: ptr<function, Kept>, x: u32) {
-    (*r).h = vec4<u32>((*r).g.w, (*r).h.xyz);
-    (*r).g = vec4<u32>((*r).f.w, (*r).g.xyz);
-    (*r).f = vec4<u32>((*r).e.w, (*r).f.xyz);
-    (*r).e = vec4<u32>((*r).d.w, (*r).e.xyz);
-    (*r).d = vec4<u32>((*r).c.w, (*r).d.xyz);
-    (*r).c = vec4<u32>((*r).b.w, (*r).c.xyz);
-    (*r).b = vec4<u32>((*r).a.w, (*r).b.xyz);
-    (*r).a = vec4<u32>(x, (*r).a.xyz);
-}
-
-// The top of r, taken off.
-fn take(r: ptr<function, Kept>) -> u32 {
-    let x = (*r).a.x;
-    (*r).a = vec4<u32>((*r).a.yzw, (*r).b.x);
-    (*r).b = vec4<u32>((*r).b.yzw, (*r).c.x);
-    (*r).c = vec4<u32>((*r).c.yzw, (*r).d.x);
-    (*r).d = vec4<u32>((*r).d.yzw, (*r).e.x);
-    (*r).e = vec4<u32>((*r).e.yzw, (*r).f.x);
-    (*r).f = vec4<u32>((*r).f.yzw, (*r).g.x);
-    (*r).g = vec4<u32>((*r).g.yzw, (*r).h.x);
-    (*r).h = vec4<u32>((*r).h.yzw, 0u);
-    return x;
-}
-
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = thread_index(gid, nwg);
@@ -227,7 +183,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 break;
             }
             top -= 1u;
-            next = take(&kept);
+            next = pop_kept(&kept);
             next_e = enter(p, dir, inv, bvh[next]);
         }
         let node = bvh[next];
@@ -287,11 +243,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             far = a;
         }
         if (max(ea, eb) <= 1.0) {
-            if (top == RAY_STACK) {
+            if (top == KEPT) {
                 sure = false;
                 break;
             }
-            keep(&kept, far);
+            push_kept(&kept, far);
             top += 1u;
         }
         if (min(ea, eb) <= 1.0) {

@@ -29,8 +29,8 @@ pub struct ClosestRun {
 /// Points per dispatch: 16 MiB of them, within every adapter's storage binding.
 const BATCH: usize = 1 << 20;
 
-/// A hierarchy deeper than the shader's stack (less the root) goes to the CPU.
-const MAX_DEPTH: usize = super::twin::closest::CLOSEST_STACK - 1;
+/// A hierarchy deeper than the nodes the shader keeps for later (less the root) goes to the CPU.
+const MAX_DEPTH: usize = super::twin::KEPT - 1;
 
 impl GpuBackend {
     /// The nearest point of `m` to each of `points` within `max_distance`

@@ -1,12 +1,10 @@
 //! `closest.wgsl`, one point after another: the same f32 nearest points and bounds, the same
 //! walk, the same candidates.
 
-use super::{v3, within, INF};
+use super::{v3, within, INF, KEPT};
 use crate::gpu::layout::{BvhNode, ClosestQuery, ObbNode, SlotsOut, CANDIDATES};
 use glam::Vec3;
 
-/// `closest.wgsl::CLOSEST_STACK`.
-pub const CLOSEST_STACK: usize = 64;
 /// `closest.wgsl::NO_SLOT`.
 const NO_SLOT: u32 = u32::MAX;
 
@@ -170,9 +168,13 @@ fn search(
         kept: Vec::with_capacity(CANDIDATES),
     };
     let mut sure = hint == NO_SLOT || k.consider(q, corners, p, hint);
-    let mut stack: Vec<(u32, f32)> = vec![(0, box_lower(q, p, &obbs[0]))];
+    // The node taken next and its lower bound, and the farther children kept for later.
+    let mut next = Some((0, box_lower(q, p, &obbs[0])));
+    let mut stack: Vec<(u32, f32)> = Vec::with_capacity(KEPT);
     while sure {
-        let Some((n, low)) = stack.pop() else { break };
+        let Some((n, low)) = next.take().or_else(|| stack.pop()) else {
+            break;
+        };
         if low > k.upper {
             continue;
         }
@@ -188,7 +190,7 @@ fn search(
             }
             continue;
         }
-        if stack.len() + 2 > CLOSEST_STACK {
+        if stack.len() == KEPT {
             sure = false;
             break;
         }
@@ -197,13 +199,12 @@ fn search(
             box_lower(q, p, &obbs[a as usize]),
             box_lower(q, p, &obbs[b as usize]),
         );
-        if la <= lb {
-            stack.push((b, lb));
-            stack.push((a, la));
-        } else {
-            stack.push((a, la));
-            stack.push((b, lb));
-        }
+        let (near, far) = match la <= lb {
+            true => ((a, la), (b, lb)),
+            false => ((b, lb), (a, la)),
+        };
+        stack.push(far);
+        next = Some(near);
     }
     let mut out = SlotsOut {
         count: 0,

@@ -28,6 +28,8 @@ use glam::Vec3;
 const U: f32 = 5.960_464_5e-8;
 /// `common.wgsl::INF`.
 const INF: f32 = f32::MAX;
+/// `common.wgsl::KEPT`: the values a walk keeps for later at most (`Kept`, in registers).
+pub const KEPT: usize = 32;
 
 /// The shaders' `!(lower > upper)`: a bound that is not a number keeps its triangle or pair.
 fn within(lower: f32, upper: f32) -> bool {

@@ -1,14 +1,11 @@
 //! `rays.wgsl`, one ray after another: the same f32 orientations and bounds, the same walk,
 //! the same doubts.
 
-use super::{v3, INF, U};
+use super::{v3, INF, KEPT, U};
 use crate::gpu::layout::{
     BvhNode, RayOut, RayQuery, SlotsOut, CANDIDATES, NO_HIT, RAYS_ALL, RAYS_ANY,
 };
 use glam::Vec3;
-
-/// `rays.wgsl::RAY_STACK`: nodes kept for later at most.
-pub const RAY_STACK: usize = 32;
 
 enum Cast {
     Miss,
@@ -146,7 +143,7 @@ fn ray(
     let mut all = SlotsOut::default();
     // The node taken next, and the farther children kept for later.
     let mut next = (enter(q, p, dir, inv, &bvh[0]) <= 1.0).then_some(0u32);
-    let mut stack: Vec<u32> = Vec::with_capacity(RAY_STACK);
+    let mut stack: Vec<u32> = Vec::with_capacity(KEPT);
     while sure {
         let Some(n) = next.take().or_else(|| stack.pop()) else {
             break;
@@ -167,7 +164,7 @@ fn ray(
                 false => (a, b),
             };
             if ea.max(eb) <= 1.0 {
-                if stack.len() == RAY_STACK {
+                if stack.len() == KEPT {
                     sure = false;
                     break;
                 }
