@@ -177,82 +177,99 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var kept: Kept;
     var top = 0u;
+    // Down to the next leaf, then its triangles: on SIMD lanes the inner loop runs until every
+    // lane holds a leaf or is done, and the triangles are tested together (Aila and Laine's
+    // while-while), where one loop would test them whenever any lane stood at a leaf. Each
+    // lane's walk is the same either way.
     loop {
-        if (next == NO_NODE) {
-            if (top == 0u || !sure) {
-                break;
-            }
-            top -= 1u;
-            next = pop_kept(&kept);
-            next_e = enter(p, dir, inv, bvh[next]);
-        }
-        let node = bvh[next];
-        // Anything in a node entered past the best hit's end lies past it too.
-        let e = next_e;
-        next = NO_NODE;
-        if (e > best_span.y) {
-            continue;
-        }
-        if (node.count > 0u) {
-            var s = node.index;
-            for (; s < node.index + node.count; s++) {
-                var span = vec2<f32>(0.0);
-                let c = meet(p, q, corners[3u * s].xyz, corners[3u * s + 1u].xyz, corners[3u * s + 2u].xyz, &span);
-                if (c == MISS) {
-                    continue;
-                }
-                if (rq.mode == RAYS_ANY) {
-                    sure = false; // a hit, or maybe: the CPU names it
+        var leaf = NO_NODE;
+        var e = 0.0;
+        loop {
+            if (next == NO_NODE) {
+                if (top == 0u) {
                     break;
                 }
-                if (rq.mode == RAYS_ALL) {
-                    if (c == IN_DOUBT || all_count == CANDIDATES) {
-                        sure = false;
-                        break;
-                    }
-                    ray_all[i].slots[all_count] = s;
-                    all_count++;
-                    continue;
-                }
-                if (c == IN_DOUBT) {
-                    rival = min(rival, e);
-                } else if (span.x < best_span.x) {
-                    rival = min(rival, best_span.x);
-                    best = s;
-                    best_span = span;
-                } else {
-                    rival = min(rival, span.x);
-                }
+                top -= 1u;
+                next = pop_kept(&kept);
+                next_e = enter(p, dir, inv, bvh[next]);
             }
-            // A software adapter may end a long loop early (lavapipe: 65535 iterations a SIMD
-            // group): a walk or a leaf cut short is unsure, never an answer.
-            if (s < node.index + node.count) {
-                sure = false;
+            let n = next;
+            e = next_e;
+            next = NO_NODE;
+            // Anything in a node entered past the best hit's end lies past it too.
+            if (e > best_span.y) {
+                continue;
             }
-            continue;
-        }
-        let a = node.index;
-        let b = node.index + 1u;
-        let ea = enter(p, dir, inv, bvh[a]);
-        let eb = enter(p, dir, inv, bvh[b]);
-        // The nearer next, the other kept.
-        var near = a;
-        var far = b;
-        if (eb <= 1.0 && (ea > 1.0 || eb < ea)) {
-            near = b;
-            far = a;
-        }
-        if (max(ea, eb) <= 1.0) {
-            if (top == KEPT) {
-                sure = false;
+            let node = bvh[n];
+            if (node.count > 0u) {
+                leaf = n;
                 break;
             }
-            push_kept(&kept, far);
-            top += 1u;
+            let a = node.index;
+            let b = node.index + 1u;
+            let ea = enter(p, dir, inv, bvh[a]);
+            let eb = enter(p, dir, inv, bvh[b]);
+            // The nearer next, the other kept.
+            var near = a;
+            var far = b;
+            if (eb <= 1.0 && (ea > 1.0 || eb < ea)) {
+                near = b;
+                far = a;
+            }
+            if (max(ea, eb) <= 1.0) {
+                if (top == KEPT) {
+                    sure = false;
+                    break;
+                }
+                push_kept(&kept, far);
+                top += 1u;
+            }
+            if (min(ea, eb) <= 1.0) {
+                next = near;
+                next_e = min(ea, eb);
+            }
         }
-        if (min(ea, eb) <= 1.0) {
-            next = near;
-            next_e = min(ea, eb);
+        if (leaf == NO_NODE || !sure) {
+            break;
+        }
+        let node = bvh[leaf];
+        var s = node.index;
+        for (; s < node.index + node.count; s++) {
+            var span = vec2<f32>(0.0);
+            let c = meet(p, q, corners[3u * s].xyz, corners[3u * s + 1u].xyz, corners[3u * s + 2u].xyz, &span);
+            if (c == MISS) {
+                continue;
+            }
+            if (rq.mode == RAYS_ANY) {
+                sure = false; // a hit, or maybe: the CPU names it
+                break;
+            }
+            if (rq.mode == RAYS_ALL) {
+                if (c == IN_DOUBT || all_count == CANDIDATES) {
+                    sure = false;
+                    break;
+                }
+                ray_all[i].slots[all_count] = s;
+                all_count++;
+                continue;
+            }
+            if (c == IN_DOUBT) {
+                rival = min(rival, e);
+            } else if (span.x < best_span.x) {
+                rival = min(rival, best_span.x);
+                best = s;
+                best_span = span;
+            } else {
+                rival = min(rival, span.x);
+            }
+        }
+        // A software adapter may end a long loop early (lavapipe: 65535 iterations a SIMD
+        // group): a walk or a leaf cut short is unsure, never an answer.
+        if (s < node.index + node.count) {
+            sure = false;
+        }
+        if (!sure) {
+            break;
         }
     }
     if (top > 0u || next != NO_NODE) {
