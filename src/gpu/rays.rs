@@ -235,7 +235,10 @@ fn first_hits(
         let (o, d) = *ray;
         match (r.unsure, end, tris.get(r.slot as usize)) {
             (0, Some(_), _) if r.slot == NO_HIT => None,
-            (0, Some((_, t_end)), Some(&t)) => Some(hit(o, d, t_end, t, &m.tri(t))),
+            // The slot's triangle read whole from the posed slots, where a batch made them.
+            (0, Some((_, t_end)), Some(&t)) => {
+                Some(hit(o, d, t_end, t, &m.slot_tri(r.slot as usize)))
+            }
             _ => on_cpu(ray).first().copied(),
         }
     };
@@ -261,7 +264,7 @@ fn hits_through(
     let tris = &m.prep.bvh().tris;
     let met = slots
         .iter()
-        .map(|&s| tris.get(s as usize).map(|&t| (t, m.tri(t))))
+        .map(|&s| tris.get(s as usize).map(|&t| (t, m.slot_tri(s as usize))))
         .collect::<Option<Vec<_>>>()?;
     Some(hits_in_order(o, d, t_end, &met))
 }
