@@ -1,12 +1,13 @@
 // Rays stage: for each ray (a segment from its origin to where the CPU's walk would end it), the
 // triangle it meets first, certified, or unsure. A thread per ray walks the mesh's hierarchy
-// (bvh.rs: binary, depth-first, the nearer child first) with a stack, and decides each triangle
-// by f32 orientations held to a bound that covers both their evaluation and every point moved
-// by up to `delta` (the rounding between the CPU's f64 geometry and this f32 frame). A sure hit
-// is through a triangle's inside, with its place along the ray known within an interval; the
-// answer is sure where the nearest interval ends before any other hit's, and before any leaf
-// holding a triangle in doubt is entered. Through an edge or a vertex is always in doubt: the
-// CPU's exact predicates decide those (watertight). CPU twin: gpu::twin::rays.
+// (bvh.rs: binary, depth-first, the nearer child first, the farther kept in registers:
+// common.wgsl's Kept), and decides each triangle by f32 orientations held to a bound that
+// covers both their evaluation and every point moved by up to `delta` (the rounding between the
+// CPU's f64 geometry and this f32 frame). A sure hit is through a triangle's inside, with its
+// place along the ray known within an interval; the answer is sure where the nearest interval
+// ends before any other hit's, and before any leaf holding a triangle in doubt is entered.
+// Through an edge or a vertex is always in doubt: the CPU's exact predicates decide those
+// (watertight). CPU twin: gpu::twin::rays.
 
 struct RayQuery {
     rays: u32,
