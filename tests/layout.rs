@@ -293,8 +293,11 @@ fn ray_structs_and_constants_match_wgsl() {
     assert_eq!(wgsl_u32(&src, "NO_HIT"), NO_HIT);
     assert_eq!(wgsl_u32(&src, "RAYS_ANY"), RAYS_ANY);
     assert_eq!(wgsl_u32(&src, "RAYS_ALL"), RAYS_ALL);
-    // A walk that would keep more is unsure, in the twin too.
-    assert_eq!(wgsl_u32(&src, "KEPT") as usize, meshclash::gpu::twin::KEPT);
+    // A walk that would keep more is unsure, in the twin too; `Kept` holds that many (a
+    // larger KEPT would drop its bottom lanes while the walk went on sure).
+    let kept = wgsl_u32(&src, "KEPT") as usize;
+    assert_eq!(kept, meshclash::gpu::twin::KEPT);
+    assert_eq!(wgsl_layout(&src, "Kept").0 as usize, 4 * kept);
 }
 
 /// The closest stage's structs and constants, declared in `closest.wgsl`.

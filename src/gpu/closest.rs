@@ -29,9 +29,6 @@ pub struct ClosestRun {
 /// Points per dispatch: 16 MiB of them, within every adapter's storage binding.
 const BATCH: usize = 1 << 20;
 
-/// A hierarchy deeper than the nodes the shader keeps for later (less the root) goes to the CPU.
-const MAX_DEPTH: usize = super::twin::KEPT - 1;
-
 impl GpuBackend {
     /// The nearest point of `m` to each of `points` within `max_distance`
     /// ([`crate::query::closest_point`]).
@@ -42,9 +39,6 @@ impl GpuBackend {
         points: &[DVec3],
         max_distance: f64,
     ) -> Result<Vec<Option<Closest>>> {
-        if m.prep.bvh().depth() > MAX_DEPTH {
-            return Ok(closest_points(points, m, max_distance));
-        }
         m.verts_for(points.len().saturating_mul(4));
         let tris = &m.prep.bvh().tris;
         let mut all = Vec::with_capacity(points.len());
