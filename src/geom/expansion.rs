@@ -112,19 +112,11 @@ fn split(a: f64) -> (f64, f64) {
 mod tests {
     use super::*;
     use crate::geom::integers::{big_sign, det, Integers};
+    use crate::testing::lcg;
 
     fn exact(d: DVec3, (a, o): (DVec3, DVec3), (b, q): (DVec3, DVec3)) -> i8 {
         let ints = Integers::of(&[d, a, o, b, q]);
         big_sign(&det(&ints.v[0], &ints.diff(1, 2), &ints.diff(3, 4)))
-    }
-
-    fn lcg(mut s: u64) -> impl FnMut() -> f64 {
-        move || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        }
     }
 
     /// Against big integers: random vectors at one scale and spread over many (where the

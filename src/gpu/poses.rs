@@ -175,12 +175,10 @@ impl GpuBackend {
         if let Some(p) = made.get() {
             return Ok(p);
         }
-        let p = super::stages::OneEntry::entry(
-            &self.ctx,
-            &super::stages::poses::STAGE,
-            "group",
-            &[("WALK_STEPS", *rounds as f64)],
-        )?;
+        let p = self
+            .stages
+            .poses
+            .sibling(&self.ctx, "group", &[("WALK_STEPS", *rounds as f64)])?;
         Ok(made.get_or_init(|| p))
     }
 }

@@ -78,6 +78,7 @@ pub const STAGES: &[Stage] = &[
 /// (`winding`, `rays`, `closest`, `poses`), which differ only in their table rows.
 pub struct OneEntry {
     stage: &'static Stage,
+    module: wgpu::ShaderModule,
     layout: wgpu::BindGroupLayout,
     pipeline: wgpu::ComputePipeline,
 }
@@ -93,24 +94,31 @@ impl OneEntry {
         stage: &'static Stage,
         constants: &[(&str, f64)],
     ) -> crate::error::Result<OneEntry> {
-        Self::entry(ctx, stage, "main", constants)
-    }
-
-    /// The stage's entry point `name` (over the first entry's bind group), with values for its
-    /// `override` constants.
-    pub fn entry(
-        ctx: &GpuContext,
-        stage: &'static Stage,
-        name: &str,
-        constants: &[(&str, f64)],
-    ) -> crate::error::Result<OneEntry> {
         let bindings = stage.entries[0].bindings;
         let layout = layout(ctx, stage.name, bindings);
         let module = ctx.shader_module(stage.name, stage.source)?;
         Ok(OneEntry {
             stage,
-            pipeline: ctx.compute_pipeline_with(stage.name, &module, name, &layout, constants)?,
+            pipeline: ctx.compute_pipeline_with(stage.name, &module, "main", &layout, constants)?,
+            module,
             layout,
+        })
+    }
+
+    /// The same stage's entry point `name` over the same bind group (`poses`' `group`), with
+    /// values for its `override` constants: the module compiled and the layout made once.
+    pub fn sibling(
+        &self,
+        ctx: &GpuContext,
+        name: &str,
+        constants: &[(&str, f64)],
+    ) -> crate::error::Result<OneEntry> {
+        let (stage, module, layout) = (self.stage, &self.module, &self.layout);
+        Ok(OneEntry {
+            stage,
+            pipeline: ctx.compute_pipeline_with(stage.name, module, name, layout, constants)?,
+            module: module.clone(),
+            layout: layout.clone(),
         })
     }
 

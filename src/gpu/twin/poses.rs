@@ -302,10 +302,11 @@ enum Tri {
 
 impl Walk<'_> {
     /// `poses.wgsl::group`: the pose's walk in rounds, [`GROUP`] lanes a round (one until a
-    /// leaf pair gives a bound). Each lane takes one of the pending node pairs from the top; every lane bounds against the least upper
-    /// bound as the round began (so that the answer does not depend on which lane is first),
-    /// and the lanes' children go back on top in lane order, the first lane's topmost. Then the
-    /// triangle pairs of the leaf pairs taken, a lane each; then those leaf pairs kept.
+    /// leaf pair gives a bound). Each lane takes one of the pending node pairs from the top;
+    /// every lane bounds against the least upper bound as the round began (so that the answer
+    /// does not depend on which lane is first), and the lanes' children go back on top in lane
+    /// order, the first lane's topmost. Then the triangle pairs of the leaf pairs taken, a
+    /// lane each; then those leaf pairs kept.
     fn run_group(mut self, walk_steps: u32) -> PoseOut {
         let mut stack = vec![(0u32, 0u32, self.node_lower(0, &self.carry(0)))];
         let mut rounds = 0u32;
