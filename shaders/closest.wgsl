@@ -14,6 +14,10 @@ struct ClosestQuery {
     delta: f32,
     err: f32,
     per_thread: u32,                  // consecutive points a thread takes
+    kept: u32,                        // room for kept nodes, at most KEPT (the tests lower it)
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> cq: ClosestQuery;
@@ -194,6 +198,7 @@ fn search(i: u32, hint: u32) -> u32 {
     var kept: Kept;
     var kept_lows: Kept;
     var top = 0u;
+    let room = min(cq.kept, KEPT);
     loop {
         if (!has_next) {
             if (top == 0u || !sure) {
@@ -223,7 +228,7 @@ fn search(i: u32, hint: u32) -> u32 {
             }
             continue;
         }
-        if (top == KEPT) {
+        if (top == room) {
             sure = false;
             break;
         }

@@ -13,7 +13,7 @@ struct RayQuery {
     rays: u32,
     delta: f32,
     mode: u32,
-    pad: u32,
+    kept: u32,                        // room for kept nodes, at most KEPT (the tests lower it)
 }
 
 struct RayOut {
@@ -178,6 +178,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var kept: Kept;
     var top = 0u;
+    let room = min(rq.kept, KEPT);
     // Down to the next leaf, then its triangles: on SIMD lanes the inner loop runs until every
     // lane holds a leaf or is done, and the triangles are tested together (Aila and Laine's
     // while-while), where one loop would test them whenever any lane stood at a leaf. Each
@@ -218,7 +219,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 far = a;
             }
             if (max(ea, eb) <= 1.0) {
-                if (top == KEPT) {
+                if (top == room) {
                     sure = false;
                     break;
                 }

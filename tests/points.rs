@@ -766,6 +766,65 @@ fn the_closest_stage_equals_its_twin() {
     }
 }
 
+/// Walks given less room for the nodes they keep than they need (what a hierarchy deeper than
+/// 32 levels would overflow; these are shallower, so the tests lower the room): such a point is
+/// unsure on the GPU as in its twin, never answered from a walk cut short, and the backend's
+/// answers are still the CPU's.
+#[test]
+fn points_whose_walks_overflow_their_room_are_unsure_and_answered_as_on_the_cpu() {
+    use meshclash::gpu::layout::SlotsOut;
+    let test = "points_whose_walks_overflow_their_room_are_unsure_and_answered_as_on_the_cpu";
+    let Some(ctx) = common::gpu_or_skip(test) else {
+        return;
+    };
+    let mut gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    let unsure =
+        |run: &meshclash::gpu::ClosestRun| run.out.iter().filter(|o| o.unsure != 0).count();
+    // Unsure points with room to spare, with none and with six (a mix: most walks keep more);
+    // points.
+    let (mut roomy, mut cramped, mut count) = (0, [0, 0], 0);
+    for (name, m, pose) in gpu_cases() {
+        let posed = Posed::new(&m, pose);
+        let points = gpu_points(&posed, 10);
+        let gm = gpu.resident(&m).unwrap();
+        gpu.walk_room = meshclash::gpu::twin::KEPT as u32;
+        roomy += unsure(&gpu.closest_run(&posed, &gm, &points).unwrap());
+        count += points.len();
+        for room in [0, 6] {
+            gpu.walk_room = room;
+            let run = gpu.closest_run(&posed, &gm, &points).unwrap();
+            let q = run.query.expect("within f32");
+            assert_eq!(q.kept, room);
+            let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
+            let obbs = meshclash::gpu::obb_nodes(&posed, &gm);
+            let mut twin = vec![SlotsOut::default(); points.len()];
+            let twin_main = meshclash::gpu::twin::closest::main;
+            twin_main(&q, &nodes, &obbs, &corners, &run.points, &mut twin);
+            // As the stage's own test allows: a fused multiply-add may move a bound across.
+            let same = |g: &SlotsOut, t: &SlotsOut| {
+                g.unsure == t.unsure && (g.unsure != 0 || sorted(g) == sorted(t))
+            };
+            let flips = run
+                .out
+                .iter()
+                .zip(&twin)
+                .filter(|(g, t)| !same(g, t))
+                .count();
+            let most = 1 + points.len() / if gpu.ctx.software { 1000 } else { 200 };
+            assert!(flips <= most, "{name}, room {room}: {flips} flips");
+            cramped[(room > 0) as usize] += unsure(&run);
+            let got = gpu.closest_points(&posed, &gm, &points, f64::INFINITY);
+            let want = query::closest_points(&points, &posed, f64::INFINITY);
+            assert_eq!(got.unwrap(), want, "{name}, room {room}");
+        }
+    }
+    // Not vacuous: a walk that opens two nodes keeps one.
+    assert!(
+        cramped[0] > roomy + count / 4 && cramped[1] > roomy + count / 10,
+        "{cramped:?} unsure against {roomy} with room, of {count}"
+    );
+}
+
 /// A stage's candidates in ascending order.
 fn sorted(o: &meshclash::gpu::layout::SlotsOut) -> Vec<u32> {
     let mut s = o.slots[..o.count as usize].to_vec();

@@ -583,6 +583,67 @@ fn the_rays_stage_equals_its_twin() {
     }
 }
 
+/// Walks given less room for the nodes they keep than they need (what a hierarchy deeper than
+/// 32 levels would overflow; these are shallower, so the tests lower the room): such a ray is
+/// unsure on the GPU as in its twin, never answered from a walk cut short, and the backend's
+/// answers are still the CPU's, for the first hit and for all hits.
+#[test]
+fn rays_whose_walks_overflow_their_room_are_unsure_and_answered_as_on_the_cpu() {
+    use meshclash::gpu::layout::{RayOut, SlotsOut};
+    let test = "rays_whose_walks_overflow_their_room_are_unsure_and_answered_as_on_the_cpu";
+    let Some(ctx) = common::gpu_or_skip(test) else {
+        return;
+    };
+    let mut gpu = meshclash::gpu::GpuBackend::new(ctx).unwrap();
+    let unsure = |out: &[RayOut]| out.iter().filter(|o| o.unsure != 0).count();
+    // Unsure rays with room to spare, with none and with one; rays.
+    let (mut roomy, mut cramped, mut count) = (0, [0, 0], 0);
+    for (name, m, pose, targets) in gpu_cases() {
+        let posed = Posed::new(&m, pose);
+        let rays = gpu_rays(&posed, &targets, 10);
+        let gm = gpu.resident(&m).unwrap();
+        let run = |gpu: &meshclash::gpu::GpuBackend, hits| {
+            gpu.ray_run(&posed, &gm, &rays, f64::INFINITY, hits)
+                .unwrap()
+        };
+        gpu.walk_room = meshclash::gpu::twin::KEPT as u32;
+        roomy += unsure(&run(&gpu, Hits::First).out);
+        count += rays.len();
+        for room in [0, 1] {
+            gpu.walk_room = room;
+            let first = run(&gpu, Hits::First);
+            let q = first.query.expect("within f32");
+            assert_eq!(q.kept, room);
+            let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
+            let mut twin = vec![RayOut::default(); rays.len()];
+            let mut twin_all = vec![SlotsOut::default(); rays.len()];
+            let twin_main = meshclash::gpu::twin::rays::main;
+            twin_main(&q, &nodes, &corners, &first.rays, &mut twin, &mut twin_all);
+            // As the stage's own test allows: a fused multiply-add may move a bound across.
+            let flips = first.out.iter().zip(&twin).filter(|(g, t)| g != t).count();
+            assert!(
+                flips <= 1 + rays.len() / 1000,
+                "{name}, room {room}: {flips} flips"
+            );
+            cramped[room as usize] += unsure(&first.out);
+            for hits in [Hits::First, Hits::All] {
+                let got = gpu
+                    .ray_hits(&posed, &gm, &rays, f64::INFINITY, hits)
+                    .unwrap();
+                for (i, &(o, d)) in rays.iter().enumerate() {
+                    let want = query::ray_hits(o, d, &posed, f64::INFINITY, hits);
+                    assert_eq!(got[i], want, "{name}, room {room}, {hits:?}, ray {i}");
+                }
+            }
+        }
+    }
+    // Not vacuous: most rays that walk open a node whose two children they enter.
+    assert!(
+        cramped[0] > roomy + count / 4 && cramped[1] > roomy + count / 10,
+        "{cramped:?} unsure against {roomy} with room, of {count}"
+    );
+}
+
 /// A review's counterexample: a ray from 1e9 away (on a part 0.1 across) meets a facing
 /// triangle A, then 0.03 further a thin triangle B tilted 1e-6 from it. The f64 `t` of the
 /// graze is off by more than the gap and put B first; the first hit is the nearest crossing,

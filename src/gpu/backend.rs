@@ -231,6 +231,11 @@ pub struct GpuBackend {
     /// Consecutive points a thread of `closest.wgsl` takes, each search hinted by the one
     /// before ([`closest_per_thread`]).
     pub closest_per_thread: u32,
+    /// The farther children a walk of `rays.wgsl` or `closest.wgsl` may keep for later, at most
+    /// [`super::twin::KEPT`] (the room its registers hold): a walk that would keep more is
+    /// unsure, and the CPU answers. Only the tests lower it, to reach that branch on meshes
+    /// whose hierarchies are not 33 levels deep.
+    pub walk_room: u32,
     /// How `poses.wgsl` walks a pose: a thread, or a workgroup ([`PoseWalk::for_adapter`]).
     pub pose_walk: PoseWalk,
     pub(super) stages: Stages,
@@ -346,6 +351,7 @@ impl GpuBackend {
             capacity,
             part_limit: super::mesh::part_limit(&ctx),
             closest_per_thread: closest_per_thread(&ctx),
+            walk_room: super::twin::KEPT as u32,
             pose_walk: PoseWalk::for_adapter(&ctx),
             settle_on_cpu: true,
             max_pairs: crate::query::MAX_PAIRS,

@@ -85,8 +85,8 @@ impl GpuBackend {
             .par_iter()
             .map(|&i| row(m.pose.unapply(points[i]) - gm.center))
             .collect();
-        let per_thread = self.closest_per_thread;
-        let (query, out) = match query(m, gm, points, &local, per_thread) {
+        let walk = (self.closest_per_thread, self.walk_room);
+        let (query, out) = match query(m, gm, points, &local, walk) {
             Some(q) => (Some(q), self.closest_batch(m, gm, q, &local)?),
             None => (None, vec![SlotsOut::UNSURE; points.len()]),
         };
@@ -144,7 +144,7 @@ fn query(
     gm: &GpuMesh,
     points: &[DVec3],
     local: &[[f32; 4]],
-    per_thread: u32,
+    (per_thread, kept): (u32, u32),
 ) -> Option<ClosestQuery> {
     let (scale, world) = gm.batch_scale(m, points, local)?;
     let delta = gm.delta(m, scale, world);
@@ -156,6 +156,8 @@ fn query(
         delta: delta as f32,
         err: err as f32,
         per_thread,
+        kept: kept.min(super::twin::KEPT as u32),
+        _pad: [0; 3],
     })
 }
 

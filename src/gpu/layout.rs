@@ -158,7 +158,8 @@ pub struct RayQuery {
     pub delta: f32,
     /// [`RAYS_FIRST`] or [`RAYS_ANY`].
     pub mode: u32,
-    pub _pad: u32,
+    /// The farther children a ray's walk may keep for later ([`GpuBackend::walk_room`]).
+    pub kept: u32,
 }
 
 /// The nearest hit, certified.
@@ -218,6 +219,9 @@ pub struct ClosestQuery {
     pub err: f32,
     /// Consecutive points a thread takes, each search hinted by the one before.
     pub per_thread: u32,
+    /// The farther children a point's walk may keep for later ([`GpuBackend::walk_room`]).
+    pub kept: u32,
+    pub _pad: [u32; 3],
 }
 
 /// Slots of the hierarchy, the first `count`, or `unsure` (more than [`CANDIDATES`], a sign in

@@ -121,7 +121,7 @@ impl GpuBackend {
             .par_iter()
             .map(|&(o, d)| ray_segment_end(o, d, m, max_t))
             .collect();
-        let Some(query) = query(m, gm, rays, &ends, hits) else {
+        let Some(query) = query(m, gm, rays, &ends, hits, self.walk_room) else {
             // Beyond what f32 holds: every ray on the CPU.
             let out = vec![RayOut::UNSURE; rays.len()];
             let all = vec![SlotsOut::UNSURE; rays.len()];
@@ -329,6 +329,7 @@ fn query(
     rays: &[(DVec3, DVec3)],
     ends: &[Option<(DVec3, f64)>],
     hits: Hits,
+    kept: u32,
 ) -> Option<RayQuery> {
     let bx = record_box(m, gm);
     let scale = 2.0 * (bx.min.abs().max(bx.max.abs()).max_element() + gm.radius);
@@ -349,6 +350,6 @@ fn query(
             Hits::Any => RAYS_ANY,
             Hits::All => RAYS_ALL,
         },
-        _pad: 0,
+        kept: kept.min(super::twin::KEPT as u32),
     })
 }

@@ -190,7 +190,7 @@ fn search(
             }
             continue;
         }
-        if stack.len() == KEPT {
+        if stack.len() == (q.kept as usize).min(KEPT) {
             sure = false;
             break;
         }

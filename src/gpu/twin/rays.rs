@@ -164,7 +164,7 @@ fn ray(
                 false => (a, b),
             };
             if ea.max(eb) <= 1.0 {
-                if stack.len() == KEPT {
+                if stack.len() == (q.kept as usize).min(KEPT) {
                     sure = false;
                     break;
                 }
