@@ -89,7 +89,7 @@ fn carry(n: u32) -> Carried {
 // the gaps to the box around the other along its three axes, each less the growth (item.tol.z),
 // combined as a hypotenuse; the larger of the two and the gap along the centres' line (the
 // CPU's walk takes the same three), shrunk by 1e-4 for axes a little off
-// orthonormal (a rotation accepted up to 1e-6 off, rounding). Written out, not looped: a
+// orthonormal (a rotation accepted up to 2e-6 off, rounding). Written out, not looped: a
 // software adapter counts every loop iteration against one budget (see walk).
 fn node_lower(x: u32, cb: Carried) -> f32 {
     let oa = a_obbs[x];

@@ -315,6 +315,32 @@ fn poses_are_checked_rigid_and_applied_row_major() {
     ));
 }
 
+/// Rotations written to six decimals are accepted, every one (a review's helper found a fifth
+/// of them refused at a tolerance of 1e-6): each entry is within 5e-7 of a rotation's, so a
+/// product of two rows is within 5e-7 times √3 twice. A matrix further off is refused.
+#[test]
+fn rotations_written_to_six_digits_are_accepted() {
+    let mut rnd = common::lcg(3);
+    let six = |x: f64| (x * 1e6).round() / 1e6;
+    for _ in 0..2000 {
+        let r = [rnd() * 360.0, rnd() * 360.0, rnd() * 360.0];
+        let p = Pose::from_euler_degrees(r, glam::DVec3::new(1.5, -2.0, 0.25));
+        let m = p.rotation;
+        let t = p.translation;
+        let rows: Vec<f64> = (0..3)
+            .flat_map(|i| [m[i][0], m[i][1], m[i][2], t[i]])
+            .chain([0.0, 0.0, 0.0, 1.0])
+            .map(six)
+            .collect();
+        assert!(Pose::from_matrix(&rows).is_ok(), "{rows:?}");
+    }
+    // Each product of rows 1.2 times the tolerance off.
+    let e = 0.6 * Pose::RIGID_TOLERANCE;
+    let (c, s) = (1.0 + e, e);
+    let off = [c, s, s, 0., s, c, s, 0., s, s, c, 0., 0., 0., 0., 1.];
+    assert!(matches!(Pose::from_matrix(&off), Err(Error::Pose(_))));
+}
+
 #[test]
 fn records_hold_the_seed000_quantities() {
     // Right triangle (0,0,0),(2,0,0),(0,2,0): normal +z, centroid (2/3, 2/3, 0), radius to

@@ -623,10 +623,11 @@ fn gpu_cases() -> Vec<(&'static str, PreparedMesh, Pose)> {
             Pose::IDENTITY,
         ),
         (
-            "torus 1e-6 off rigid",
+            "torus off rigid",
             PreparedMesh::new(generate::torus(1.0, 0.3, 40, 16)),
             {
-                let (c, s) = (1.000000499, 4.99e-7);
+                let e = 0.499 * Pose::RIGID_TOLERANCE;
+                let (c, s) = (1.0 + e, e);
                 let m = [
                     c, s, s, 3.0, s, c, s, -2.0, s, s, c, 1.0, 0.0, 0.0, 0.0, 1.0,
                 ];
@@ -950,15 +951,16 @@ fn the_nearest_point_of_a_sliver_is_on_it() {
     assert!((d - 6.288164e-6).abs() < 1e-12, "{d}");
 }
 
-/// A rotation about 1e-6 off orthonormal (as six-digit matrices are, and accepted), then a
-/// translation by `t` along every axis.
+/// A rotation as far off orthonormal as accepted ([`Pose::RIGID_TOLERANCE`], as six-digit
+/// matrices can be), then a translation by `t` along every axis.
 fn off_rigid(t: f64) -> Pose {
-    let (c, s) = (1.000000499, 4.99e-7);
+    let e = 0.499 * Pose::RIGID_TOLERANCE;
+    let (c, s) = (1.0 + e, e);
     let matrix = [c, s, s, t, s, c, s, t, s, s, c, t, 0.0, 0.0, 0.0, 1.0];
     Pose::from_matrix(&matrix).unwrap()
 }
 
-/// A rotation 1e-6 off orthonormal (accepted: six-digit matrices are) stretches distances in
+/// A rotation off orthonormal (accepted: six-digit matrices are) stretches distances in
 /// the mesh's own frame along one direction; an oriented box turned to that direction must be
 /// padded for the whole stretch, not the per-axis share an axis-aligned box needs. Found by a
 /// review: the nearest point 1.8763859981 away was pruned by a box bound of 1.8763883749.

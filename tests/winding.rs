@@ -552,8 +552,8 @@ fn a_rod_through_an_opening_is_not_certainly_inside() {
     }
 }
 
-/// A rotation written to six digits is accepted (1e-6 off orthonormal); carrying points back
-/// by its transpose moves them by 1e-6 of their distance from the origin, which the GPU's
+/// A rotation written to six digits is accepted (about 1e-6 off orthonormal); carrying points
+/// back by its transpose moves them by 1e-6 of their distance from the origin, which the GPU's
 /// `delta` and the CPU's culls must cover. A part 1000 from the origin, a point 1e-4 outside
 /// its face.
 #[test]

@@ -326,7 +326,7 @@ pub(crate) fn leaf_gap(leaf_a: &[(u32, Tri, Sphere)], leaf_b: &[(u32, Tri, Spher
 
 /// A bound on the coordinates, in a mesh's frame, of a world point `x` from its translation
 /// (`|p − t|`, largest coordinate) carried there: `|R⁻¹ x|` is at most √3 `|x|` for a rotation
-/// up to 1e-6 off orthonormal (as poses are accepted), with room.
+/// up to [`Pose::RIGID_TOLERANCE`] (2e-6) off orthonormal, as poses are accepted, with room.
 pub(crate) fn in_frame(x: f64) -> f64 {
     3f64.sqrt() * x * (1.0 + 1e-4)
 }

@@ -394,7 +394,7 @@ fn quat(p: &Pose) -> DQuat {
 
 /// The pose at `s` of the way from `p0` to `p1`: translation linear, rotation by slerp (the
 /// path's speed bound assumes a constant angular speed). The rotation is always the
-/// quaternion's, ends included: a waypoint accepted up to 1e-6 off orthonormal is taken as the
+/// quaternion's, ends included: a waypoint accepted a little off orthonormal is taken as the
 /// rotation nearest it, so the path has no jump at its ends that the bound would not cover.
 fn interpolate(p0: &Pose, p1: &Pose, q0: DQuat, q1: DQuat, s: f64) -> Pose {
     let s = s.clamp(0.0, 1.0);

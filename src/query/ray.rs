@@ -106,6 +106,7 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
     found.sort_unstable_by_key(|x| (x.feature, x.t));
     found.dedup_by_key(|x| x.feature);
     merge_edges_through_corners(&mut found);
+    merge_edges_on_one_line(&mut found);
     if hits == Hits::First {
         return nearest(o, d, &found)
             .map(|x| hit(o, d, t_end, x.t, &x.tri))
@@ -229,13 +230,47 @@ fn merge_edges_through_corners(found: &mut SmallVec<[Met; 4]>) {
     }
 }
 
-/// Whether `c` lies on segment `ab`, not at its ends, exactly: on its line (every projection's
-/// orientation 0) and within its box.
+/// Edge hits whose edges lie on one line, merged into one: at a T-junction the edges either
+/// side of the junction's vertex lie along the edge of the triangle across it, which welding
+/// does not split, and a ray through either met both, two features at one point (a review's
+/// helper: three hits on a closed cube). The ray's line meets that common line once (it does
+/// not run along it: it would lie in the faces' planes, where it meets neither), and meets each
+/// edge there, inside it: the same crossing. The smallest triangle stands for it.
+fn merge_edges_on_one_line(found: &mut SmallVec<[Met; 4]>) {
+    let edge = |x: &Met| match x.part {
+        Part::Edge(k) => Some((x.tri[k], x.tri[(k + 1) % 3])),
+        _ => None,
+    };
+    let mut i = 0;
+    while i < found.len() {
+        if let Some((a, b)) = edge(&found[i]) {
+            let mut j = i + 1;
+            while j < found.len() {
+                match edge(&found[j]) {
+                    Some((c, d)) if on_line(c, a, b) && on_line(d, a, b) => {
+                        let y = found.remove(j);
+                        if y.t < found[i].t {
+                            found[i] = y;
+                        }
+                    }
+                    _ => j += 1,
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
+/// Whether `c` lies on segment `ab`, not at its ends, exactly: on its line and within its box.
 fn strictly_between(c: DVec3, a: DVec3, b: DVec3) -> bool {
+    on_line(c, a, b) && c != a && c != b && c.cmpge(a.min(b)).all() && c.cmple(a.max(b)).all()
+}
+
+/// Whether `c` lies on the line through `a` and `b` (distinct), exactly: every projection's
+/// orientation is 0.
+fn on_line(c: DVec3, a: DVec3, b: DVec3) -> bool {
     use crate::geom::predicates::{orient2d, project};
-    let on_line =
-        (0..3).all(|axis| orient2d(project(a, axis), project(b, axis), project(c, axis)) == 0);
-    on_line && c != a && c != b && c.cmpge(a.min(b)).all() && c.cmple(a.max(b)).all()
+    (0..3).all(|axis| orient2d(project(a, axis), project(b, axis), project(c, axis)) == 0)
 }
 
 /// The triangle (standing for its feature) whose crossing of the ray from `o` along `d` is
