@@ -2,6 +2,8 @@
 //! and what it is, and never hangs (`/dev/zero` is endless; a FIFO with no writer blocks an
 //! ordinary open).
 
+mod common;
+
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -181,18 +183,6 @@ fn reads_two_points(name: &str, body: &[u8]) {
     assert_eq!(v["max_distance"].as_f64(), Some(3.5), "{name}: {out}");
 }
 
-/// A `.npy` (format 1.0) of `header` (padded here) and the float64 `values`.
-fn npy_bytes(header: &str, values: &[f64]) -> Vec<u8> {
-    let mut h = header.to_string();
-    h.push_str(&" ".repeat((64 - (10 + h.len() + 1) % 64) % 64));
-    h.push('\n');
-    let mut b = b"\x93NUMPY\x01\x00".to_vec();
-    b.extend((h.len() as u16).to_le_bytes());
-    b.extend(h.as_bytes());
-    b.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-    b
-}
-
 #[test]
 fn a_first_csv_line_of_numbers_is_never_a_header() {
     // Space-separated (np.savetxt's default), quoted, or `nan`: numbers, so not a header.
@@ -252,7 +242,7 @@ fn json_rows_of_no_numbers_or_other_nesting_are_refused() {
 #[test]
 fn npy_headers_are_parsed_not_searched() {
     // Without NumPy's spaces, in Fortran order: refused, not read transposed.
-    let fort = npy_bytes(
+    let fort = common::npy_bytes(
         "{'descr':'<f8','fortran_order':True,'shape':(2,3)}",
         &[2.0, 0.0, 0.0, 0.0, 0.0, 4.0],
     );
@@ -262,13 +252,13 @@ fn npy_headers_are_parsed_not_searched() {
         "fort.npy:1: not a readable .npy: Fortran order",
     );
     // The keys in another order, C order: read.
-    let reordered = npy_bytes(
+    let reordered = common::npy_bytes(
         "{'shape':(2,3),'fortran_order':False,'descr':'<f8'}",
         &[2.0, 0.0, 0.0, 0.0, 0.0, 4.0],
     );
     reads_two_points("reordered.npy", &reordered);
     // A structured array whose fields hold '<f8'.
-    let structured = npy_bytes(
+    let structured = common::npy_bytes(
         "{'descr': [('x', '<f8'), ('y', '<f8'), ('z', '<f8')], 'fortran_order': False, 'shape': (2,), }",
         &[2.0, 0.0, 0.0, 0.0, 0.0, 4.0],
     );
@@ -278,7 +268,7 @@ fn npy_headers_are_parsed_not_searched() {
         "structured.npy:1: not a readable .npy: a structured array",
     );
     // Shape (5, 0): five rows of nothing.
-    let w0 = npy_bytes(
+    let w0 = common::npy_bytes(
         "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 0), }",
         &[],
     );

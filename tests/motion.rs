@@ -553,6 +553,14 @@ fn the_poses_and_sweep_commands_read_matrices_and_answer() {
     assert_eq!(r.status.code(), Some(2));
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains("farther apart than the largest f64"), "{err}");
+    // Waypoints each within f64 whose move is not (1e308 to -1e308, straight through A): no
+    // step along it can be bounded; refused, naming the segment (it had answered "no
+    // contact, incomplete" after one step, a review's helper found).
+    std::fs::write(&path, format!("[{}, {}, {}]", m(3.0), m(1e308), m(-1e308))).unwrap();
+    let r = run(&["sweep", c, c, "--path", path.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("from waypoint 1 to 2 is beyond f64"), "{err}");
 }
 
 /// Sliding past at a gap just above the tolerance, over a path so long that the steps near A

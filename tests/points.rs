@@ -234,8 +234,9 @@ fn distances_beyond_f64_are_refused_not_read_as_none() {
             let args = [cmd, t, rows.to_str().unwrap(), "--backend", backend];
             let (code, _, err) = meshclash(&args);
             assert_eq!(code, 2, "{cmd} {backend}: {err}");
+            // The file's line too, as every other row's message names it.
             assert!(
-                err.contains("row 1: its distance to the mesh overflows f64"),
+                err.contains(":2: row 1: its distance to the mesh overflows f64"),
                 "{err}"
             );
         }
@@ -250,7 +251,7 @@ fn distances_beyond_f64_are_refused_not_read_as_none() {
         let (code, _, err) = meshclash(&[cmd, t, r, "--translate=-1.7e308,0,0"]);
         assert_eq!(code, 2, "{cmd}: {err}");
         assert!(
-            err.contains("row 1: its distance to the mesh overflows f64"),
+            err.contains(":2: row 1: its distance to the mesh overflows f64"),
             "{err}"
         );
         // Nearer, the same rows are answered.

@@ -195,6 +195,44 @@ fn the_spheres_command_answers_rows_of_4_and_7() {
         let err = String::from_utf8_lossy(&r.stderr);
         assert!(err.contains(says), "{err}");
     }
+    // So too for a `.npy` of no rows, whose shape tells its width (a review's helper: both
+    // were accepted); a CSV of no rows tells none, and takes either option.
+    let (none7, none4, empty) = (
+        dir.join("none7.npy"),
+        dir.join("none4.npy"),
+        dir.join("e.csv"),
+    );
+    let header =
+        |k: usize| format!("{{'descr': '<f8', 'fortran_order': False, 'shape': (0, {k}), }}");
+    std::fs::write(&none7, common::npy_bytes(&header(7), &[])).unwrap();
+    std::fs::write(&none4, common::npy_bytes(&header(4), &[])).unwrap();
+    std::fs::write(&empty, "").unwrap();
+    let (n7, n4, e) = (
+        none7.to_str().unwrap(),
+        none4.to_str().unwrap(),
+        empty.to_str().unwrap(),
+    );
+    for (args, says) in [
+        (
+            vec![n7, "--contacts"],
+            Some("--contacts is for standing spheres"),
+        ),
+        (
+            vec![n4, "--tolerance", "1e-3"],
+            Some("--tolerance is for moving"),
+        ),
+        (vec![n4, "--contacts"], None),
+        (vec![n7, "--tolerance", "1e-3"], None),
+        (vec![e, "--contacts"], None),
+        (vec![e, "--tolerance", "1e-3"], None),
+    ] {
+        let r = run(&[&["spheres", c][..], &args].concat());
+        let err = String::from_utf8_lossy(&r.stderr);
+        match says {
+            Some(says) => assert!(r.status.code() == Some(2) && err.contains(says), "{err}"),
+            None => assert!(r.status.success(), "{args:?}: {err}"),
+        }
+    }
 }
 
 #[test]

@@ -558,6 +558,12 @@ pub fn sweep<'py>(
             waypoints.len()
         )));
     }
+    if let Some(i) = query::first_unbounded_segment(&waypoints) {
+        return Err(value_error(format!(
+            "path: the move from waypoint {i} to {} is beyond f64 (1.8e308)",
+            i + 1
+        )));
+    }
     let times = times.unwrap_or_default();
     let ok = times.is_empty()
         || (times.len() == waypoints.len()

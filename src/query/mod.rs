@@ -38,7 +38,10 @@ pub use containment::{
 pub use distance::{distance, distance_with_budget, DistanceReport};
 pub use interferes::{interference, interference_and_certainty, interferes, Interference};
 pub use intersect::{intersect, intersect_at_most, IntersectReport, PairContact};
-pub use motion::{evidence, path_tolerance, poses, sweep, PoseAnswer, SweepHit, SweepReport};
+pub use motion::{
+    evidence, first_unbounded_segment, path_tolerance, poses, sweep, PoseAnswer, SweepHit,
+    SweepReport,
+};
 pub use ray::{first_unbounded_ray, hit_rows, ray_hits, ray_segment_end, Hits, RayHit};
 pub use self_intersect::{
     self_intersections, self_intersections_at_most, shared_vertex_meets_elsewhere,

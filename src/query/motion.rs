@@ -112,6 +112,14 @@ pub fn path_tolerance(a: &PreparedMesh, pose_a: Pose, b: &PreparedMesh, path: &[
 /// B moving through `path` (at least two waypoints) at `times` (increasing, first 0 and last 1;
 /// even spacing when empty), A placed by `pose_a`: the first pose within `tol` of A, found
 /// without passing through it.
+/// The first segment of `path` (from waypoint `i` to `i + 1`) whose move is beyond f64: its
+/// translation's difference overflows (1e308 to -1e308), so no step along it can be bounded and
+/// [`sweep`] would stop there, incomplete, with nothing found. Callers refuse such a path.
+pub fn first_unbounded_segment(path: &[Pose]) -> Option<usize> {
+    path.windows(2)
+        .position(|w| !(w[1].translation - w[0].translation).is_finite())
+}
+
 pub fn sweep(
     a: &PreparedMesh,
     pose_a: Pose,

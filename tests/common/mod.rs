@@ -330,3 +330,15 @@ pub fn with_placed_copy(
         .extend(m.triangles.iter().map(|t| t.map(|k| k + base)));
     meshclash::PreparedMesh::new(both)
 }
+
+/// A `.npy` (format 1.0, written byte by byte here, not by the code under test) of `header` (padded here) and the float64 `values`.
+pub fn npy_bytes(header: &str, values: &[f64]) -> Vec<u8> {
+    let mut h = header.to_string();
+    h.push_str(&" ".repeat((64 - (10 + h.len() + 1) % 64) % 64));
+    h.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((h.len() as u16).to_le_bytes());
+    b.extend(h.as_bytes());
+    b.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    b
+}

@@ -179,6 +179,13 @@ pub fn sweep(
             waypoints.len()
         )));
     }
+    if let Some(i) = query::first_unbounded_segment(&waypoints) {
+        return Err(Error::Argument(format!(
+            "{}: the move from waypoint {i} to {} is beyond f64 (1.8e308)",
+            path.display(),
+            i + 1
+        )));
+    }
     let times = parse_times(times, waypoints.len())?;
     let (ma, mb) = load_pair(a, b)?;
     let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, pose_a, &mb, &waypoints));

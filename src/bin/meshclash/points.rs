@@ -37,11 +37,13 @@ impl<'a> Job<'a> {
     }
 }
 
-fn points(path: &Path) -> Result<Vec<DVec3>, Error> {
+/// The points of a table, and the table, whose lines messages name.
+fn points(path: &Path) -> Result<(table::Rows, Vec<DVec3>), Error> {
     let rows = table::read(path, 3)?;
-    Ok((0..rows.len())
+    let points = (0..rows.len())
         .map(|i| DVec3::from_slice(rows.row(i)))
-        .collect())
+        .collect();
+    Ok((rows, points))
 }
 
 /// The summary: one JSON object, or a few lines for a person.
@@ -71,14 +73,18 @@ pub fn summary_json(fields: serde_json::Value, backend: &str, t: &Timings, json:
         .into_iter()
         .flatten()
         .filter(|(k, _)| *k != "timings_ms")
-        .map(|(k, x)| format!("{:<19} {x}", format!("{k}:")))
+        .map(|(k, x)| match x {
+            // A word as it is, not quoted as JSON would have it.
+            serde_json::Value::String(s) => format!("{:<19} {s}", format!("{k}:")),
+            _ => format!("{:<19} {x}", format!("{k}:")),
+        })
         .collect();
     lines.push(format!("{:<19} {:.2}", "time (ms):", t.total()));
     lines.join("\n")
 }
 
 pub fn inside(job: Job) -> Result<(), Error> {
-    let (m, pts) = (load(job.mesh)?, points(job.points)?);
+    let (m, (_, pts)) = (load(job.mesh)?, points(job.points)?);
     let backend = choose_backend(job.kind)?;
     let prepare_ms = prepare(|| backend.prepare_inside(&m))?;
     let t = Instant::now();
@@ -119,7 +125,7 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
             "--max-distance must be a distance >= 0, got {limit}"
         )));
     }
-    let (m, pts) = (load(job.mesh)?, points(job.points)?);
+    let (m, (rows, pts)) = (load(job.mesh)?, points(job.points)?);
     let backend = choose_backend(job.kind)?;
     let prepare_ms = prepare(|| backend.prepare_closest(&m, pts.len()))?;
     let t = Instant::now();
@@ -131,7 +137,7 @@ pub fn closest(job: Job, signed: bool, max_distance: Option<f64>) -> Result<(), 
     if limit == f64::INFINITY {
         if let Some(i) = meshclash::query::first_beyond_f64(&m, &found) {
             return Err(Error::PointBeyondF64 {
-                what: format!("{}: row {i}", job.points.display()),
+                what: format!("{}:{}: row {i}", job.points.display(), rows.line(i)),
             });
         }
     }

@@ -22,7 +22,7 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
         });
     }
     // An option for the other kind of row would be ignored: say so rather than answer
-    // another question than the one asked.
+    // another question than the one asked (a `.npy` of no rows tells its width too).
     let refuse = |option: &str, takes: &str| {
         Err(Error::Argument(format!(
             "{option} is for {takes}; {} has rows of {}",
@@ -30,10 +30,10 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
             rows.width
         )))
     };
-    if rows.len() > 0 && rows.width == 7 && contacts {
+    if rows.width_given && rows.width == 7 && contacts {
         return refuse("--contacts", "standing spheres (rows of 4)");
     }
-    if rows.len() > 0 && rows.width == 4 && tolerance.is_some() {
+    if rows.width_given && rows.width == 4 && tolerance.is_some() {
         return refuse("--tolerance", "moving spheres (rows of 7)");
     }
     // A move whose end is beyond f64 could only come back undecided: say so, as rays and
@@ -68,7 +68,7 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
         // distance is beyond f64: not an answer of "no contact".
         if let Some(i) = meshclash::query::first_beyond_f64(&m, &found) {
             return Err(Error::PointBeyondF64 {
-                what: format!("{}: row {i}", job.points.display()),
+                what: format!("{}:{}: row {i}", job.points.display(), rows.line(i)),
             });
         }
         standing(found)

@@ -10,6 +10,9 @@ use std::path::Path;
 /// `n` rows of `width` numbers, row after row.
 pub struct Rows {
     pub width: usize,
+    /// Whether the file tells the width: false for a table of no rows other than a `.npy`
+    /// (a CSV of its header alone, `[]`), whose width is then the first one asked for.
+    pub width_given: bool,
     pub values: Vec<f64>,
     /// Each row's line in the file (CSV); empty where rows have no line of their own (JSON,
     /// `.npy`), whose messages name line 1 and the row.
@@ -107,6 +110,7 @@ fn rows_of(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
     if rows.values.is_empty() && rows.width == 0 {
         return Ok(Rows {
             width: widths[0],
+            width_given: false,
             values: Vec::new(),
             lines: Vec::new(),
         });
@@ -230,6 +234,7 @@ fn read_csv(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
         lines.push(n + 1);
     }
     Ok(Rows {
+        width_given: true,
         width: width.unwrap_or(0),
         values,
         lines,
@@ -267,6 +272,7 @@ fn read_json(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
         return Err(ragged(path, widths, (width, 1), (i, 1), rows[i].len()));
     }
     Ok(Rows {
+        width_given: true,
         width,
         values: rows.concat(),
         lines: Vec::new(),
@@ -387,6 +393,7 @@ fn read_npy(path: &Path) -> Result<Rows, Error> {
             .collect()
     };
     Ok(Rows {
+        width_given: true,
         width,
         values,
         lines: Vec::new(),
