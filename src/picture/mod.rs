@@ -226,15 +226,17 @@ fn contain(part: &mut Part, m: &Posed) {
 }
 
 /// Whether `inner` lies inside `outer`, on or within its surface: every one of up to 64 of its
-/// vertices, spread through its numbering, inside (a winding number of at least 1/2, on the
-/// surface included). For the picture only: the answer itself is the check's, and a part may
-/// cross its container between the vertices sampled (then drawn cut away all the same).
+/// vertices, spread through its numbering, inside or uncertain (on the surface, where the
+/// winding number is 1/2 on a face only to rounding). For the picture only: the answer itself
+/// is the check's, and a part may cross its container between the vertices sampled (then drawn
+/// cut away all the same).
 fn within(inner: &Posed, outer: &Posed) -> bool {
     let n = inner.prep.mesh.vertices.len();
     let step = n.div_ceil(64).max(1);
-    (0..n)
-        .step_by(step)
-        .all(|v| crate::query::point_inside(inner.vertex(v as u32), outer).inside)
+    (0..n).step_by(step).all(|v| {
+        let at = crate::query::point_inside(inner.vertex(v as u32), outer);
+        at.inside || !at.certain
+    })
 }
 
 /// Marks the bodies of `inner` that are inside `outer` (the surfaces do not meet when

@@ -266,11 +266,9 @@ fn strictly_between(c: DVec3, a: DVec3, b: DVec3) -> bool {
     on_line(c, a, b) && c != a && c != b && c.cmpge(a.min(b)).all() && c.cmple(a.max(b)).all()
 }
 
-/// Whether `c` lies on the line through `a` and `b` (distinct), exactly: every projection's
-/// orientation is 0.
+/// Whether `c` lies on the line through `a` and `b` (distinct), exactly.
 fn on_line(c: DVec3, a: DVec3, b: DVec3) -> bool {
-    use crate::geom::predicates::{orient2d, project};
-    (0..3).all(|axis| orient2d(project(a, axis), project(b, axis), project(c, axis)) == 0)
+    crate::geom::predicates::is_degenerate(&[a, b, c])
 }
 
 /// The triangle (standing for its feature) whose crossing of the ray from `o` along `d` is
