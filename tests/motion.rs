@@ -561,6 +561,17 @@ fn the_poses_and_sweep_commands_read_matrices_and_answer() {
     assert_eq!(r.status.code(), Some(2));
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(err.contains("from waypoint 1 to 2 is beyond f64"), "{err}");
+    // Each axis's move within f64, its length not (7.5e307 to -7.5e307 on two axes).
+    let diagonal = |x: f64| format!("[1,0,0,{x}, 0,1,0,{x}, 0,0,1,0, 0,0,0,1]");
+    std::fs::write(
+        &path,
+        format!("[{}, {}]", diagonal(7.5e307), diagonal(-7.5e307)),
+    )
+    .unwrap();
+    let r = run(&["sweep", c, c, "--path", path.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("from waypoint 0 to 1 is beyond f64"), "{err}");
 }
 
 /// Sliding past at a gap just above the tolerance, over a path so long that the steps near A

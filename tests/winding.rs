@@ -473,11 +473,54 @@ fn a_point_on_the_surface_has_the_principal_value() {
         (DVec3::new(0.25, 1.0, 1.0), 0.25),
         (DVec3::new(1.0, -1.0, 1.0), 0.125),
         (DVec3::new(-1.0, -1.0, -1.0), 0.125),
+        // 2^-54 off the bottom's diagonal, inside one of its triangles: a sector's angle a
+        // rounding short of a half turn, whose tan is 0/0 to rounding (a review's helper: 0.75).
+        (DVec3::new(0.5, 0.49999999999999994, -1.0), 0.5),
     ] {
         let w = query::winding_number(p, &posed);
         assert!((w.value - want).abs() < 1e-12, "{p}: {w:?}");
         assert!(w.bound.is_infinite(), "{p}: {w:?}");
     }
+    // The cube with its bottom fanned about its centre: points 1e-170 from the fan's centre,
+    // on a spoke and inside a triangle, whose directions to it square below f64 (a review's
+    // helper: not a number).
+    let mut fanned: Soup = box_soup(1.0).into_iter().skip(2).collect();
+    let rim = [[-1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [1.0, -1.0]].map(|[x, y]| [x, y, -1.0]);
+    for k in 0..4 {
+        fanned.push([[0.0, 0.0, -1.0], rim[k], rim[(k + 1) % 4]]);
+    }
+    let fanned = soup_mesh("fanned cube", fanned);
+    assert!(fanned.info.closed);
+    let posed_fan = Posed::new(&fanned, Pose::IDENTITY);
+    for p in [
+        DVec3::new(1e-170, 1e-170, -1.0),
+        DVec3::new(1e-170, 1e-171, -1.0),
+    ] {
+        let w = query::winding_number(p, &posed_fan);
+        assert!((w.value - 0.5).abs() < 1e-12, "{p}: {w:?}");
+    }
+    // On a cap alone, not on the mesh: the winding number is continuous there, and certain
+    // (a review's helper's open pyramid, whose cap's apex (2, 2.8, 0), the loop's mean, puts
+    // the cap over the edge (0,0,0)-(4,0,0) in z = 0).
+    let apex = [2.0, 2.8, 10.0];
+    let rim = [
+        [0.0, 0.0, 0.0],
+        [4.0, 0.0, 0.0],
+        [4.0, 4.0, 2.0],
+        [2.0, 6.0, -1.0],
+        [0.0, 4.0, -1.0],
+    ];
+    let pyramid: Soup = (0..5).map(|k| [apex, rim[(k + 1) % 5], rim[k]]).collect();
+    let pyramid = soup_mesh("open pyramid", pyramid);
+    let posed_pyr = Posed::new(&pyramid, Pose::IDENTITY);
+    let p = DVec3::new(2.0, 1.0, 0.0);
+    let w = query::winding_number(p, &posed_pyr);
+    let tris: Vec<_> = (0..5).map(|t| posed_pyr.tri(t)).collect();
+    let (want, _) = meshclash::geom::winding::winding_sum(p, tris.iter().copied());
+    assert!(
+        w.certain() && (w.value - want).abs() <= w.bound,
+        "{w:?} against {want}"
+    );
     for name in ["teapot.stl", "bunny_lowres.stl", "fandisk.stl"] {
         let m =
             PreparedMesh::new(Mesh::load(common::case_path(&format!("meshes/{name}"))).unwrap());

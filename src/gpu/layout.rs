@@ -156,7 +156,7 @@ pub struct RayQuery {
     /// How far the rays' ends and the triangles' corners may lie from where the CPU's exact
     /// geometry puts them, in the record frame (rounding into f32, with room).
     pub delta: f32,
-    /// [`RAYS_FIRST`] or [`RAYS_ANY`].
+    /// [`RAYS_FIRST`], [`RAYS_ANY`] or [`RAYS_ALL`].
     pub mode: u32,
     /// The farther children a ray's walk may keep for later ([`GpuBackend::walk_room`]).
     pub kept: u32,
