@@ -743,12 +743,7 @@ fn the_closest_stage_equals_its_twin() {
         let gm = gpu.resident(&m).unwrap();
         let run = gpu.closest_run(&posed, &gm, &points).unwrap();
         assert_eq!(run.query.map(|q| q.per_thread), Some(per_thread));
-        let q = run.query.expect("within f32");
-        let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
-        let obbs = meshclash::gpu::obb_nodes(&posed, &gm);
-        let mut twin = vec![meshclash::gpu::layout::SlotsOut::default(); points.len()];
-        let twin_main = meshclash::gpu::twin::closest::main;
-        twin_main(&q, &nodes, &obbs, &corners, &run.points, &mut twin);
+        let twin = twin_of(&posed, &gm, &run);
         let mut flips = 0;
         for (g, t) in run.out.iter().zip(&twin) {
             if g.unsure == 0 && t.unsure == 0 && gpu.ctx.software {
@@ -795,13 +790,8 @@ fn points_whose_walks_overflow_their_room_are_unsure_and_answered_as_on_the_cpu(
         for room in [0, 6] {
             gpu.walk_room = room;
             let run = gpu.closest_run(&posed, &gm, &points).unwrap();
-            let q = run.query.expect("within f32");
-            assert_eq!(q.kept, room);
-            let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
-            let obbs = meshclash::gpu::obb_nodes(&posed, &gm);
-            let mut twin = vec![SlotsOut::default(); points.len()];
-            let twin_main = meshclash::gpu::twin::closest::main;
-            twin_main(&q, &nodes, &obbs, &corners, &run.points, &mut twin);
+            assert_eq!(run.query.map(|q| q.kept), Some(room));
+            let twin = twin_of(&posed, &gm, &run);
             // As the stage's own test allows: a fused multiply-add may move a bound across.
             let same = |g: &SlotsOut, t: &SlotsOut| {
                 g.unsure == t.unsure && (g.unsure != 0 || sorted(g) == sorted(t))
@@ -825,6 +815,21 @@ fn points_whose_walks_overflow_their_room_are_unsure_and_answered_as_on_the_cpu(
         cramped[0] > roomy + count / 4 && cramped[1] > roomy + count / 10,
         "{cramped:?} unsure against {roomy} with room, of {count}"
     );
+}
+
+/// The twin's answers to a run's points (in the order sent), on the host arrays its hierarchy
+/// and oriented boxes were uploaded from.
+fn twin_of(
+    posed: &Posed,
+    gm: &meshclash::gpu::GpuMesh,
+    run: &meshclash::gpu::ClosestRun,
+) -> Vec<meshclash::gpu::layout::SlotsOut> {
+    let q = run.query.expect("within f32");
+    let (nodes, corners) = meshclash::gpu::bvh_arrays(posed, gm);
+    let obbs = meshclash::gpu::obb_nodes(posed, gm);
+    let mut twin = vec![Default::default(); q.points as usize];
+    meshclash::gpu::twin::closest::main(&q, &nodes, &obbs, &corners, &run.points, &mut twin);
+    twin
 }
 
 /// A stage's candidates in ascending order.

@@ -542,18 +542,7 @@ fn the_rays_stage_equals_its_twin() {
         let gm = gpu.resident(&m).unwrap();
         for hits in [Hits::First, Hits::Any, Hits::All] {
             let run = gpu.ray_run(&posed, &gm, &rays, 2.5, hits).unwrap();
-            let q = run.query.expect("within f32");
-            let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
-            let mut twin = vec![meshclash::gpu::layout::RayOut::default(); rays.len()];
-            let mut twin_all = vec![meshclash::gpu::layout::SlotsOut::default(); rays.len()];
-            meshclash::gpu::twin::rays::main(
-                &q,
-                &nodes,
-                &corners,
-                &run.rays,
-                &mut twin,
-                &mut twin_all,
-            );
+            let (twin, twin_all) = twin_of(&posed, &gm, &run);
             // (unsure, what a sure answer says) of each ray, GPU and twin.
             let (gpu_side, twin_side): (Vec<Said>, Vec<Said>) = if hits == Hits::All {
                 let f = |o: &meshclash::gpu::layout::SlotsOut| {
@@ -583,13 +572,32 @@ fn the_rays_stage_equals_its_twin() {
     }
 }
 
+/// The twin's answers to a run's rays, on the host arrays its hierarchy was uploaded from: the
+/// first (or any) hits, and all hits.
+fn twin_of(
+    posed: &Posed,
+    gm: &meshclash::gpu::GpuMesh,
+    run: &meshclash::gpu::RayRun,
+) -> (
+    Vec<meshclash::gpu::layout::RayOut>,
+    Vec<meshclash::gpu::layout::SlotsOut>,
+) {
+    let q = run.query.expect("within f32");
+    let (nodes, corners) = meshclash::gpu::bvh_arrays(posed, gm);
+    let n = q.rays as usize;
+    let mut twin = vec![Default::default(); n];
+    let mut twin_all = vec![Default::default(); n];
+    meshclash::gpu::twin::rays::main(&q, &nodes, &corners, &run.rays, &mut twin, &mut twin_all);
+    (twin, twin_all)
+}
+
 /// Walks given less room for the nodes they keep than they need (what a hierarchy deeper than
 /// 32 levels would overflow; these are shallower, so the tests lower the room): such a ray is
 /// unsure on the GPU as in its twin, never answered from a walk cut short, and the backend's
 /// answers are still the CPU's, for the first hit and for all hits.
 #[test]
 fn rays_whose_walks_overflow_their_room_are_unsure_and_answered_as_on_the_cpu() {
-    use meshclash::gpu::layout::{RayOut, SlotsOut};
+    use meshclash::gpu::layout::RayOut;
     let test = "rays_whose_walks_overflow_their_room_are_unsure_and_answered_as_on_the_cpu";
     let Some(ctx) = common::gpu_or_skip(test) else {
         return;
@@ -612,13 +620,8 @@ fn rays_whose_walks_overflow_their_room_are_unsure_and_answered_as_on_the_cpu() 
         for room in [0, 1] {
             gpu.walk_room = room;
             let first = run(&gpu, Hits::First);
-            let q = first.query.expect("within f32");
-            assert_eq!(q.kept, room);
-            let (nodes, corners) = meshclash::gpu::bvh_arrays(&posed, &gm);
-            let mut twin = vec![RayOut::default(); rays.len()];
-            let mut twin_all = vec![SlotsOut::default(); rays.len()];
-            let twin_main = meshclash::gpu::twin::rays::main;
-            twin_main(&q, &nodes, &corners, &first.rays, &mut twin, &mut twin_all);
+            assert_eq!(first.query.map(|q| q.kept), Some(room));
+            let (twin, _) = twin_of(&posed, &gm, &first);
             // As the stage's own test allows: a fused multiply-add may move a bound across.
             let flips = first.out.iter().zip(&twin).filter(|(g, t)| g != t).count();
             assert!(

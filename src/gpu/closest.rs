@@ -85,8 +85,8 @@ impl GpuBackend {
             .par_iter()
             .map(|&i| row(m.pose.unapply(points[i]) - gm.center))
             .collect();
-        let walk = (self.closest_per_thread, self.walk_room);
-        let (query, out) = match query(m, gm, points, &local, walk) {
+        let (per_thread, kept) = (self.closest_per_thread, self.walk_room);
+        let (query, out) = match query(m, gm, points, &local, per_thread, kept) {
             Some(q) => (Some(q), self.closest_batch(m, gm, q, &local)?),
             None => (None, vec![SlotsOut::UNSURE; points.len()]),
         };
@@ -144,7 +144,8 @@ fn query(
     gm: &GpuMesh,
     points: &[DVec3],
     local: &[[f32; 4]],
-    (per_thread, kept): (u32, u32),
+    per_thread: u32,
+    kept: u32,
 ) -> Option<ClosestQuery> {
     let (scale, world) = gm.batch_scale(m, points, local)?;
     let delta = gm.delta(m, scale, world);

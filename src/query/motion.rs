@@ -109,20 +109,18 @@ pub fn path_tolerance(a: &PreparedMesh, pose_a: Pose, b: &PreparedMesh, path: &[
     (1e-6 * size).max(resolved).max(f64::MIN_POSITIVE)
 }
 
-/// B moving through `path` (at least two waypoints) at `times` (increasing, first 0 and last 1;
-/// even spacing when empty), A placed by `pose_a`: the first pose within `tol` of A, found
-/// without passing through it.
 /// The first segment of `path` (from waypoint `i` to `i + 1`) whose move is beyond f64: its
 /// translation's length overflows (1e308 to -1e308 on an axis, or 7.5e307 to -7.5e307 on two,
 /// a review's helper), so no step along it can be bounded and [`sweep`] would stop there,
 /// incomplete, with nothing found. Callers refuse such a path.
 pub fn first_unbounded_segment(path: &[Pose]) -> Option<usize> {
-    path.windows(2).position(|w| {
-        let shift = w[1].translation - w[0].translation;
-        !(shift.is_finite() && crate::geom::length(shift).is_finite())
-    })
+    path.windows(2)
+        .position(|w| !crate::geom::length(w[1].translation - w[0].translation).is_finite())
 }
 
+/// B moving through `path` (at least two waypoints) at `times` (increasing, first 0 and last 1;
+/// even spacing when empty), A placed by `pose_a`: the first pose within `tol` of A, found
+/// without passing through it.
 pub fn sweep(
     a: &PreparedMesh,
     pose_a: Pose,

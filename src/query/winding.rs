@@ -105,10 +105,7 @@ pub fn winding_from_integer(p: DVec3, m: &Posed, integer: i64) -> Winding {
 /// `None` where `p` lies on no triangle of the mesh (on a cap alone its winding number is
 /// continuous, and summed with a finite bound), or no direction tried could be taken.
 fn on_surface(p: DVec3, m: &Posed) -> Option<Winding> {
-    let root = m.root_box();
-    let reach = 2.0 * (root.diagonal() + p.distance(root.center())) + 1.0;
-    for dir in std::iter::once(out_nearest(p, &root)).chain((0..16).map(direction)) {
-        let q = p + dir * reach;
+    for q in ray_ends(p, &m.root_box()) {
         let Some((integer, held)) = crossings_past(p, q, m) else {
             continue;
         };
@@ -242,11 +239,16 @@ pub(crate) fn ray_crossings(p: DVec3, m: &Posed, extra: &[Tri]) -> Option<(u64, 
     if (p.cmplt(root.min) | p.cmpgt(root.max)).any() {
         return Some((0, 0));
     }
+    ray_ends(p, &root).find_map(|q| count_crossings(p, q, m, extra))
+}
+
+/// The far ends of the rays from `p` tried in turn, each past the root box from anywhere in it:
+/// out through its nearest face first ([`out_nearest`]), then the spiral's ([`direction`]).
+fn ray_ends(p: DVec3, root: &Aabb) -> impl Iterator<Item = DVec3> {
     let reach = 2.0 * (root.diagonal() + p.distance(root.center())) + 1.0;
-    let first = out_nearest(p, &root);
-    std::iter::once(first)
+    std::iter::once(out_nearest(p, root))
         .chain((0..16).map(direction))
-        .find_map(|dir| count_crossings(p, p + dir * reach, m, extra))
+        .map(move |dir| p + dir * reach)
 }
 
 /// The first direction tried: out through the root box's nearest face, tilted off the axis (a
