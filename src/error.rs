@@ -18,7 +18,7 @@ pub enum Error {
     /// A file that held more bytes than its metadata gave when it was opened.
     #[error("{path}: grew while being read (its size was {len} bytes when opened)")]
     Grew { path: PathBuf, len: u64 },
-    #[error("{path}: binary STL header declares {declared} triangles ({expected} bytes) but the file has {actual} bytes: the file is truncated or its triangle count is corrupt")]
+    #[error("{path}: binary STL header declares {declared} triangles ({expected} bytes) but the file has {actual} bytes: {}", stl_size_hint(*expected, *actual))]
     StlSizeMismatch {
         path: PathBuf,
         declared: u64,
@@ -89,3 +89,13 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Why a binary STL's length disagrees with its header's count: too short is a file cut off
+/// (or a count too large); too long is a count too small (some exporters write 0) or bytes
+/// after the triangles.
+fn stl_size_hint(expected: u64, actual: u64) -> &'static str {
+    match actual < expected {
+        true => "the file is truncated or its triangle count is corrupt",
+        false => "its triangle count is corrupt or something follows the triangles",
+    }
+}

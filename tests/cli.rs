@@ -177,6 +177,25 @@ fn check_pairs_clearance_and_poses() {
     assert_eq!(v["clearance_pair_count"], want);
     assert_eq!(v["pairs"].as_array().unwrap().len(), 0);
     assert_eq!(v["clearance_pairs"].as_array().unwrap().len(), want);
+    // A clearance of -0 is 0, and echoed so (a review's helper: "clearance -0"), in JSON and
+    // in text: the parts 0.2 apart have no pair within it.
+    for json in [true, false] {
+        let mut args = vec!["check", c, c, "--translate-b", "1.2,0,0", "--clearance=-0"];
+        args.extend(json.then_some("--json"));
+        let (code, out, err) = meshclash(&args);
+        assert_eq!(code, 0, "{err}");
+        if json {
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let d = v["clearance"].as_f64().unwrap();
+            assert!(d == 0.0 && d.is_sign_positive(), "{out}");
+            assert_eq!(v["clearance_pair_count"], 0);
+        } else {
+            assert!(
+                out.contains("clearance 0: 0 triangle pairs closer"),
+                "{out}"
+            );
+        }
+    }
     // Rotated 45° about z and pushed to touch an edge of A's face x = 0.5 … deep instead: B at
     // 0.5 overlaps half: intersecting pairs are listed with their class.
     let (code, out, _) = meshclash(&[

@@ -119,6 +119,9 @@ fn broken_files_give_typed_errors() {
         } => {}
         e => panic!("torus_truncated: {e}"),
     }
+    assert!(err("broken/torus_truncated.stl")
+        .to_string()
+        .ends_with("the file is truncated or its triangle count is corrupt"));
     match err("broken/tray_bottom_ascii_truncated.stl") {
         Error::Syntax { line, .. } => assert!(line > 1),
         e => panic!("tray truncated: {e}"),
@@ -155,6 +158,20 @@ fn forged_count_is_refused_before_allocating() {
         Err(Error::StlSizeMismatch { declared, .. }) => assert_eq!(declared, u32::MAX as u64),
         other => panic!("{other:?}"),
     }
+    // Longer than its count says (a review's helper: it was called truncated): 50 bytes past
+    // one declared triangle.
+    let mut long = vec![0u8; 84 + 100];
+    long[80..84].copy_from_slice(&1u32.to_le_bytes());
+    let e = read::read_stl(&long, "long.stl".as_ref()).unwrap_err();
+    assert!(
+        matches!(e, Error::StlSizeMismatch { actual: 184, .. }),
+        "{e}"
+    );
+    assert!(
+        e.to_string()
+            .ends_with("its triangle count is corrupt or something follows the triangles"),
+        "{e}"
+    );
     // Too short for a header, not ASCII.
     assert!(matches!(
         read::read_stl(&[1, 2, 3], "x.stl".as_ref()),

@@ -76,13 +76,49 @@ fn numbers<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyAn
     let arr = asarray(obj, None)?;
     let dtype = arr.getattr("dtype")?;
     let kind: String = dtype.getattr("kind")?.extract()?;
-    if matches!(kind.as_str(), "f" | "i" | "u" | "O") {
+    if matches!(kind.as_str(), "f" | "i" | "u") {
+        return Ok(arr);
+    }
+    // Python objects (Fraction, Decimal, int beyond int64...): each as float() reads it, but
+    // not those the dtypes above are refused for (a review's helper: strings were parsed and
+    // booleans taken as 0 and 1 through an object array).
+    if kind == "O" {
+        if let Some(bad) = not_real(&arr)? {
+            return Err(value_error(format!(
+                "{what} must be an array of real numbers, got an object array holding {bad}"
+            )));
+        }
         return Ok(arr);
     }
     Err(value_error(format!(
         "{what} must be an array of real numbers, got dtype {}",
         dtype.str()?
     )))
+}
+
+/// The type of the first element of object array `arr` that is a boolean, a complex number, a
+/// string or bytes, if any.
+fn not_real(arr: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    let py = arr.py();
+    let np = py.import(pyo3::intern!(py, "numpy"))?;
+    let refused = pyo3::types::PyTuple::new(
+        py,
+        [
+            py.get_type::<pyo3::types::PyBool>().into_any(),
+            np.getattr("bool_")?,
+            py.get_type::<pyo3::types::PyComplex>().into_any(),
+            np.getattr("complexfloating")?,
+            py.get_type::<PyString>().into_any(),
+            py.get_type::<pyo3::types::PyBytes>().into_any(),
+        ],
+    )?;
+    for x in arr.call_method0("ravel")?.try_iter()? {
+        let x = x?;
+        if x.is_instance(&refused)? {
+            return Ok(Some(x.get_type().name()?.to_string()));
+        }
+    }
+    Ok(None)
 }
 
 /// A shape as Python writes it: `(5, 3)`, `(0,)`, `()`.
@@ -250,6 +286,22 @@ impl PyBackend {
         Arc::as_ptr(&self.inner) as usize as u64
     }
 
+    /// Pickled as its kind: unpickled (in another process too) it is that process's backend
+    /// of the kind.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let module = py.import("meshclash._meshclash")?;
+        Ok((module.getattr("backend")?, (self.kind(),)))
+    }
+
+    /// The same handle: a backend is shared, not copied.
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "meshclash.Backend(kind={:?}, answering on {})",
@@ -264,17 +316,20 @@ impl PyBackend {
 /// hardware GPU when there is one, else the CPU (a software adapter such as lavapipe is slower
 /// than the CPU path).
 #[pyfunction]
-#[pyo3(signature = (kind = "auto"))]
-pub fn backend(py: Python<'_>, kind: &str) -> PyResult<PyBackend> {
-    let kind: BackendKind = kind.parse().map_err(err)?;
+#[pyo3(signature = (kind = None), text_signature = "(kind='auto')")]
+pub fn backend(py: Python<'_>, kind: Option<&str>) -> PyResult<PyBackend> {
+    let kind: BackendKind = kind.unwrap_or("auto").parse().map_err(err)?;
     Ok(PyBackend {
         inner: shared(py, kind)?,
         pid: std::process::id(),
     })
 }
 
-/// A `backend=` argument: a kind's name or a `Backend`.
+/// A `backend=` argument: a kind's name or a `Backend`; `None` is "auto".
 pub fn backend_arg(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Backend>> {
+    if obj.is_none() {
+        return Ok(backend(obj.py(), None)?.inner);
+    }
     if let Ok(b) = obj.cast::<PyBackend>() {
         let b = b.get();
         if b.pid == std::process::id() {
@@ -285,7 +340,7 @@ pub fn backend_arg(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Backend>> {
     let kind = obj
         .cast::<PyString>()
         .map_err(|_| value_error("backend must be \"auto\", \"cpu\", \"gpu\" or a Backend"))?;
-    Ok(backend(obj.py(), &kind.to_cow()?)?.inner)
+    Ok(backend(obj.py(), Some(&kind.to_cow()?))?.inner)
 }
 
 /// The adapter that answered, or `null` on the CPU (as the command line gives it).

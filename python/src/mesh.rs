@@ -1,7 +1,7 @@
 //! `Mesh`: a mesh welded and prepared once (octree, topology, bodies), kept on the GPU after
 //! its first GPU query.
 
-use crate::convert::{asarray, check_shape, err, json_to_py, room, value_error};
+use crate::convert::{asarray, check_shape, err, f64_array, json_to_py, room, value_error};
 use crate::process::released;
 use meshclash::mesh::BoundaryReport;
 use meshclash::{Mesh as CoreMesh, PreparedMesh};
@@ -67,17 +67,25 @@ impl Mesh {
     }
 
     /// From arrays: vertices rounded to float32 (an error past float32's range), faces checked
-    /// against the vertex count, then welded.
+    /// against the vertex count, then welded and prepared.
     fn from_arrays(
         py: Python<'_>,
         vertices: &Bound<'_, PyAny>,
         faces: &Bound<'_, PyAny>,
         source: &str,
     ) -> PyResult<Mesh> {
-        let v = asarray(vertices, Some("float64"))?
-            .cast_into::<PyArrayDyn<f64>>()
-            .map_err(|_| value_error("vertices must be an array of numbers"))?;
-        check_shape(v.shape(), "vertices", &[None, Some(3)])?;
+        Mesh::prepare(py, Mesh::welded(vertices, faces, source)?)
+    }
+
+    /// [`Mesh::from_arrays`]' mesh, welded, not yet prepared.
+    fn welded(
+        vertices: &Bound<'_, PyAny>,
+        faces: &Bound<'_, PyAny>,
+        source: &str,
+    ) -> PyResult<CoreMesh> {
+        // Refused as query rows are: booleans, complex numbers, strings (a review's helper:
+        // the imaginary part was dropped, "0.5" parsed).
+        let v = f64_array(vertices, "vertices", &[None, Some(3)])?;
         let f = asarray(faces, None)?;
         let f = f
             .cast::<PyUntypedArray>()
@@ -91,7 +99,7 @@ impl Mesh {
                 f.dtype()
             )));
         }
-        let verts = float32_vertices(v.readonly().as_array(), source)?;
+        let verts = float32_vertices(v.as_array(), source)?;
         // Unsigned indices are read as uint64 (int64 would wrap those from 2^63 on to negative
         // numbers, and the message would name a vertex the caller never gave).
         let soup = if kind == b'u' {
@@ -109,8 +117,7 @@ impl Mesh {
             let f = f.readonly();
             gather(&verts, f.as_array(), source)?
         };
-        let mesh = CoreMesh::from_soup(source, soup).map_err(err)?;
-        Mesh::prepare(py, mesh)
+        CoreMesh::from_soup(source, soup).map_err(err)
     }
 
     /// A `Mesh`, or anything with `.vertices` and `.faces` made into one (prepared anew).
@@ -271,6 +278,32 @@ impl Mesh {
         self.prep.mesh.triangles.len()
     }
 
+    /// Pickled as its welded vertices and faces, its source and unit (a review's helper:
+    /// `multiprocessing` with "spawn", macOS's and Windows's default, could not send one):
+    /// unpickled, the same triangles in the same order, prepared anew.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let module = py.import("meshclash._meshclash")?;
+        let args = (
+            self.vertices(py),
+            self.faces(py),
+            self.source(),
+            self.unit(),
+        );
+        Ok((
+            module.getattr("_mesh_from_parts")?,
+            args.into_pyobject(py)?.into_any(),
+        ))
+    }
+
+    /// The same mesh: it never changes, so a copy is itself.
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "meshclash.Mesh({} triangles, {} vertices, from {})",
@@ -287,8 +320,30 @@ impl Mesh {
 /// declares). ``OSError`` when the file cannot be read, ``ValueError`` when it is not a valid
 /// mesh (the command line's messages).
 #[pyfunction]
-pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<Mesh> {
+pub fn load(py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<Mesh> {
+    // A str, bytes or os.PathLike, as open() takes (a review's helper: bytes were refused,
+    // though the message for another type named them).
+    let os = py.import("os")?;
+    let path: PathBuf = os
+        .call_method1("fsdecode", (os.call_method1("fspath", (path,))?,))?
+        .extract()?;
     let mesh = released(py, || CoreMesh::load(&path))?.map_err(err)?;
+    Mesh::prepare(py, mesh)
+}
+
+/// A pickled `Mesh` made again ([`Mesh::__reduce__`]): its welded vertices and faces, its
+/// source and unit.
+#[pyfunction]
+pub fn _mesh_from_parts(
+    py: Python<'_>,
+    vertices: &Bound<'_, PyAny>,
+    faces: &Bound<'_, PyAny>,
+    source: PathBuf,
+    unit: Option<String>,
+) -> PyResult<Mesh> {
+    let mut mesh = Mesh::welded(vertices, faces, &source.to_string_lossy())?;
+    mesh.unit = unit;
+    mesh.source = source;
     Mesh::prepare(py, mesh)
 }
 

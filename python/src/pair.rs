@@ -217,6 +217,15 @@ impl CheckResult {
     fn timings_ms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_to_py(py, &meshclash::json::timings(&self.report.timings))
     }
+    /// The same result: it never changes, so a copy is itself.
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+
     /// What ``meshclash check --json`` prints (with ``--pairs`` when ``pairs=True``), less
     /// ``backend``, ``adapter`` and ``timings_ms``.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -332,7 +341,7 @@ pub fn backend_of(
 ) -> PyResult<std::sync::Arc<meshclash::Backend>> {
     match backend {
         Some(b) => backend_arg(b),
-        None => Ok(crate::convert::backend(py, "auto")?.inner),
+        None => Ok(crate::convert::backend(py, None)?.inner),
     }
 }
 
@@ -445,6 +454,15 @@ impl SolidDistanceResult {
     fn triangle_b(&self) -> Option<u32> {
         self.apart().map(|d| d.triangle_b)
     }
+    /// The same result: it never changes, so a copy is itself.
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+
     /// What ``meshclash check --quick --json`` prints, less ``backend`` and ``timings_ms``.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_to_py(py, &meshclash::json::solid_distance(&self.solid))
@@ -565,6 +583,15 @@ impl SelfResult {
     fn timings_ms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_to_py(py, &meshclash::json::timings(&self.report.timings))
     }
+    /// The same result: it never changes, so a copy is itself.
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+
     /// What ``meshclash self --json`` prints (with ``--pairs`` when ``pairs=True``), less
     /// ``backend``, ``adapter`` and ``timings_ms``.
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -8,6 +8,8 @@ import sys
 import threading
 import time
 import warnings
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -119,6 +121,8 @@ def test_load_equals_arrays_of_the_file():
     t = trimesh.load(CASES / "meshes/torus.stl", process=False)
     assert mc.Mesh(t).info() == m.info()
     assert np.array_equal(mc.Mesh(t).vertices[mc.Mesh(t).faces], m.vertices[m.faces])
+    # A bytes path, as open() takes one (a review's helper: refused).
+    assert mc.load(bytes(CASES / "meshes/torus.stl")).info() == m.info()
 
 
 @pytest.mark.parametrize("vertices, faces, message", [
@@ -182,8 +186,29 @@ def test_points_numpy_would_change_quietly_are_refused(points, message):
     # A masked array with nothing masked is its values; integers and objects holding numbers
     # are numbers.
     plain = [[0.5, 0.5, 0.5]]
-    for ok in (np.ma.masked_array(plain), np.array([[1, 0, 0]]), np.array(plain, dtype=object)):
+    for ok in (np.ma.masked_array(plain), np.array([[1, 0, 0]]), np.array(plain, dtype=object),
+               np.array([[Fraction(1, 2), Decimal("0.5"), 0.5]], dtype=object)):
         assert mc.inside(cube, ok).tolist() == [ok.tolist()[0] == [0.5, 0.5, 0.5]]
+
+
+@pytest.mark.parametrize("held, name", [
+    ("0.5", "str"), (True, "bool"), (np.True_, "bool"), (0.5 + 0j, "complex"), (b"0.5", "bytes"),
+])
+def test_object_arrays_and_vertices_refuse_what_typed_arrays_refuse(held, name):
+    """An object array skipped the dtype check (a review's helper: strings were parsed and
+    booleans read as 0 and 1), and vertices took complex, boolean and string arrays."""
+    cube = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
+    rows = np.array([[0.5, held, 0.5]], dtype=object)
+    with pytest.raises(ValueError, match=f"points must be an array of real numbers, got an object array holding {name}"):
+        mc.inside(cube, rows)
+    v, f = box((0, 0, 0), (1, 1, 1))
+    bad = v.astype(object)
+    bad[0, 0] = held
+    with pytest.raises(ValueError, match=f"vertices must be an array of real numbers, got an object array holding {name}"):
+        mc.Mesh(bad, f)
+    for typed, dtype in ((v + 0j, "complex128"), (v > 0.5, "bool"), (v.astype(str), "<U32")):
+        with pytest.raises(ValueError, match=re.escape(f"vertices must be an array of real numbers, got dtype {dtype}")):
+            mc.Mesh(typed, f)
 
 
 RIGID = np.eye(4)
@@ -328,9 +353,13 @@ def test_backend_defaults_to_auto_as_documented():
           mc.closest_points, mc.ray_hits, mc.sphere_contacts, mc.sphere_sweeps]
     for f in fs:
         assert inspect.signature(f).parameters["backend"].default == "auto", f.__name__
-    # None is "auto" too.
+    # None is "auto" too, everywhere a backend is asked for (a review's helper: not in
+    # backend() nor CollisionManager).
     a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
     assert mc.check(a, a, backend=None).backend == mc.check(a, a).backend == mc.backend("auto").name
+    assert mc.backend(None) == mc.backend("auto") == mc.backend()
+    manager = mc.CollisionManager(backend=None)
+    assert manager.backend == mc.backend("auto")
 
 
 def test_first_info_of_one_mesh_from_several_threads_returns():

@@ -7,6 +7,7 @@ import multiprocessing
 
 import numpy as np
 import pytest
+import trimesh
 
 import meshclash as mc
 
@@ -47,3 +48,34 @@ def test_a_forked_child_answers_as_its_parent(backend, handle):
         child.kill()
     assert got == parent, "the forked child hung or answered otherwise"
     assert child.exitcode == 0
+
+
+def pickled_answers(mesh, backend):
+    """The answers of a mesh and a backend that came through pickle."""
+    near = mc.closest_points(mesh, POINTS, backend=backend)
+    return near["distance"].tolist(), near["triangle"].tolist(), mesh.source, len(mesh)
+
+
+def test_meshes_and_backends_pickle_for_spawned_processes(tmp_path):
+    """"spawn" (macOS's and Windows's default) and "forkserver" pickle their arguments: a Mesh
+    and a Backend could not be (a review's helper). A mesh comes back as the same triangles in
+    the same order, with its source; a backend as the receiving process's of its kind."""
+    import copy
+    import pickle
+
+    m = mc.load(TORUS)
+    again = pickle.loads(pickle.dumps(m))
+    assert np.array_equal(again.vertices, m.vertices) and np.array_equal(again.faces, m.faces)
+    assert again.source == m.source and again.unit == m.unit and again.info() == m.info()
+    assert pickle.loads(pickle.dumps(mc.backend("cpu"))) == mc.backend("cpu")
+    for x in (m, mc.backend("cpu"), mc.check(m, m), mc.solid_distance(m, m), mc.self_intersections(m)):
+        assert copy.copy(x) is x and copy.deepcopy(x) is x
+    # A file's unit survives too (a GLB's is the meter).
+    glb = tmp_path / "box.glb"
+    trimesh.creation.box().export(glb)
+    box = mc.load(glb)
+    assert box.unit == "meter" and pickle.loads(pickle.dumps(box)).unit == "meter"
+    spawn = multiprocessing.get_context("spawn")
+    with spawn.Pool(1) as pool:
+        got = pool.apply_async(pickled_answers, (m, mc.backend("cpu"))).get(120)
+    assert got == pickled_answers(m, mc.backend("cpu"))

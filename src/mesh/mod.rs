@@ -61,7 +61,10 @@ impl std::fmt::Display for Coarse {
                 self.spacing / self.size,
                 self.size
             )?,
-            false => write!(f, "and it is a single point there")?,
+            false => write!(
+                f,
+                "and it is a single point there (if it was not made as one, float32 has collapsed it)"
+            )?,
         }
         write!(
             f,

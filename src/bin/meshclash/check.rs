@@ -15,6 +15,16 @@ pub struct Output {
     pub pictures: PictureArgs,
 }
 
+/// `--clearance` as given, if a finite distance >= 0 (a `-0` as 0: it is echoed back).
+pub fn valid_clearance(clearance: Option<f64>) -> Result<Option<f64>, Error> {
+    match clearance {
+        Some(d) if !(d.is_finite() && d >= 0.0) => Err(Error::Argument(format!(
+            "--clearance must be a finite distance >= 0, got {d}"
+        ))),
+        _ => Ok(clearance.map(|d| d + 0.0)),
+    }
+}
+
 pub fn check(
     a: &Path,
     b: &Path,
@@ -23,13 +33,7 @@ pub fn check(
     kind: BackendKind,
     out: Output,
 ) -> Result<(), Error> {
-    if let Some(d) = clearance {
-        if !(d.is_finite() && d >= 0.0) {
-            return Err(Error::Argument(format!(
-                "--clearance must be a finite distance >= 0, got {d}"
-            )));
-        }
-    }
+    let clearance = valid_clearance(clearance)?;
     out.pictures.check_paths()?;
     let (ma, mb) = load_pair(a, b)?;
     let backend = choose_backend(kind)?;

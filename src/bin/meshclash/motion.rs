@@ -44,13 +44,7 @@ pub fn poses(
     (out, json_out): (Option<PathBuf>, bool),
     kind: BackendKind,
 ) -> Result<(), Error> {
-    if let Some(d) = clearance {
-        if !(d.is_finite() && d >= 0.0) {
-            return Err(Error::Argument(format!(
-                "--clearance must be a finite distance >= 0, got {d}"
-            )));
-        }
-    }
+    let clearance = super::check::valid_clearance(clearance)?;
     if let Some(out) = &out {
         table::check_out(out)?;
     }
