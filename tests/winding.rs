@@ -480,6 +480,34 @@ fn a_point_on_the_surface_has_the_principal_value() {
         let w = query::winding_number(p, &posed);
         assert!((w.value - want).abs() < 1e-12, "{p}: {w:?}");
         assert!(w.bound.is_infinite(), "{p}: {w:?}");
+        // On a face (inside a triangle, or on the diagonal between two), exactly 1/2: a point
+        // on a diagonal was 0.4999999999999999 and 'outside' beside points 'inside' (a
+        // review's helper).
+        if want == 0.5 {
+            assert_eq!(w.value, 0.5, "{p}");
+        }
+    }
+    // The unit cube: each face's centre and the points a quarter along both its diagonals,
+    // on one of its triangles' shared edge or inside one.
+    let unit = soup_mesh("unit cube", common::box_soup([0.0; 3], [1.0; 3]));
+    let posed_unit = Posed::new(&unit, Pose::IDENTITY);
+    for axis in 0..3 {
+        for level in [0.0, 1.0] {
+            for (s, t) in [
+                (0.5, 0.5),
+                (0.25, 0.25),
+                (0.75, 0.75),
+                (0.25, 0.75),
+                (0.75, 0.25),
+            ] {
+                let mut p = DVec3::splat(0.0);
+                p[axis] = level;
+                p[(axis + 1) % 3] = s;
+                p[(axis + 2) % 3] = t;
+                let w = query::winding_number(p, &posed_unit);
+                assert_eq!(w.value, 0.5, "{p}: {w:?}");
+            }
+        }
     }
     // The cube with its bottom fanned about its centre: points 1e-170 from the fan's centre,
     // on a spoke and inside a triangle, whose directions to it square below f64 (a review's
@@ -492,12 +520,17 @@ fn a_point_on_the_surface_has_the_principal_value() {
     let fanned = soup_mesh("fanned cube", fanned);
     assert!(fanned.info.closed);
     let posed_fan = Posed::new(&fanned, Pose::IDENTITY);
+    // Exactly 1/2 there, at the fan's centre and on its spokes too (four sectors at a vertex,
+    // two half turns on an edge: each sector's angle summed was off by a rounding).
     for p in [
         DVec3::new(1e-170, 1e-170, -1.0),
         DVec3::new(1e-170, 1e-171, -1.0),
+        DVec3::new(0.0, 0.0, -1.0),
+        DVec3::new(0.5, 0.5, -1.0),
+        DVec3::new(-0.25, 0.25, -1.0),
     ] {
         let w = query::winding_number(p, &posed_fan);
-        assert!((w.value - 0.5).abs() < 1e-12, "{p}: {w:?}");
+        assert_eq!(w.value, 0.5, "{p}: {w:?}");
     }
     // On a cap alone, not on the mesh: the winding number is continuous there, and certain
     // (a review's helper's open pyramid, whose cap's apex (2, 2.8, 0), the loop's mean, puts
