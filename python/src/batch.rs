@@ -134,7 +134,7 @@ pub fn inside<'py>(
 #[pyfunction]
 #[pyo3(
     signature = (mesh, points, transform = None, max_distance = f64::INFINITY, signed = false, backend = None),
-    text_signature = "(mesh, points, transform=None, max_distance=..., signed=False, backend='auto')"
+    text_signature = "(mesh, points, transform=None, max_distance=math.inf, signed=False, backend='auto')"
 )]
 pub fn closest_points<'py>(
     py: Python<'py>,
@@ -212,7 +212,7 @@ fn reachable<T>(m: &PreparedMesh, found: &[Option<T>]) -> PyResult<()> {
 #[pyfunction]
 #[pyo3(
     signature = (mesh, origins, directions, transform = None, max_t = f64::INFINITY, hits = "first", backend = None),
-    text_signature = "(mesh, origins, directions, transform=None, max_t=..., hits='first', backend='auto')"
+    text_signature = "(mesh, origins, directions, transform=None, max_t=math.inf, hits='first', backend='auto')"
 )]
 #[allow(clippy::too_many_arguments)]
 pub fn ray_hits<'py>(

@@ -362,6 +362,13 @@ def test_backend_defaults_to_auto_as_documented():
     assert manager.backend == mc.backend("auto")
 
 
+def test_unbounded_defaults_read_as_infinity():
+    """The signatures said max_distance=Ellipsis and max_t=Ellipsis (a review's helper), which
+    no call can pass: they are infinity."""
+    assert inspect.signature(mc.closest_points).parameters["max_distance"].default == float("inf")
+    assert inspect.signature(mc.ray_hits).parameters["max_t"].default == float("inf")
+
+
 def test_first_info_of_one_mesh_from_several_threads_returns():
     """Two threads' first ``info()`` of one mesh hung the process (a review's helper): one waited
     to take the GIL back inside the edges' one-time initializer while the other, holding the
