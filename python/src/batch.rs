@@ -483,13 +483,7 @@ pub fn poses<'py>(
     clearance: Option<f64>,
     backend: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    if let Some(d) = clearance {
-        if !(d.is_finite() && d >= 0.0) {
-            return Err(value_error(format!(
-                "clearance must be a finite distance >= 0, got {d}"
-            )));
-        }
-    }
+    let clearance = crate::pair::clearance_arg(clearance)?;
     let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
     let pa = pose(transform_a, "transform_a")?;
     let ps = pose_list(transforms_b, "transforms_b")?;

@@ -217,6 +217,7 @@ impl CheckResult {
     fn timings_ms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_to_py(py, &meshclash::json::timings(&self.report.timings))
     }
+
     /// The same result: it never changes, so a copy is itself.
     fn __copy__(slf: Py<Self>) -> Py<Self> {
         slf
@@ -259,12 +260,13 @@ fn py_bool(b: bool) -> &'static str {
 }
 
 /// The clearance as ``--clearance`` takes it.
-fn clearance_arg(clearance: Option<f64>) -> PyResult<Option<f64>> {
+pub(crate) fn clearance_arg(clearance: Option<f64>) -> PyResult<Option<f64>> {
     match clearance {
         Some(d) if !(d.is_finite() && d >= 0.0) => Err(value_error(format!(
             "clearance must be a finite distance >= 0, got {d}"
         ))),
-        c => Ok(c),
+        // -0 as 0: the result gives it back.
+        c => Ok(c.map(|d| d + 0.0)),
     }
 }
 
@@ -454,6 +456,7 @@ impl SolidDistanceResult {
     fn triangle_b(&self) -> Option<u32> {
         self.apart().map(|d| d.triangle_b)
     }
+
     /// The same result: it never changes, so a copy is itself.
     fn __copy__(slf: Py<Self>) -> Py<Self> {
         slf
@@ -583,6 +586,7 @@ impl SelfResult {
     fn timings_ms<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_to_py(py, &meshclash::json::timings(&self.report.timings))
     }
+
     /// The same result: it never changes, so a copy is itself.
     fn __copy__(slf: Py<Self>) -> Py<Self> {
         slf

@@ -419,3 +419,11 @@ def test_a_mesh_float32_holds_coarsely_for_its_size_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mc.Mesh(*box((0.0, 0.0, 0.0), (0.4, 0.4, 3.0)))
+
+
+def test_a_clearance_of_minus_zero_is_zero():
+    """As the command line echoes it (a review's helper saw "clearance -0" there)."""
+    a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
+    r = mc.check(a, a, transform_b=translation(2, 0, 0), clearance=-0.0)
+    assert r.clearance == 0.0 and np.copysign(1.0, r.clearance) == 1.0
+    assert r.clearance_pair_count == 0
