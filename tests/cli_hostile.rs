@@ -320,3 +320,64 @@ fn ascii_stl_refuses_more_on_a_line() {
         );
     }
 }
+
+/// An output that is one of the command's inputs is refused before the work, the input left
+/// as it was (a review's helper: `--render a.stl` wrote a PNG over the mesh), through hard and
+/// symbolic links too; `--render` and `--glb` to one file are refused; and a picture that
+/// cannot be written does not lose the answer, printed before it.
+#[cfg(unix)]
+#[test]
+fn outputs_that_are_inputs_are_refused_and_answers_come_before_pictures() {
+    let dir = std::env::temp_dir().join(format!("meshclash-cli-inputs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mesh = dir.join("a.stl");
+    std::fs::copy(CUBE, &mesh).unwrap();
+    let (hard, soft) = (dir.join("hard.stl"), dir.join("soft.stl"));
+    std::fs::hard_link(&mesh, &hard).unwrap();
+    std::os::unix::fs::symlink(&mesh, &soft).unwrap();
+    let rows = scratch_file("inputs_rows.csv", b"0,0,2\n");
+    let poses = scratch_file("inputs_poses.json", b"[[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1]]");
+    let before = std::fs::read(&mesh).unwrap();
+    let m = mesh.to_str().unwrap();
+    let png = dir.join("x.png");
+    let png = png.to_str().unwrap();
+    for (args, named) in [
+        (vec!["check", m, CUBE, "--render", m], m),
+        (vec!["check", CUBE, m, "--glb", hard.to_str().unwrap()], m),
+        (vec!["self", m, "--render", soft.to_str().unwrap()], m),
+        (vec!["closest", CUBE, &rows, "--out", &rows], &rows),
+        (vec!["poses", CUBE, m, &poses, "--out", &poses], &poses),
+    ] {
+        let (code, out, err) = meshclash_or_hang(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.contains("is an input of this command") && err.contains(named),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(&mesh).unwrap(), before);
+    assert_eq!(std::fs::read(&rows).unwrap(), b"0,0,2\n");
+    let (code, _, err) = meshclash_or_hang(&["check", CUBE, CUBE, "--render", png, "--glb", png]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--render and --glb are one file"), "{err}");
+    // Both to /dev/null is taken (to time them).
+    let (code, _, err) = meshclash_or_hang(&[
+        "check",
+        CUBE,
+        CUBE,
+        "--render",
+        "/dev/null",
+        "--glb",
+        "/dev/null",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // A GLB the disk cannot hold: the answer is out before the error.
+    let (code, out, err) =
+        meshclash_or_hang(&["check", CUBE, CUBE, "--json", "--glb", "/dev/full"]);
+    assert_ne!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("the answer, as JSON");
+    assert_eq!(v["intersects"], true);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -2,7 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use meshclash::{BackendKind, DVec3, Error, Pose};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
 #[command(
@@ -353,14 +353,25 @@ pub struct PictureArgs {
 impl PictureArgs {
     /// Where the pictures go, checked before the work as `--out` is: a long check is not lost
     /// to a typo in a folder's name.
-    pub fn check_paths(&self) -> Result<(), Error> {
+    /// Neither is one of the command's `inputs`, nor both one file.
+    pub fn check_paths(&self, inputs: &[&Path]) -> Result<(), Error> {
         if let Some(p) = &self.render {
-            crate::table::check_writable("--render", p)?;
+            crate::table::check_writable("--render", p, inputs)?;
         }
         if let Some(p) = &self.glb {
-            crate::table::check_writable("--glb", p)?;
+            crate::table::check_writable("--glb", p, inputs)?;
         }
-        Ok(())
+        // Both to one file is refused, but for a device (both to /dev/null, to time them).
+        let device = |p: &Path| std::fs::metadata(p).is_ok_and(|m| !m.is_file());
+        match (&self.render, &self.glb) {
+            (Some(png), Some(glb)) if crate::table::same_path(png, glb) && !device(png) => {
+                Err(Error::Argument(format!(
+                    "--render and --glb are one file, {}: the GLB would replace the PNG",
+                    png.display()
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 }
 

@@ -34,24 +34,25 @@ pub fn check(
     out: Output,
 ) -> Result<(), Error> {
     let clearance = valid_clearance(clearance)?;
-    out.pictures.check_paths()?;
+    out.pictures.check_paths(&[a, b])?;
     let (ma, mb) = load_pair(a, b)?;
     let backend = choose_backend(kind)?;
     let r = progress::during("checking", || {
         backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance })
     })?;
     within_f64(r.distance.distance)?;
+    // The answer first: a picture that cannot be written (a full disk) does not lose it.
+    if out.json {
+        out!("{}", json::check_json(&r, out.pairs, &backend));
+    } else {
+        text::print_check(a, b, &ma, &mb, &r, out.pairs, &backend);
+    }
     let p = &out.pictures;
     if p.render.is_some() || p.glb.is_some() {
         let scene = Scene::of_check(&ma, pa, &mb, pb, &r);
         progress::during("drawing", || {
             picture::write(&scene, p.render.as_deref(), p.size, p.glb.as_deref())
         })?;
-    }
-    if out.json {
-        out!("{}", json::check_json(&r, out.pairs, &backend));
-    } else {
-        text::print_check(a, b, &ma, &mb, &r, out.pairs, &backend);
     }
     Ok(())
 }

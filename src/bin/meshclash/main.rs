@@ -178,20 +178,21 @@ fn run(cli: Cli) -> Result<(), Error> {
             backend,
             pictures: p,
         } => {
-            p.check_paths()?;
+            p.check_paths(&[&mesh])?;
             let m = load(&mesh)?;
             let backend = choose_backend(backend.kind())?;
             let r = progress::during("checking", || backend.self_intersections(&m))?;
+            // The answer first, as check's.
+            if json {
+                out!("{}", json::self_json(&r, pairs, &backend));
+            } else {
+                text::print_self(&mesh, &m, &r, pairs, &backend);
+            }
             if p.render.is_some() || p.glb.is_some() {
                 let scene = meshclash::picture::Scene::of_self(&m, meshclash::Pose::IDENTITY, &r);
                 progress::during("drawing", || {
                     meshclash::picture::write(&scene, p.render.as_deref(), p.size, p.glb.as_deref())
                 })?;
-            }
-            if json {
-                out!("{}", json::self_json(&r, pairs, &backend));
-            } else {
-                text::print_self(&mesh, &m, &r, pairs, &backend);
             }
             Ok(())
         }

@@ -46,7 +46,7 @@ pub fn poses(
 ) -> Result<(), Error> {
     let clearance = super::check::valid_clearance(clearance)?;
     if let Some(out) = &out {
-        table::check_out(out)?;
+        table::check_out(out, &[a, b, poses])?;
     }
     let ps = read_poses(poses)?;
     let (ma, mb) = load_pair(a, b)?;

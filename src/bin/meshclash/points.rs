@@ -24,7 +24,7 @@ pub struct Job<'a> {
 impl<'a> Job<'a> {
     pub fn new(mesh: &'a Path, rows: &'a Path, batch: BatchArgs) -> Result<Job<'a>, Error> {
         if let Some(out) = &batch.out {
-            table::check_out(out)?;
+            table::check_out(out, &[mesh, rows])?;
         }
         Ok(Job {
             mesh,

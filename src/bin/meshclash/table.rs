@@ -625,22 +625,29 @@ fn write_now(path: &Path, n: usize, columns: &[(&str, Column)]) -> Result<(), Er
 
 /// An `--out` path that [`write`] can take: a known format, and [`check_writable`]. Checked
 /// before the work, so that a long batch is not lost to a typo or a read-only folder.
-pub fn check_out(path: &Path) -> Result<(), Error> {
+pub fn check_out(path: &Path, inputs: &[&Path]) -> Result<(), Error> {
     if !matches!(extension(path).as_str(), "csv" | "json" | "npy") {
         return Err(Error::Argument(format!(
             "--out {}: unknown table format (expected .npy, .csv or .json)",
             path.display()
         )));
     }
-    check_writable("--out", path)
+    check_writable("--out", path, inputs)
 }
 
 /// A path `option` will write once the work is done: in a folder that exists, a file (or a
-/// device such as /dev/null) or none yet, and writable. An existing file is opened for writing
-/// but left as it is; a new one is created and removed again. Links are followed: one whose
-/// file does not exist yet is judged by the path it leads to.
-pub fn check_writable(option: &str, path: &Path) -> Result<(), Error> {
+/// device such as /dev/null) or none yet, and writable, and none of the command's `inputs`
+/// (a review's helper: `--render a.stl` wrote a PNG over the mesh it had read). An existing
+/// file is opened for writing but left as it is; a new one is created and removed again.
+/// Links are followed: one whose file does not exist yet is judged by the path it leads to.
+pub fn check_writable(option: &str, path: &Path, inputs: &[&Path]) -> Result<(), Error> {
     let bad = |why: &str| Error::Argument(format!("{option} {}: {why}", path.display()));
+    if let Some(input) = inputs.iter().find(|i| same_path(path, i)) {
+        return Err(bad(&format!(
+            "is an input of this command ({}): it would be written over",
+            input.display()
+        )));
+    }
     let target = dangling_target(path);
     let path = target.as_deref().unwrap_or(path);
     if let Ok(meta) = std::fs::metadata(path) {
@@ -667,6 +674,30 @@ pub fn check_writable(option: &str, path: &Path) -> Result<(), Error> {
             .and_then(|_| std::fs::remove_file(path)),
     };
     writable.map_err(|e| bad(&format!("cannot be written: {e}")))
+}
+
+/// Whether `a` and `b` name one file: the same file where both exist (through links, hard or
+/// symbolic: by their metadata, never opened, which would block on a FIFO), else the same
+/// absolute path (an output not written yet).
+pub fn same_path(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => same_file(&x, &y, a, b),
+        _ => matches!(
+            (std::path::absolute(a), std::path::absolute(b)),
+            (Ok(x), Ok(y)) if x == y
+        ),
+    }
+}
+
+#[cfg(unix)]
+fn same_file(x: &std::fs::Metadata, y: &std::fs::Metadata, _: &Path, _: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (x.dev(), x.ino()) == (y.dev(), y.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata, a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 
 /// Whether writing to a file of this type could block: a FIFO or a socket.
