@@ -226,6 +226,20 @@ fn within_the_clearance_is_orange_and_not_red() {
     );
 }
 
+/// Plates one over the other, 0.5 apart, with a clearance: framed on both (not on the corner
+/// the closest segment joins, half the picture empty) and seen from 20° off square to the
+/// segment, their faces showing (a review's helper: two orange lines, 98 % white).
+#[test]
+fn plates_one_over_the_other_show_their_faces() {
+    let a = box_mesh([0.0; 3], [100.0, 100.0, 2.0]);
+    let b = box_mesh([0.0; 3], [100.0, 100.0, 2.0]);
+    let (c, interferes, _) = check_png(&a, &b, shift(0.0, 0.0, 2.5), Some(1.0));
+    assert!(!interferes);
+    let parts = c.grey + c.blue + c.orange;
+    assert!(parts > 320 * 240 / 20, "{c:?}");
+    assert!(c.orange > 0, "{c:?}");
+}
+
 #[test]
 fn the_same_picture_every_time() {
     let torus = PreparedMesh::new(meshclash::mesh::generate::torus(1.0, 0.3, 48, 24));

@@ -95,15 +95,23 @@ impl Scene {
     /// What a `check`'s picture frames: where the surfaces cross, where they do (the clashing
     /// triangles' box was a whole plate a small part pierced, a hunt's helper, the part a few
     /// pixels in it); else the `swallowed` body the answer names, the clashing triangles, the
-    /// closest segment, or everything.
+    /// closest segment with the triangles within the clearance (a review's helper: plates one
+    /// over the other were framed on the corner the segment happened to join, half the
+    /// picture empty), or everything.
     fn check_focus(&self, swallowed: Option<Aabb>) -> Aabb {
         let curves = (!self.curves.is_empty())
             .then(|| Aabb::from_points(self.curves.iter().flat_map(|&(p, q)| [p, q])));
         curves
             .or(swallowed)
-            .or_else(|| clash_box(&self.parts))
+            .or_else(|| marked_box(&self.parts, Mark::Clash))
             .unwrap_or_else(|| match self.closest {
-                Some((p, q)) => Aabb::from_points([p, q]),
+                Some((p, q)) => {
+                    let segment = Aabb::from_points([p, q]);
+                    match marked_box(&self.parts, Mark::Near) {
+                        Some(near) => segment.union(&near),
+                        None => segment,
+                    }
+                }
                 None => self.bounds(),
             })
     }
@@ -125,7 +133,7 @@ impl Scene {
             focus: Aabb::from_points([DVec3::ZERO]),
             context,
         };
-        scene.focus = clash_box(&scene.parts).unwrap_or_else(|| scene.bounds());
+        scene.focus = marked_box(&scene.parts, Mark::Clash).unwrap_or_else(|| scene.bounds());
         scene
     }
 
@@ -154,11 +162,12 @@ impl Scene {
 }
 
 /// The box of the clashing triangles of `parts`, if any.
-fn clash_box(parts: &[Part]) -> Option<Aabb> {
+/// The box of the triangles marked `mark`, if any.
+fn marked_box(parts: &[Part], mark: Mark) -> Option<Aabb> {
     let points: Vec<DVec3> = parts
         .iter()
         .flat_map(|p| p.triangles.iter().zip(&p.marks))
-        .filter(|(_, &m)| m == Mark::Clash)
+        .filter(|(_, &m)| m == mark)
         .flat_map(|(t, _)| *t)
         .collect();
     (!points.is_empty()).then(|| Aabb::from_points(points))
@@ -200,7 +209,7 @@ fn mark_inside(parts: &mut [Part; 2], posed: [&Posed; 2], report: &CheckReport) 
     };
     mark_swallowed(&mut parts[inner], posed[inner], posed[1 - inner]);
     contain(&mut parts[1 - inner], posed[1 - inner]);
-    let swallowed = clash_box(&parts[inner..=inner]);
+    let swallowed = marked_box(&parts[inner..=inner], Mark::Clash);
     mark_swallowed(&mut parts[1 - inner], posed[1 - inner], posed[inner]);
     swallowed
 }
