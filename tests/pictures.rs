@@ -77,6 +77,17 @@ fn red_exactly_when_the_parts_clash() {
     }
 }
 
+/// A part a few pixels across, or none (0.01 across, 40 from a part 3 across), is ringed in its
+/// colour: it was hidden under the closest segment's dot (a review's helper).
+#[test]
+fn a_small_part_far_away_is_ringed_in_its_colour() {
+    let a = box_mesh([0.0; 3], [3.0; 3]);
+    let b = box_mesh([0.0; 3], [0.01; 3]);
+    let (c, interferes, _) = check_png(&a, &b, shift(40.0, 0.0, 3.0), None);
+    assert!(!interferes);
+    assert!(c.grey > 0 && c.blue > 0, "{c:?}");
+}
+
 /// A box touching its container's +y wall from inside: the default diagonal looks from -y, so
 /// the wall's red was behind grey and only the curves drawn on top showed the clash (a review's
 /// helper). The camera turns to the side the clashing triangles face. The curves are taken out

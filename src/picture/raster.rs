@@ -137,6 +137,7 @@ pub fn png(scene: &Scene, width: u32, height: u32) -> Result<Vec<u8>> {
         let [x, y, _] = cam.project(p);
         (x as f32, y as f32)
     };
+    ring_small_parts(&mut pixmap, scene, &cam);
     let mut lines = tiny_skia::PathBuilder::new();
     for &(p, q) in &scene.curves {
         let ((x0, y0), (x1, y1)) = (project(p), project(q));
@@ -167,6 +168,41 @@ pub fn png(scene: &Scene, width: u32, height: u32) -> Result<Vec<u8>> {
     pixmap
         .encode_png()
         .map_err(|e| Error::Output(std::io::Error::other(e.to_string())))
+}
+
+/// A ring in its colour around each part drawn smaller than a few pixels: parts far apart,
+/// framed with the closest segment between them, or a small part beside a large one, were a
+/// dozen pixels or none, under the segment's dots (a review's helper).
+fn ring_small_parts(pixmap: &mut tiny_skia::Pixmap, scene: &Scene, cam: &Camera) {
+    const SMALL: f64 = 16.0;
+    for (k, part) in scene.parts.iter().enumerate() {
+        let b = super::bounds(part);
+        if !(b.min.is_finite() && b.max.is_finite()) {
+            continue;
+        }
+        let corners = (0..8).map(|i| {
+            let pick = |bit: usize, lo: f64, hi: f64| if i & bit == 0 { lo } else { hi };
+            let c = DVec3::new(
+                pick(1, b.min.x, b.max.x),
+                pick(2, b.min.y, b.max.y),
+                pick(4, b.min.z, b.max.z),
+            );
+            cam.project(c)
+        });
+        let (lo, hi) = corners.fold(([f64::MAX; 2], [f64::MIN; 2]), |(lo, hi), [x, y, _]| {
+            ([lo[0].min(x), lo[1].min(y)], [hi[0].max(x), hi[1].max(y)])
+        });
+        if (hi[0] - lo[0]).max(hi[1] - lo[1]) >= SMALL {
+            continue;
+        }
+        let [x, y, _] = cam.project(b.center());
+        let Some(ring) = tiny_skia::PathBuilder::from_circle(x as f32, y as f32, 14.0) else {
+            continue;
+        };
+        let mut path = tiny_skia::PathBuilder::new();
+        path.push_path(&ring);
+        stroke(pixmap, path, if k == 0 { PART_A } else { PART_B }, 2.0);
+    }
 }
 
 fn stroke(pixmap: &mut tiny_skia::Pixmap, path: tiny_skia::PathBuilder, c: [u8; 3], width: f32) {
