@@ -141,6 +141,29 @@ fn poses_equal_the_octree_search_on_real_meshes() {
     assert!((10..40).contains(&apart), "{apart} of 40 apart");
 }
 
+/// A rotation as far off rigid as a pose may be, carrying B 1e2 to 1e5 sizes away: the walk's
+/// pad for it grows with the distance, past the parts' size, where its boxes prune nothing (a
+/// review's helper: 8 s a pose at 1.7e5); the octree's search answers there. The same answers
+/// as `check --quick`'s search, to the bit.
+#[test]
+fn poses_far_away_under_a_rotation_off_rigid_equal_the_octree_search() {
+    let load = |f: &str| {
+        PreparedMesh::new(
+            meshclash::mesh::Mesh::load(common::case_path(&format!("meshes/{f}"))).unwrap(),
+        )
+    };
+    let (a, b) = (load("fandisk.stl"), load("bunny_lowres.stl"));
+    let size = a.octree.nodes[0].aabb().diagonal();
+    let poses: Vec<Pose> = [1e2, 1e3, 1e4, 1e5].map(|k| off_rigid(k * size)).to_vec();
+    let answers = query::poses(&a, Pose::IDENTITY, &b, &poses, None);
+    for (pose, ans) in poses.iter().zip(&answers) {
+        let (pa, pb) = (Posed::new(&a, Pose::IDENTITY), Posed::new(&b, *pose));
+        let octree = query::solid_distance(&pa, &pb);
+        assert!(measured(&octree).is_some());
+        assert_eq!(measured(&ans.solid), measured(&octree), "pose {pose:?}");
+    }
+}
+
 /// Exact ties and hostile placements, against brute force over every pair: two boxes whose
 /// faces are parallel (many pairs at the same distance: the smallest indices must win), parts
 /// 1e6 from the origin, a rotation a little off rigid (accepted up to 1e-6), and grid soups
