@@ -43,7 +43,7 @@ pub fn check(
     within_f64(r.distance.distance)?;
     // The answer first: a picture that cannot be written (a full disk) does not lose it.
     if out.json {
-        out!("{}", json::check_json(&r, out.pairs, &backend));
+        crate::output::json(&json::check_json(&r, out.pairs, &backend));
     } else {
         text::print_check(a, b, &ma, &mb, &r, out.pairs, &backend);
     }

@@ -2,8 +2,8 @@
 //! fields are the library's ([`meshclash::json`]); the command line adds who answered and how
 //! long each stage took.
 
-use meshclash::json::timings as timings_json;
 pub use meshclash::json::v3;
+use meshclash::json::{timings as timings_json, Listed};
 use meshclash::{Backend, CheckReport, SelfReport, SolidDistance, Timings};
 use serde_json::{json, Value};
 
@@ -15,11 +15,12 @@ fn adapter(backend: &Backend) -> Value {
         .unwrap_or(Value::Null)
 }
 
-pub fn check_json(r: &CheckReport, with_pairs: bool, backend: &Backend) -> Value {
-    let mut out = meshclash::json::check(r, with_pairs);
-    out["backend"] = json!(backend.name());
-    out["adapter"] = adapter(backend);
-    out["timings_ms"] = timings_json(&r.timings);
+pub fn check_json<'a>(r: &'a CheckReport, with_pairs: bool, backend: &Backend) -> Listed<'a> {
+    let mut out = meshclash::json::check_listed(r, with_pairs);
+    out.head.insert("backend".into(), json!(backend.name()));
+    out.head.insert("adapter".into(), adapter(backend));
+    out.head
+        .insert("timings_ms".into(), timings_json(&r.timings));
     out
 }
 
@@ -30,10 +31,11 @@ pub fn quick_json(r: &SolidDistance, timings: &Timings) -> Value {
     out
 }
 
-pub fn self_json(r: &SelfReport, with_pairs: bool, backend: &Backend) -> Value {
-    let mut out = meshclash::json::self_intersections(r, with_pairs);
-    out["backend"] = json!(backend.name());
-    out["adapter"] = adapter(backend);
-    out["timings_ms"] = timings_json(&r.timings);
+pub fn self_json<'a>(r: &'a SelfReport, with_pairs: bool, backend: &Backend) -> Listed<'a> {
+    let mut out = meshclash::json::self_listed(r, with_pairs);
+    out.head.insert("backend".into(), json!(backend.name()));
+    out.head.insert("adapter".into(), adapter(backend));
+    out.head
+        .insert("timings_ms".into(), timings_json(&r.timings));
     out
 }

@@ -184,7 +184,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let r = progress::during("checking", || backend.self_intersections(&m))?;
             // The answer first, as check's.
             if json {
-                out!("{}", json::self_json(&r, pairs, &backend));
+                output::json(&json::self_json(&r, pairs, &backend));
             } else {
                 text::print_self(&mesh, &m, &r, pairs, &backend);
             }

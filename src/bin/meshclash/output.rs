@@ -21,6 +21,24 @@ pub fn line(args: std::fmt::Arguments) {
     }
 }
 
+/// Writes `value` as one line of JSON, straight to standard output through a buffer: an answer
+/// whose lists are made as they are written ([`meshclash::json::Listed`]) is never held whole,
+/// as a value or as text.
+pub fn json(value: &impl serde::Serialize) {
+    let mut failed = FAILED.lock().unwrap_or_else(|e| e.into_inner());
+    if failed.is_some() {
+        return;
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = serde_json::to_writer(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush());
+    if let Err(e) = written {
+        *failed = Some(e);
+    }
+}
+
 /// Writes `text` as it is and flushes it, for output that must show as it comes (`bench`'s
 /// scenes, a minute apart); a failure is returned at once, for the caller to stop on.
 pub fn text(text: &str) -> std::io::Result<()> {
