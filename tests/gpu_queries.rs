@@ -350,6 +350,55 @@ fn a_gpu_clearance_stops_once_it_has_found_more_pairs_than_allowed() {
     }
 }
 
+/// Hits past the stages' limit that are mostly pairs f32 cannot decide: two grids of 200
+/// triangles 1e-9 apart, in the planes z = 1 and 1 + 1e-9 (one plane in f32), meet nowhere,
+/// but every overlapping pair is in doubt in f32. With room for 10 pairs (20 hits), the GPU refused both queries as more than
+/// 10 pairs (a review's helper's 20 000 tiny triangles: 2^27); the CPU's search answers them
+/// now, none.
+#[test]
+fn hits_past_their_limit_in_doubt_are_answered_by_the_cpu() {
+    let test = "hits_past_their_limit_in_doubt_are_answered_by_the_cpu";
+    let Some(mut b) = backend(test, None) else {
+        return;
+    };
+    let n = 10;
+    let mut soup = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            let c = |di: usize, dj: usize| {
+                [(i + di) as f32 / n as f32, (j + dj) as f32 / n as f32, 1.0]
+            };
+            soup.push([c(0, 0), c(1, 0), c(1, 1)]);
+            soup.push([c(0, 0), c(1, 1), c(0, 1)]);
+        }
+    }
+    // And one triangle below, so that the parts' boxes overlap (flat ones 1e-9 apart are
+    // apart, answered on the CPU before any cull).
+    soup.push([[0.0, 0.0, 0.5], [0.1, 0.0, 0.5], [0.0, 0.1, 0.5]]);
+    let grid = PreparedMesh::new(Mesh::from_soup("grid", soup).unwrap());
+    let g = b.upload(&grid).unwrap();
+    let (p, q) = (
+        Posed::new(&grid, Pose::IDENTITY),
+        Posed::new(&grid, Pose::translation(DVec3::new(0.0, 0.0, 1e-9))),
+    );
+    b.max_pairs = 10;
+    assert!(query::intersect(&p, &q).pairs.is_empty());
+    assert!(b.intersect(&p, &g, &q, &g).unwrap().pairs.is_empty());
+    assert!(b
+        .clearance((&p, &g), (&q, &g), 1e-12, 10)
+        .unwrap()
+        .pairs
+        .is_empty());
+    // Within 2e-9 every overlapping pair is listed, past the 10: refused, as on the CPU.
+    let e = b
+        .clearance((&p, &g), (&q, &g), 2e-9, 10)
+        .expect_err("refused");
+    assert!(
+        matches!(e, meshclash::Error::TooManyPairs(t) if t.most == 10),
+        "{e}"
+    );
+}
+
 /// The GPU lists intersecting and self-intersecting pairs up to the same number as the CPU
 /// (`max_pairs`, lowered here): crossing tori, and a mesh of both, with room for the CPU's count
 /// give its pairs; with less, and with far less (where the stages stop between passes, in

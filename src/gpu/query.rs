@@ -136,11 +136,16 @@ fn verts_for(a: &Posed, b: &Posed, hits: &[Hit]) {
     b.verts_for(hits.len());
 }
 
-/// A list of `n` hits or pairs where at most `limit` may be held: refused beyond, as a list
-/// of more than `most` pairs ([`crate::query::TooMany`]; hits are pairs that may be, so their
-/// limit is above the pairs').
-fn too_many(n: usize, limit: u64, (what, most): (Listing, u64)) -> Result<()> {
-    match n as u64 > limit {
+/// A list of `n` pairs where at most `most` may be held: refused beyond
+/// ([`crate::query::TooMany`]).
+///
+/// The stages' hits are pairs that may be, and stop at a limit above the pairs' (twice it, or
+/// 64 a triangle more). Past it, the hits are not the answer's size: most can be pairs f32
+/// cannot decide (20 000 triangles 1e-8 across, in a part 2 across that the frame holds whole,
+/// were refused as more than 2^27 pairs where there are 209 490; a review's helper). The CPU's
+/// exact search answers those queries then, refusing only past the pairs' own limit.
+fn too_many(n: usize, most: u64, what: Listing) -> Result<()> {
+    match n as u64 > most {
         true => Err(crate::query::TooMany { what, most }.into()),
         false => Ok(()),
     }
@@ -278,11 +283,10 @@ impl GpuBackend {
                 hits_most,
             )?
             .0;
-        too_many(
-            hits.len(),
-            hits_most,
-            (Listing::Intersecting, self.max_pairs),
-        )?;
+        if hits.len() as u64 > hits_most {
+            // Past the hits' limit, where pairs may be but f32 could not say (see [`too_many`]).
+            return Ok(crate::query::intersect_at_most(a, b, self.max_pairs)?);
+        }
         timings.add("gpu_cull_narrow", t);
         let t = Instant::now();
         verts_for(a, b, &hits);
@@ -291,11 +295,7 @@ impl GpuBackend {
             .filter(|h| h.flag == CERTAIN || tritri::intersect(&a.tri(h.a), &b.tri(h.b)))
             .map(|h| (h.a, h.b))
             .collect();
-        too_many(
-            pairs.len(),
-            self.max_pairs,
-            (Listing::Intersecting, self.max_pairs),
-        )?;
+        too_many(pairs.len(), self.max_pairs, Listing::Intersecting)?;
         pairs.par_sort_unstable();
         timings.add("resolve_unsure", t);
         let t = Instant::now();
@@ -342,11 +342,10 @@ impl GpuBackend {
                 most.saturating_mul(2),
             )?
             .0;
-        too_many(
-            hits.len(),
-            most.saturating_mul(2),
-            (Listing::Clearance(d), most),
-        )?;
+        if hits.len() as u64 > most.saturating_mul(2) {
+            // See [`too_many`].
+            return Ok(crate::query::clearance_at_most(a, b, d, most)?);
+        }
         timings.add("gpu_clearance", t);
         let t = Instant::now();
         verts_for(a, b, &hits);
@@ -374,7 +373,7 @@ impl GpuBackend {
                 })
             })
             .collect();
-        too_many(pairs.len(), most, (Listing::Clearance(d), most))?;
+        too_many(pairs.len(), most, Listing::Clearance(d))?;
         timings.add("resolve_f64", t);
         self.add_busy(&mut timings, since);
         Ok(ClearanceReport {
@@ -520,11 +519,10 @@ impl GpuBackend {
                 hits_most,
             )?
             .0;
-        too_many(
-            hits.len(),
-            hits_most,
-            (Listing::SelfIntersecting, self.max_pairs),
-        )?;
+        if hits.len() as u64 > hits_most {
+            // See [`too_many`].
+            return Ok(crate::query::self_intersections_at_most(m, self.max_pairs)?);
+        }
         timings.add("gpu_self", t);
         let t = Instant::now();
         posed.verts_for(hits.len());
@@ -547,11 +545,7 @@ impl GpuBackend {
                 })
             })
             .collect();
-        too_many(
-            pairs.len(),
-            self.max_pairs,
-            (Listing::SelfIntersecting, self.max_pairs),
-        )?;
+        too_many(pairs.len(), self.max_pairs, Listing::SelfIntersecting)?;
         pairs.par_sort_unstable_by_key(|p| (p.a, p.b));
         timings.add("resolve_unsure", t);
         self.add_busy(&mut timings, since);

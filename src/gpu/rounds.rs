@@ -41,8 +41,8 @@ impl GpuBackend {
     /// Run a round over all of A's triangles, in as many passes as its leaf pairs, walks and
     /// candidates need: the hits of every pass, the total candidate count and smallest f32
     /// distance.
-    /// Stops, early, once more than `most` hits are found: the caller refuses the query then
-    /// ([`crate::query::TooMany`]) rather than hold them all.
+    /// Stops, early, once more than `most` hits are found, rather than hold them all: the
+    /// caller's CPU search answers then (`gpu::query::too_many` says why).
     pub fn rounds(
         &self,
         a: &GpuPart,
