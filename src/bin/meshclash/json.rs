@@ -16,11 +16,18 @@ fn adapter(backend: &Backend) -> Value {
 }
 
 pub fn check_json<'a>(r: &'a CheckReport, with_pairs: bool, backend: &Backend) -> Listed<'a> {
-    let mut out = meshclash::json::check_listed(r, with_pairs);
+    answered(
+        meshclash::json::check_listed(r, with_pairs),
+        backend,
+        &r.timings,
+    )
+}
+
+/// `out` with who answered and when: `backend`, `adapter` and `timings_ms`.
+fn answered<'a>(mut out: Listed<'a>, backend: &Backend, timings: &Timings) -> Listed<'a> {
     out.head.insert("backend".into(), json!(backend.name()));
     out.head.insert("adapter".into(), adapter(backend));
-    out.head
-        .insert("timings_ms".into(), timings_json(&r.timings));
+    out.head.insert("timings_ms".into(), timings_json(timings));
     out
 }
 
@@ -32,10 +39,9 @@ pub fn quick_json(r: &SolidDistance, timings: &Timings) -> Value {
 }
 
 pub fn self_json<'a>(r: &'a SelfReport, with_pairs: bool, backend: &Backend) -> Listed<'a> {
-    let mut out = meshclash::json::self_listed(r, with_pairs);
-    out.head.insert("backend".into(), json!(backend.name()));
-    out.head.insert("adapter".into(), adapter(backend));
-    out.head
-        .insert("timings_ms".into(), timings_json(&r.timings));
-    out
+    answered(
+        meshclash::json::self_listed(r, with_pairs),
+        backend,
+        &r.timings,
+    )
 }
