@@ -161,8 +161,7 @@ impl Scene {
     }
 }
 
-/// The box of the clashing triangles of `parts`, if any.
-/// The box of the triangles marked `mark`, if any.
+/// The box of the triangles of `parts` marked `mark`, if any.
 fn marked_box(parts: &[Part], mark: Mark) -> Option<Aabb> {
     let points: Vec<DVec3> = parts
         .iter()
