@@ -48,9 +48,7 @@ fn info_on_dev_zero_exits_2_naming_a_character_device() {
 #[cfg(unix)]
 #[test]
 fn check_against_a_fifo_exits_2_without_blocking() {
-    let dir = std::env::temp_dir().join(format!("meshclash-cli-fifo-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("fifo");
     let fifo = dir.join("b.stl");
     assert!(Command::new("mkfifo")
         .arg(&fifo)
@@ -76,9 +74,7 @@ fn check_against_a_fifo_exits_2_without_blocking() {
 #[cfg(unix)]
 #[test]
 fn tables_in_and_out_are_regular_files() {
-    let dir = std::env::temp_dir().join(format!("meshclash-cli-tables-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("tables");
     let fifo = dir.join("rows.csv");
     assert!(Command::new("mkfifo")
         .arg(&fifo)
@@ -152,6 +148,14 @@ const CUBE: &str = concat!(
 ); // [-0.5, 0.5]³
 
 /// The path of a scratch file `name` holding `body`.
+/// An empty folder of this run's, for a test's files.
+fn fresh_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("meshclash-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn scratch_file(name: &str, body: &[u8]) -> String {
     let dir = std::env::temp_dir().join(format!("meshclash-cli-input-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -328,9 +332,7 @@ fn ascii_stl_refuses_more_on_a_line() {
 #[cfg(unix)]
 #[test]
 fn outputs_that_are_inputs_are_refused_and_answers_come_before_pictures() {
-    let dir = std::env::temp_dir().join(format!("meshclash-cli-inputs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("inputs");
     let mesh = dir.join("a.stl");
     std::fs::copy(CUBE, &mesh).unwrap();
     let (hard, soft) = (dir.join("hard.stl"), dir.join("soft.stl"));

@@ -92,6 +92,13 @@ fn brute_closest(pa: &Posed, pb: &Posed) -> (f64, u32, u32) {
     best
 }
 
+/// A shared case's mesh, prepared.
+fn case_mesh(name: &str) -> PreparedMesh {
+    PreparedMesh::new(
+        meshclash::mesh::Mesh::load(common::case_path(&format!("meshes/{name}"))).unwrap(),
+    )
+}
+
 /// A rotation as far off orthonormal as a pose may be (each product of rows within 0.2 % of
 /// [`Pose::RIGID_TOLERANCE`]), moved by `t` along every axis.
 fn off_rigid(t: f64) -> Pose {
@@ -106,12 +113,7 @@ fn off_rigid(t: f64) -> Pose {
 /// the length of `clearance`'s list.
 #[test]
 fn poses_equal_the_octree_search_on_real_meshes() {
-    let load = |f: &str| {
-        PreparedMesh::new(
-            meshclash::mesh::Mesh::load(common::case_path(&format!("meshes/{f}"))).unwrap(),
-        )
-    };
-    let (a, b) = (load("fandisk.stl"), load("bunny_lowres.stl"));
+    let (a, b) = (case_mesh("fandisk.stl"), case_mesh("bunny_lowres.stl"));
     let (ba, bb) = (a.octree.nodes[0].aabb(), b.octree.nodes[0].aabb());
     let reach = ba.diagonal() * 0.3 + bb.diagonal() * 0.3;
     let mut rnd = common::lcg(11);
@@ -147,12 +149,7 @@ fn poses_equal_the_octree_search_on_real_meshes() {
 /// as `check --quick`'s search, to the bit.
 #[test]
 fn poses_far_away_under_a_rotation_off_rigid_equal_the_octree_search() {
-    let load = |f: &str| {
-        PreparedMesh::new(
-            meshclash::mesh::Mesh::load(common::case_path(&format!("meshes/{f}"))).unwrap(),
-        )
-    };
-    let (a, b) = (load("fandisk.stl"), load("bunny_lowres.stl"));
+    let (a, b) = (case_mesh("fandisk.stl"), case_mesh("bunny_lowres.stl"));
     let size = a.octree.nodes[0].aabb().diagonal();
     let poses: Vec<Pose> = [1e2, 1e3, 1e4, 1e5].map(|k| off_rigid(k * size)).to_vec();
     let answers = query::poses(&a, Pose::IDENTITY, &b, &poses, None);

@@ -180,28 +180,16 @@ fn ring_small_parts(pixmap: &mut tiny_skia::Pixmap, scene: &Scene, cam: &Camera)
         if !(b.min.is_finite() && b.max.is_finite()) {
             continue;
         }
-        let corners = (0..8).map(|i| {
-            let pick = |bit: usize, lo: f64, hi: f64| if i & bit == 0 { lo } else { hi };
-            let c = DVec3::new(
-                pick(1, b.min.x, b.max.x),
-                pick(2, b.min.y, b.max.y),
-                pick(4, b.min.z, b.max.z),
-            );
-            cam.project(c)
-        });
-        let (lo, hi) = corners.fold(([f64::MAX; 2], [f64::MIN; 2]), |(lo, hi), [x, y, _]| {
-            ([lo[0].min(x), lo[1].min(y)], [hi[0].max(x), hi[1].max(y)])
-        });
-        if (hi[0] - lo[0]).max(hi[1] - lo[1]) >= SMALL {
+        // The box's picture, orthographic: each side's pixels from the half extents.
+        let h = b.half_extent();
+        let across = |axis: DVec3| 2.0 * cam.scale * h.dot(axis.abs());
+        if across(cam.right).max(across(cam.up)) >= SMALL {
             continue;
         }
         let [x, y, _] = cam.project(b.center());
-        let Some(ring) = tiny_skia::PathBuilder::from_circle(x as f32, y as f32, 14.0) else {
-            continue;
-        };
-        let mut path = tiny_skia::PathBuilder::new();
-        path.push_path(&ring);
-        stroke(pixmap, path, if k == 0 { PART_A } else { PART_B }, 2.0);
+        let mut ring = tiny_skia::PathBuilder::new();
+        ring.push_circle(x as f32, y as f32, 14.0);
+        stroke(pixmap, ring, if k == 0 { PART_A } else { PART_B }, 2.0);
     }
 }
 

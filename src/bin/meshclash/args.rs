@@ -351,9 +351,8 @@ pub struct PictureArgs {
 }
 
 impl PictureArgs {
-    /// Where the pictures go, checked before the work as `--out` is: a long check is not lost
-    /// to a typo in a folder's name.
-    /// Neither is one of the command's `inputs`, nor both one file.
+    /// Where the pictures go, checked before the work as `--out` is (a long check is not lost
+    /// to a typo in a folder's name): neither one of the command's `inputs`, nor both one file.
     pub fn check_paths(&self, inputs: &[&Path]) -> Result<(), Error> {
         if let Some(p) = &self.render {
             crate::table::check_writable("--render", p, inputs)?;

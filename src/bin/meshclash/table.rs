@@ -680,24 +680,19 @@ pub fn check_writable(option: &str, path: &Path, inputs: &[&Path]) -> Result<(),
 /// symbolic: by their metadata, never opened, which would block on a FIFO), else the same
 /// absolute path (an output not written yet).
 pub fn same_path(a: &Path, b: &Path) -> bool {
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => same_file(&x, &y, a, b),
-        _ => matches!(
-            (std::path::absolute(a), std::path::absolute(b)),
-            (Ok(x), Ok(y)) if x == y
-        ),
+    #[cfg(unix)]
+    if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        use std::os::unix::fs::MetadataExt;
+        return (x.dev(), x.ino()) == (y.dev(), y.ino());
     }
-}
-
-#[cfg(unix)]
-fn same_file(x: &std::fs::Metadata, y: &std::fs::Metadata, _: &Path, _: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    (x.dev(), x.ino()) == (y.dev(), y.ino())
-}
-
-#[cfg(not(unix))]
-fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata, a: &Path, b: &Path) -> bool {
-    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+    #[cfg(not(unix))]
+    if let (Ok(x), Ok(y)) = (a.canonicalize(), b.canonicalize()) {
+        return x == y;
+    }
+    matches!(
+        (std::path::absolute(a), std::path::absolute(b)),
+        (Ok(x), Ok(y)) if x == y
+    )
 }
 
 /// Whether writing to a file of this type could block: a FIFO or a socket.
