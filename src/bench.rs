@@ -1,5 +1,5 @@
 //! The timing comparison behind `meshclash bench` and `examples/compare_timings.rs`: generated
-//! scenes of a requested size (fixed, seedless geometry), every query on the CPU and on the GPU,
+//! scenes of a requested size (fixed, seedless geometry), `check` on the CPU and on the GPU,
 //! the answers checked equal, and the time of each stage side by side.
 
 use crate::error::Result;
@@ -79,12 +79,23 @@ pub struct Run {
 
 /// Whether two backends gave the same answers, field by field.
 pub fn same_answers(x: &CheckReport, y: &CheckReport) -> bool {
+    // Every field of `check --json --pairs` but the candidates each backend tested (a review's
+    // helper: the closest points and the separation were left out), values to the bit.
+    let (dx, dy) = (&x.distance, &y.distance);
+    let bits = |v: DVec3| v.to_array().map(f64::to_bits);
+    let points = |d: &crate::query::DistanceReport| [d.point_a, d.point_b, d.separation].map(bits);
     x.intersect.pairs == y.intersect.pairs
         && x.containment == y.containment
-        && x.distance.distance.to_bits() == y.distance.distance.to_bits()
-        && (x.distance.triangle_a, x.distance.triangle_b)
-            == (y.distance.triangle_a, y.distance.triangle_b)
-        && x.clearance.as_ref().map(|c| &c.pairs) == y.clearance.as_ref().map(|c| &c.pairs)
+        && x.containment_certain == y.containment_certain
+        && dx.distance.to_bits() == dy.distance.to_bits()
+        && points(dx) == points(dy)
+        && (dx.triangle_a, dx.triangle_b) == (dy.triangle_a, dy.triangle_b)
+        && x.clearance
+            .as_ref()
+            .map(|c| (c.clearance.to_bits(), &c.pairs))
+            == y.clearance
+                .as_ref()
+                .map(|c| (c.clearance.to_bits(), &c.pairs))
 }
 
 /// Run a scene on the CPU and, if given, on the GPU.

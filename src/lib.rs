@@ -43,6 +43,7 @@ pub mod octree;
 pub mod once;
 pub mod picture;
 pub mod query;
+pub mod save;
 #[cfg(test)]
 mod testing;
 pub mod wide;

@@ -332,7 +332,7 @@ fn demo_runs_every_scene() {
     // Beyond what memory holds: refused, not an allocation failure (a review's helper).
     let (code, _, err) = meshclash(&["demo", "--triangles", "1000000000"]);
     assert!(
-        err.contains("--triangles must be from 400 to 20000000"),
+        err.contains("--triangles must be from 400 to 2000000"),
         "{err}"
     );
     assert_eq!(code, 2);

@@ -179,6 +179,36 @@ fn forged_count_is_refused_before_allocating() {
     ));
 }
 
+/// A file of 1 GiB (sparse: no disk taken) whose header declares 4e9 triangles is refused by
+/// its size before it is read: the bytes this process reads (`rchar` in /proc/self/io, which
+/// the tests running beside this one add to by a few MB) stay far below its size. It was read
+/// whole first (a review's helper: 10 GB ran out of memory before this error).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_forged_count_is_refused_before_the_file_is_read() {
+    use std::io::Write;
+    let rchar = || {
+        let io = std::fs::read_to_string("/proc/self/io").unwrap();
+        let line = io.lines().find(|l| l.starts_with("rchar:")).unwrap();
+        line[6..].trim().parse::<u64>().unwrap()
+    };
+    let dir = std::env::temp_dir().join(format!("meshclash-forged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("forged.stl");
+    let mut f = std::fs::File::create(&path).unwrap();
+    let mut header = [0u8; 84];
+    header[80..84].copy_from_slice(&4_000_000_000u32.to_le_bytes());
+    f.write_all(&header).unwrap();
+    f.set_len(1 << 30).unwrap();
+    drop(f);
+    let before = rchar();
+    let e = read::read_file(&path).unwrap_err();
+    let read = rchar() - before;
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(matches!(e, Error::StlSizeMismatch { actual, .. } if actual == 1 << 30), "{e}");
+    assert!(read < 64 << 20, "{read} bytes read");
+}
+
 #[test]
 fn ascii_syntax_errors_name_the_line() {
     let text = "solid t\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n   vertex 1 0 zero\n";

@@ -1075,3 +1075,24 @@ fn rays_in_a_faces_plane_meet_only_the_faces_they_pass_into() {
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert_eq!((hits[0].t, hits[0].point), (0.5, DVec3::new(1.0, 0.5, 1.0)));
 }
+
+/// A part repeated 300 times in place: obvhs makes a tree too deep for its own walk (its debug
+/// builds asserted as much, and the tests' and the Python package's dev builds panicked, a
+/// review's helper), which the eight-wide tree refuses and the binary hierarchy answers for.
+/// A ray through the box's top face meets every copy there, at t = 1.5 exactly.
+#[test]
+fn a_part_repeated_in_place_is_answered_without_a_panic() {
+    let soup: Soup = (0..300)
+        .flat_map(|_| common::box_soup([-0.5; 3], [0.5; 3]))
+        .collect();
+    let m = PreparedMesh::new(Mesh::from_soup("stacked", soup).unwrap());
+    assert!(m.wide().is_none(), "too deep for the eight-wide tree");
+    let rays = [(DVec3::new(0.1, 0.2, 2.0), DVec3::new(0.0, 0.0, -1.0))];
+    let first = on_both_backends("a_part_repeated_in_place", &m, &rays, Hits::First);
+    assert_eq!(first[0].len(), 1);
+    assert_eq!(first[0][0].t, 1.5);
+    let all = on_both_backends("a_part_repeated_in_place", &m, &rays, Hits::All);
+    // Each copy's triangle on the top face and on the bottom one: one hit each.
+    assert_eq!(all[0].len(), 600);
+    assert_eq!(all[0].iter().filter(|h| h.t == 1.5).count(), 300);
+}

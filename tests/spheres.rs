@@ -572,3 +572,26 @@ fn huge_spheres_touch_as_exactly_as_small_ones() {
         );
     }
 }
+
+/// A tolerance finer than the coordinates resolve is raised to what they do: a sphere of
+/// radius 0.5 falling from z = 3 by 3 onto the top of the box [-1, 1]³ touches at toi 0.5
+/// exactly ((3 - 0.5 - 1) / 3), and with 1e-13 given (the slack here is about 5e-14) it came
+/// back undecided (a review's helper); the tolerance it is swept with says so.
+#[test]
+fn a_tolerance_finer_than_the_coordinates_resolve_is_raised_to_it() {
+    let m = boxed([-1.0; 3], [1.0; 3]);
+    let posed = Posed::new(&m, Pose::IDENTITY);
+    let s = (DVec3::new(0.0, 0.0, 3.0), 0.5, DVec3::new(0.0, 0.0, -3.0));
+    for given in [1e-13, 1e-300] {
+        let used = query::sweep_tolerance(&posed, s, Some(given));
+        assert!(used > given && used < 1e-12, "{used}");
+        assert_eq!(query::sweep_tolerance(&posed, s, Some(1e-6)), 1e-6);
+        let backends = common::cpu_and_gpu("a_tolerance_finer_than_the_coordinates_resolve");
+        for b in &backends {
+            let got = b.sphere_sweeps(&m, Pose::IDENTITY, &[s], Some(given)).unwrap();
+            let hit = got[0].contact().expect("a contact");
+            // At or before 0.5, within the tolerance used (a move of 3: 3 · toi off).
+            assert!(hit.toi <= 0.5 && (0.5 - hit.toi) * 3.0 <= used, "{}", hit.toi);
+        }
+    }
+}

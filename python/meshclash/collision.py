@@ -196,6 +196,10 @@ class CollisionManager:
     """
 
     def __init__(self, backend="auto"):
+        if not (backend is None or isinstance(backend, (str, _meshclash.Backend))):
+            # As every query's `backend=` (a review's helper: here a TypeError of PyO3's, there
+            # a ValueError).
+            raise TypeError('backend must be "auto", "cpu", "gpu" or a Backend')
         self._backend = backend if isinstance(backend, _meshclash.Backend) else _meshclash.backend(backend)
         # name -> (Mesh, 4x4 float64 transform), in the order added.
         self._objs = {}
@@ -214,19 +218,26 @@ class CollisionManager:
         self._objs[name] = (mesh, transform)
         return mesh
 
-    def _warn_units(self, name, mesh):
+    def _warn_units(self, name, mesh, objs=None):
         # As check's warning: objects whose files declare different units are compared as
-        # they are, which is almost never meant.
+        # they are, which is almost never meant. `objs`: another manager's (default this one's).
         if mesh.unit is None:
             return
-        for other, (m, _) in self._objs.items():
-            if other != name and m.unit is not None and m.unit.lower() != mesh.unit.lower():
+        for other, (m, _) in (self._objs if objs is None else objs).items():
+            if other != name and _meshclash._units_differ(mesh, m):
                 warnings.warn(
                     f"{name!r} declares its unit as {mesh.unit} and {other!r} as {m.unit}; units "
                     "are not converted, and a transform cannot scale: convert one to the other's unit",
                     UserWarning,
                     stacklevel=3,
                 )
+                return
+
+    def _warn_units_other(self, other_manager):
+        # The first object of this manager whose unit differs from one of the other's.
+        for name, (mesh, _) in self._objs.items():
+            if mesh.unit is not None and any(_meshclash._units_differ(mesh, m) for m, _ in other_manager._objs.values()):
+                self._warn_units(name, mesh, other_manager._objs)
                 return
 
     def remove_object(self, name):
@@ -260,6 +271,7 @@ class CollisionManager:
         ``return_names``), then a list of ``ContactData`` (if ``return_data``; the mesh is
         named "__external" in them)."""
         mesh, transform = _as_mesh(mesh), _meshclash.rigid_transform(transform)
+        self._warn_units("__external", mesh)
         names, meshes, transforms = self._lists()
         want = return_names or return_data
         pairs = _meshclash.interfering_pairs(
@@ -304,6 +316,7 @@ class CollisionManager:
 
         Returns ``is_collision``, then the set of colliding pairs as (name here, name there)
         (if ``return_names``), then a list of ``ContactData`` (if ``return_data``)."""
+        self._warn_units_other(other_manager)
         names, meshes, transforms = self._lists()
         onames, omeshes, otransforms = other_manager._lists()
         want = return_names or return_data
@@ -329,6 +342,7 @@ class CollisionManager:
         ``return_name``), then a ``DistanceData`` (if ``return_data``; the mesh is named
         "__external" in it)."""
         mesh, transform = _as_mesh(mesh), _meshclash.rigid_transform(transform)
+        self._warn_units("__external", mesh)
         names, meshes, transforms = self._lists()
         best = _meshclash.nearest_pair([mesh], [transform], meshes, transforms, self._backend)
         pair = lambda i, j: (("__external", names[j]), (mesh, transform, meshes[j], transforms[j]))  # noqa: E731
@@ -359,6 +373,7 @@ class CollisionManager:
 
         Returns the distance, then (name here, name there) (if ``return_names``), then a
         ``DistanceData`` (if ``return_data``)."""
+        self._warn_units_other(other_manager)
         names, meshes, transforms = self._lists()
         onames, omeshes, otransforms = other_manager._lists()
         best = _meshclash.nearest_pair(meshes, transforms, omeshes, otransforms, self._backend)

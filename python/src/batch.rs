@@ -4,7 +4,7 @@
 //! row, named as the command line's `--out` columns; a missing value is NaN (floats), -1
 //! (triangles) or False.
 
-use crate::convert::{err, f64_array, points, pose, poses as pose_list, value_error};
+use crate::convert::{err, f64_array, points, pose, poses as pose_list, value_error, Real};
 use crate::mesh::{warn_units, Mesh};
 use crate::pair::backend_of;
 use crate::process::released;
@@ -133,7 +133,7 @@ pub fn inside<'py>(
 /// As ``meshclash closest``.
 #[pyfunction]
 #[pyo3(
-    signature = (mesh, points, transform = None, max_distance = f64::INFINITY, signed = false, backend = None),
+    signature = (mesh, points, transform = None, max_distance = Real(f64::INFINITY), signed = false, backend = None),
     text_signature = "(mesh, points, transform=None, max_distance=math.inf, signed=False, backend='auto')"
 )]
 pub fn closest_points<'py>(
@@ -141,10 +141,11 @@ pub fn closest_points<'py>(
     mesh: &Bound<'py, PyAny>,
     points: &Bound<'py, PyAny>,
     transform: Option<&Bound<'py, PyAny>>,
-    max_distance: f64,
+    max_distance: Real,
     signed: bool,
     backend: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let max_distance = max_distance.0;
     if max_distance.is_nan() || max_distance < 0.0 {
         return Err(value_error(format!(
             "max_distance must be a distance >= 0, got {max_distance}"
@@ -211,7 +212,7 @@ fn reachable<T>(m: &PreparedMesh, found: &[Option<T>]) -> PyResult<()> {
 /// the crossings, with ``"ray"`` naming its ray.
 #[pyfunction]
 #[pyo3(
-    signature = (mesh, origins, directions, transform = None, max_t = f64::INFINITY, hits = "first", backend = None),
+    signature = (mesh, origins, directions, transform = None, max_t = Real(f64::INFINITY), hits = "first", backend = None),
     text_signature = "(mesh, origins, directions, transform=None, max_t=math.inf, hits='first', backend='auto')"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -221,10 +222,11 @@ pub fn ray_hits<'py>(
     origins: &Bound<'py, PyAny>,
     directions: &Bound<'py, PyAny>,
     transform: Option<&Bound<'py, PyAny>>,
-    max_t: f64,
+    max_t: Real,
     hits: &str,
     backend: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let max_t = max_t.0;
     let which = match hits {
         "first" => Hits::First,
         "any" => Hits::Any,
@@ -347,7 +349,8 @@ pub fn sphere_touching<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let (m, p) = (Mesh::from_arg(py, mesh)?, pose(transform, "transform")?);
     let s = spheres(centers, radii)?;
-    let pairs = released(py, || query::spheres_touching(&s, &Posed::new(&m, p)))?;
+    let pairs = released(py, || query::spheres_touching(&s, &Posed::new(&m, p)))?
+        .map_err(|e| err(e.into()))?;
     Columns::new(py)
         .i64("sphere", pairs.iter().map(|q| Some(q.0 as i64)))?
         .i64("triangle", pairs.iter().map(|q| Some(q.1 as i64)))
@@ -412,9 +415,10 @@ pub fn sphere_sweeps<'py>(
     radii: &Bound<'py, PyAny>,
     displacements: &Bound<'py, PyAny>,
     transform: Option<&Bound<'py, PyAny>>,
-    tolerance: Option<f64>,
+    tolerance: Option<Real>,
     backend: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let tolerance = tolerance.map(|t| t.0);
     let (m, p) = (Mesh::from_arg(py, mesh)?, pose(transform, "transform")?);
     let s = spheres(centers, radii)?;
     let v = points(displacements, "displacements")?;
@@ -480,7 +484,7 @@ pub fn poses<'py>(
     b: &Bound<'py, PyAny>,
     transforms_b: &Bound<'py, PyAny>,
     transform_a: Option<&Bound<'py, PyAny>>,
-    clearance: Option<f64>,
+    clearance: Option<Real>,
     backend: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let clearance = crate::pair::clearance_arg(clearance)?;
@@ -543,8 +547,9 @@ pub fn sweep<'py>(
     path: &Bound<'py, PyAny>,
     transform_a: Option<&Bound<'py, PyAny>>,
     times: Option<Vec<f64>>,
-    tolerance: Option<f64>,
+    tolerance: Option<Real>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let tolerance = tolerance.map(|t| t.0);
     let waypoints = pose_list(path, "path")?;
     if waypoints.len() < 2 {
         return Err(value_error(format!(

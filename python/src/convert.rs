@@ -96,6 +96,29 @@ fn numbers<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyAn
     )))
 }
 
+/// A real number argument (a distance, a limit, a tolerance): what `float()` takes, less
+/// booleans, which Python would take as 0 and 1 (`clearance=True` is a mistake, not a
+/// clearance of 1).
+#[derive(Clone, Copy, Debug)]
+pub struct Real(pub f64);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Real {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Real> {
+        let np_bool = obj
+            .py()
+            .import(pyo3::intern!(obj.py(), "numpy"))?
+            .getattr("bool_")?;
+        if obj.is_instance_of::<pyo3::types::PyBool>() || obj.is_instance(&np_bool)? {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "expected a real number, got a bool",
+            ));
+        }
+        Ok(Real(obj.extract::<f64>()?))
+    }
+}
+
 /// The type of the first element of object array `arr` that is a boolean, a complex number, a
 /// string or bytes, if any.
 fn not_real(arr: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
@@ -337,9 +360,11 @@ pub fn backend_arg(obj: &Bound<'_, PyAny>) -> PyResult<Arc<Backend>> {
         }
         return shared(obj.py(), b.inner.kind());
     }
-    let kind = obj
-        .cast::<PyString>()
-        .map_err(|_| value_error("backend must be \"auto\", \"cpu\", \"gpu\" or a Backend"))?;
+    let kind = obj.cast::<PyString>().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err(
+            "backend must be \"auto\", \"cpu\", \"gpu\" or a Backend",
+        )
+    })?;
     Ok(backend(obj.py(), Some(&kind.to_cow()?))?.inner)
 }
 

@@ -77,21 +77,92 @@ impl Parts {
     }
 }
 
-/// The pairs to test: one part of each list (`b` given), or two of `a` (`i < j`), with the
-/// distance between their boxes (a lower bound on theirs).
-fn box_pairs(a: &Parts, b: Option<&Parts>) -> Vec<(usize, usize, f64)> {
-    let mut out = Vec::new();
-    for i in 0..a.boxes.len() {
-        match b {
-            Some(b) => {
-                out.extend((0..b.boxes.len()).map(|j| (i, j, a.boxes[i].distance(&b.boxes[j]))))
-            }
-            None => {
-                out.extend((i + 1..a.boxes.len()).map(|j| (i, j, a.boxes[i].distance(&a.boxes[j]))))
-            }
+/// The parts' boxes in the order of their lower x, for a sweep along x: only boxes that x
+/// does not put far apart are compared. Every pair of N parts was listed before, 72M of them
+/// and 1.7 GB for 12 000 boxes on a grid (a review's helper).
+struct ByLowerX<'a> {
+    a: &'a Parts,
+    /// The other list (`*_other`); pairs are then one part of each.
+    b: Option<&'a Parts>,
+    /// (lower x, of `b`, index)
+    items: Vec<(f64, bool, usize)>,
+}
+
+impl<'a> ByLowerX<'a> {
+    fn new(a: &'a Parts, b: Option<&'a Parts>) -> ByLowerX<'a> {
+        let of = |list: &'a Parts, other: bool| {
+            let boxes = list.boxes.iter().enumerate();
+            boxes.map(move |(i, x)| (x.min.x, other, i))
+        };
+        let mut items: Vec<_> = of(a, false)
+            .chain(b.into_iter().flat_map(|b| of(b, true)))
+            .collect();
+        items.sort_by(|x, y| x.0.total_cmp(&y.0));
+        ByLowerX { a, b, items }
+    }
+
+    fn boxes(&self, other: bool) -> &'a [Aabb] {
+        match (other, self.b) {
+            (true, Some(b)) => &b.boxes,
+            _ => &self.a.boxes,
         }
     }
-    out
+
+    /// A pair `(i, j)` as the caller names it: `i < j` within one list, else `i` of `a`.
+    fn named(
+        &self,
+        (x, side_x): (usize, bool),
+        (y, _): (usize, bool),
+        d: f64,
+    ) -> (usize, usize, f64) {
+        match (self.b.is_some(), side_x) {
+            (false, _) => (x.min(y), x.max(y), d),
+            (true, false) => (x, y, d),
+            (true, true) => (y, x, d),
+        }
+    }
+
+    /// The pairs whose boxes are within `r` of each other, with that distance (a lower bound
+    /// on theirs), sorted by it and then by `(i, j)`.
+    fn within(&self, r: f64) -> Vec<(usize, usize, f64)> {
+        let mut out = Vec::new();
+        for (k, &(_, side_i, i)) in self.items.iter().enumerate() {
+            let bi = &self.boxes(side_i)[i];
+            for &(lower, side_j, j) in &self.items[k + 1..] {
+                // At most the boxes' distance as `Aabb::distance` rounds it (its x term is
+                // this difference, exactly): every later box is farther along x.
+                if lower - bi.max.x > r {
+                    break;
+                }
+                if self.b.is_some() && side_i == side_j {
+                    continue;
+                }
+                let d = bi.distance(&self.boxes(side_j)[j]);
+                if d <= r {
+                    out.push(self.named((i, side_i), (j, side_j), d));
+                }
+            }
+        }
+        out.sort_by(|x, y| x.2.total_cmp(&y.2).then((x.0, x.1).cmp(&(y.0, y.1))));
+        out
+    }
+
+    /// A distance within which some pair's boxes lie: the least between neighbours in this
+    /// order (of the two lists, where there are two). `None`: there is no pair.
+    fn some_pair(&self) -> Option<f64> {
+        let two = self.b.is_some();
+        let mut last: [Option<usize>; 2] = [None; 2];
+        let mut best: Option<f64> = None;
+        for &(_, side, i) in &self.items {
+            let other = two && !side;
+            if let Some(o) = last[other as usize] {
+                let d = self.boxes(side)[i].distance(&self.boxes(other)[o]);
+                best = Some(best.map_or(d, |x| x.min(d)));
+            }
+            last[(two && side) as usize] = Some(i);
+        }
+        best
+    }
 }
 
 /// The parts of a pair: `(mesh, pose)` of each.
@@ -122,9 +193,9 @@ pub fn interfering_pairs(
     let backend = backend_arg(backend)?;
     let b = b.as_ref();
     released(py, || {
-        let pairs: Vec<(usize, usize)> = box_pairs(&a, b)
+        let pairs: Vec<(usize, usize)> = ByLowerX::new(&a, b)
+            .within(0.0)
             .into_iter()
-            .filter(|p| p.2 == 0.0)
             .map(|p| (p.0, p.1))
             .collect();
         let test = |&(i, j): &(usize, usize)| -> Result<bool, Error> {
@@ -173,23 +244,40 @@ pub fn nearest_pair(
     let backend = backend_arg(backend)?;
     let b = b.as_ref();
     let best = released(py, || {
-        let mut pairs = box_pairs(&a, b);
-        pairs.sort_by(|x, y| x.2.total_cmp(&y.2));
+        // The pairs within the boxes' distance of some pair first, then those within the
+        // nearest found (none nearer lies beyond it), each in the order of their boxes'
+        // distance: as all pairs were visited before, without listing them all.
         let mut best: Option<(usize, usize, SolidDistance)> = None;
-        for (i, j, box_distance) in pairs {
-            if let Some((_, _, s)) = &best {
-                if box_distance > s.distance() || s.distance() == 0.0 {
-                    break;
+        let sweep = ByLowerX::new(&a, b);
+        let Some(first) = sweep.some_pair() else {
+            return Ok(None);
+        };
+        let mut within = first;
+        let mut done = -1.0;
+        loop {
+            for (i, j, box_distance) in sweep.within(within) {
+                if box_distance <= done {
+                    continue; // measured in the round before
+                }
+                if let Some((_, _, s)) = &best {
+                    if box_distance > s.distance() || s.distance() == 0.0 {
+                        return Ok(best);
+                    }
+                }
+                let ((ma, pa), (mb, pb)) = pair(&a, b, i, j);
+                let s = backend.solid_distance(ma, pa, mb, pb)?;
+                if best
+                    .as_ref()
+                    .is_none_or(|(_, _, t)| s.distance() < t.distance())
+                {
+                    best = Some((i, j, s));
                 }
             }
-            let ((ma, pa), (mb, pb)) = pair(&a, b, i, j);
-            let s = backend.solid_distance(ma, pa, mb, pb)?;
-            if best
-                .as_ref()
-                .is_none_or(|(_, _, t)| s.distance() < t.distance())
-            {
-                best = Some((i, j, s));
+            let nearest = best.as_ref().map_or(f64::INFINITY, |b| b.2.distance());
+            if nearest <= within || !nearest.is_finite() {
+                break;
             }
+            (done, within) = (within, nearest);
         }
         Ok::<_, Error>(best)
     })?

@@ -1,7 +1,7 @@
 //! Two placed parts (`check`, `interferes`, `solid_distance`) and one mesh against itself
 //! (`self_intersections`), with their answers as Python objects.
 
-use crate::convert::{backend_arg, err, json_to_py, pose, value_error};
+use crate::convert::{backend_arg, err, json_to_py, pose, value_error, Real};
 use crate::mesh::{warn_units, Mesh};
 use crate::process::released;
 use meshclash::query::Interference;
@@ -130,11 +130,13 @@ impl CheckResult {
     }
     /// Pairs tested exactly per stage: {"intersect", "distance", "clearance"}.
     #[getter]
-    fn candidate_pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json_to_py(
-            py,
-            &meshclash::json::check(&self.report, false)["candidate_pairs"],
-        )
+    fn candidate_pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = &self.report;
+        let d = PyDict::new(py);
+        d.set_item("intersect", r.intersect.candidates)?;
+        d.set_item("distance", r.distance.candidates)?;
+        d.set_item("clearance", r.clearance.as_ref().map(|c| c.candidates))?;
+        Ok(d)
     }
     /// The intersecting pairs, (K, 2) int64: row (i, j) is triangle i of A and j of B,
     /// sorted.
@@ -260,8 +262,8 @@ fn py_bool(b: bool) -> &'static str {
 }
 
 /// The clearance as ``--clearance`` takes it.
-pub(crate) fn clearance_arg(clearance: Option<f64>) -> PyResult<Option<f64>> {
-    match clearance {
+pub(crate) fn clearance_arg(clearance: Option<Real>) -> PyResult<Option<f64>> {
+    match clearance.map(|c| c.0) {
         Some(d) if !(d.is_finite() && d >= 0.0) => Err(value_error(format!(
             "clearance must be a finite distance >= 0, got {d}"
         ))),
@@ -291,7 +293,7 @@ pub fn check(
     b: &Bound<'_, PyAny>,
     transform_a: Option<&Bound<'_, PyAny>>,
     transform_b: Option<&Bound<'_, PyAny>>,
-    clearance: Option<f64>,
+    clearance: Option<Real>,
     pairs: bool,
     backend: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<CheckResult> {

@@ -63,6 +63,7 @@ def test_check_clearance_equals_cli(case, backend, cli):
     )
     assert r.to_dict() == without_run_fields(want)
     assert r.clearance_pair_count == len(want["clearance_pairs"])
+    assert r.candidate_pairs == want["candidate_pairs"]
     assert np.array_equal(r.clearance_distances, [p["distance"] for p in want["clearance_pairs"]])
     # Without pairs=True, to_dict() is check --json without --pairs.
     plain = mc.check(a, b, pa, pb, clearance=0.01, backend=backend).to_dict()

@@ -427,3 +427,23 @@ def test_a_clearance_of_minus_zero_is_zero():
     r = mc.check(a, a, transform_b=translation(2, 0, 0), clearance=-0.0)
     assert r.clearance == 0.0 and np.copysign(1.0, r.clearance) == 1.0
     assert r.clearance_pair_count == 0
+
+
+@pytest.mark.parametrize("flag", [True, False, np.bool_(True)])
+def test_a_boolean_is_no_distance(flag):
+    """Python takes True for 1.0: `clearance=True` (meant as "report the clearance") would
+    have been a clearance of 1, and `max_t=False` a limit of 0. Every real-number argument
+    refuses booleans."""
+    a = mc.Mesh(*box((0, 0, 0), (1, 1, 1)))
+    o, d = np.zeros((1, 3)), np.array([[1.0, 0.0, 0.0]])
+    calls = [
+        lambda: mc.check(a, a, transform_b=translation(2, 0, 0), clearance=flag),
+        lambda: mc.closest_points(a, o, max_distance=flag),
+        lambda: mc.ray_hits(a, o, d, max_t=flag),
+        lambda: mc.sphere_sweeps(a, o, [0.1], d, tolerance=flag),
+        lambda: mc.sweep(a, a, [translation(2, 0, 0), translation(3, 0, 0)], tolerance=flag),
+        lambda: mc.poses(a, a, [translation(2, 0, 0)], clearance=flag),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match="got a bool"):
+            call()

@@ -195,9 +195,11 @@ impl Mesh {
 
     /// This mesh's declared unit and `other`'s where both declare one and they differ (any
     /// case): coordinates are never converted, so the command line and Python say so.
+    /// Names of one unit are one: any case, plural or abbreviated ("mm", "millimeters",
+    /// "Millimeter"), as trimesh and files write them.
     pub fn units_differ<'a>(&'a self, other: &'a Mesh) -> Option<(&'a str, &'a str)> {
         match (&self.unit, &other.unit) {
-            (Some(a), Some(b)) if !a.eq_ignore_ascii_case(b) => Some((a, b)),
+            (Some(a), Some(b)) if unit_name(a) != unit_name(b) => Some((a, b)),
             _ => None,
         }
     }
@@ -428,4 +430,43 @@ pub struct MeshInfo {
     pub zero_area_triangles: usize,
     pub closed: bool,
     pub oriented: bool,
+}
+
+/// A unit's name, lower case and singular, abbreviations spelt out.
+fn unit_name(unit: &str) -> String {
+    let u = unit.trim().to_ascii_lowercase().replace("metre", "meter");
+    let singular = match u.as_str() {
+        "inches" => "inch",
+        "feet" => "foot",
+        _ => u.strip_suffix('s').unwrap_or(&u),
+    };
+    let name = match singular {
+        "mm" => "millimeter",
+        "cm" => "centimeter",
+        "m" => "meter",
+        "um" | "µm" | "micrometer" => "micron",
+        "in" => "inch",
+        "ft" => "foot",
+        other => other,
+    };
+    name.to_string()
+}
+
+#[cfg(test)]
+mod unit_tests {
+    #[test]
+    fn names_of_one_unit_are_one() {
+        let same = [
+            ("millimeter", "MM"),
+            ("millimeters", "Millimetre"),
+            ("inch", "inches"),
+            ("in", "Inch"),
+            ("micron", "micrometers"),
+        ];
+        for (a, b) in same {
+            assert_eq!(super::unit_name(a), super::unit_name(b), "{a} {b}");
+        }
+        assert_ne!(super::unit_name("millimeter"), super::unit_name("inch"));
+        assert_ne!(super::unit_name("m"), super::unit_name("mm"));
+    }
 }

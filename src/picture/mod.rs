@@ -9,7 +9,7 @@ mod raster;
 pub use glb::glb;
 pub use raster::{png, MAX_SIDE};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::geom::{Aabb, DVec3, Tri};
 use crate::mesh::{Pose, PreparedMesh};
 use crate::query::{CheckReport, Containment, Posed, SelfReport};
@@ -270,17 +270,11 @@ pub fn write(
     size: (u32, u32),
     glb_path: Option<&Path>,
 ) -> Result<()> {
-    let save = |path: &Path, bytes: Vec<u8>| {
-        std::fs::write(path, bytes).map_err(|source| Error::Write {
-            path: path.to_path_buf(),
-            source,
-        })
-    };
     if let Some(path) = render {
-        save(path, png(scene, size.0, size.1)?)?;
+        crate::save::file(path, &png(scene, size.0, size.1)?)?;
     }
     if let Some(path) = glb_path {
-        save(path, glb(scene)?)?;
+        crate::save::file(path, &glb(scene)?)?;
     }
     Ok(())
 }

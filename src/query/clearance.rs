@@ -122,12 +122,15 @@ pub enum Listing {
     Intersecting,
     /// A mesh's self-intersecting pairs.
     SelfIntersecting,
+    /// The pairs of a sphere and a triangle it touches.
+    SphereContacts,
 }
 
 impl Listing {
     fn likely(&self) -> &'static str {
         match self {
             Listing::Clearance(_) => "is it in the meshes' unit?",
+            Listing::SphereContacts => "are the radii in the mesh's unit?",
             Listing::Intersecting | Listing::SelfIntersecting => {
                 "triangles repeated many times over?"
             }
@@ -141,6 +144,7 @@ impl std::fmt::Display for Listing {
             Listing::Clearance(d) => write!(f, "a clearance of {d} holds"),
             Listing::Intersecting => write!(f, "the parts intersect in"),
             Listing::SelfIntersecting => write!(f, "the mesh cuts itself in"),
+            Listing::SphereContacts => write!(f, "the spheres touch"),
         }
     }
 }

@@ -7,6 +7,7 @@
 
 use super::winding::inside_room;
 use super::{closest_point, point_inside, winding_number, Closest, Posed, Winding};
+use super::{Listing, TooMany, MAX_PAIRS};
 use crate::geom::closer::point_within;
 use crate::geom::closest::{closest_point_triangle, distance_squared_point_aabb};
 use crate::geom::DVec3;
@@ -117,16 +118,35 @@ pub fn sphere_triangles(c: DVec3, r: f64, m: &Posed) -> Vec<u32> {
 /// Every (sphere, triangle) pair of `spheres` (centre, radius) that [`sphere_triangles`]
 /// names, by sphere then triangle, the spheres on rayon's threads: `spheres --contacts` and
 /// Python's `sphere_touching`.
-pub fn spheres_touching(spheres: &[(DVec3, f64)], m: &Posed) -> Vec<(u32, u32)> {
+///
+/// At most [`MAX_PAIRS`] pairs: past them, an error (a radius in another unit than the mesh's
+/// asked for 3.5e8 pairs of 5 000 spheres, and the process was killed for memory: a review's
+/// helper).
+pub fn spheres_touching(spheres: &[(DVec3, f64)], m: &Posed) -> Result<Vec<(u32, u32)>, TooMany> {
     use rayon::prelude::*;
-    spheres
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    let listed = AtomicU64::new(0);
+    let lists: Vec<Vec<u32>> = spheres
         .par_iter()
-        .enumerate()
-        .flat_map_iter(|(i, &(c, r))| {
+        .map(|&(c, r)| {
+            if listed.load(Relaxed) > MAX_PAIRS {
+                return Vec::new();
+            }
             let found = sphere_triangles(c, r, m);
-            found.into_iter().map(move |t| (i as u32, t))
+            listed.fetch_add(found.len() as u64, Relaxed);
+            found
         })
-        .collect()
+        .collect();
+    if listed.into_inner() > MAX_PAIRS {
+        return Err(TooMany {
+            what: Listing::SphereContacts,
+            most: MAX_PAIRS,
+        });
+    }
+    let pairs = lists.iter().enumerate();
+    Ok(pairs
+        .flat_map(|(i, ts)| ts.iter().map(move |&t| (i as u32, t)))
+        .collect())
 }
 
 /// The first contact of a moving sphere.
@@ -198,8 +218,11 @@ pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> SphereSw
 /// coordinates resolve ([`slack`]: a sphere far from the origin), so that it can be decided.
 /// Each sphere its own: a batch's one default, the largest, let one row far away coarsen every
 /// other (a review's helper: a row moved by 1e15 made a sphere 0.25 clear of the mesh touch).
+/// A tolerance given finer than that is raised to it: no step could decide a sphere within
+/// it, which came back undecided however plain its contact (a review's helper: a sphere
+/// falling onto a box's face, 1e-13 given, 5.3e-14 resolved).
 pub fn sweep_tolerance(m: &Posed, (c, r, v): (DVec3, f64, DVec3), given: Option<f64>) -> f64 {
-    given.unwrap_or_else(|| {
+    let asked = given.unwrap_or_else(|| {
         // The box `info` keeps, not the mesh's measured again: that is a pass over every vertex,
         // which per sphere took 100k moving spheres on igea from 1.1 to 22 s. Positive even for
         // a mesh of one point and a sphere of none at the origin.
@@ -208,12 +231,12 @@ pub fn sweep_tolerance(m: &Posed, (c, r, v): (DVec3, f64, DVec3), given: Option<
             min: DVec3::from_array(info.bbox_min),
             max: DVec3::from_array(info.bbox_max),
         };
-        let size = (1e-9 * bbox.diagonal()).max(f64::MIN_POSITIVE);
-        match 4.0 * slack(c, r, v, m) {
-            resolved if resolved.is_finite() => size.max(resolved),
-            _ => size,
-        }
-    })
+        (1e-9 * bbox.diagonal()).max(f64::MIN_POSITIVE)
+    });
+    match 4.0 * slack(c, r, v, m) {
+        resolved if resolved.is_finite() => asked.max(resolved),
+        _ => asked,
+    }
 }
 
 /// A sphere's advancement along its move, one step at a time: the CPU's loop and the GPU's

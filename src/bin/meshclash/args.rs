@@ -193,14 +193,14 @@ pub enum Command {
     /// Build meshes in memory (linked tori, a part swallowed by another, a near miss), check them
     /// on every available backend and show the answers and the time of each stage.
     Demo {
-        /// Triangles per mesh, about (400 to 20 000 000; the tori's and spheres' grids round it).
+        /// Triangles per mesh, about (400 to 2 000 000; the tori's and spheres' grids round it).
         #[arg(long, default_value_t = 200_000)]
         triangles: usize,
     },
-    /// Time every query on the CPU and on the GPU (when there is one) on generated scenes:
+    /// Time `check`'s stages on the CPU and on the GPU (when there is one) on generated scenes:
     /// overlapping, near miss, far apart, one inside the other; answers are checked equal.
     Bench {
-        /// Triangles per mesh, about (400 to 20 000 000; the tori's and spheres' grids round it).
+        /// Triangles per mesh, about (400 to 2 000 000; the tori's and spheres' grids round it).
         #[arg(long, default_value_t = 100_000)]
         triangles: usize,
         /// What to time: the CPU always; the GPU too with gpu, or with auto where there is a

@@ -13,6 +13,12 @@ use serde_json::json;
 use std::time::Instant;
 
 pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), Error> {
+    // Before the rows: a table of none would not look at it (a review's helper).
+    if let Some(tol) = tolerance.filter(|&t| !(t > 0.0 && t.is_finite())) {
+        return Err(Error::Argument(format!(
+            "--tolerance must be finite and > 0, got {tol}"
+        )));
+    }
     let rows = table::read_widths(job.points, &[4, 7])?;
     if let Some(i) = (0..rows.len()).find(|&i| rows.row(i)[3] < 0.0) {
         return Err(Error::Syntax {
@@ -57,7 +63,7 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
     // The backend that answered: the CPU for `--contacts`.
     let mut answered_by = "cpu";
     let (n, cols, fields) = if rows.width == 4 && contacts {
-        touched(&rows, &posed)
+        touched(&rows, &posed)?
     } else if rows.width == 4 {
         let spheres: Vec<_> = (0..rows.len()).map(|i| sphere(rows.row(i))).collect();
         answered_by = backend.name();
@@ -79,11 +85,6 @@ pub fn spheres(job: Job, contacts: bool, tolerance: Option<f64>) -> Result<(), E
                 (c, r, DVec3::from_slice(&rows.row(i)[4..]))
             })
             .collect();
-        if let Some(tol) = tolerance.filter(|&t| !(t > 0.0 && t.is_finite())) {
-            return Err(Error::Argument(format!(
-                "--tolerance must be finite and > 0, got {tol}"
-            )));
-        }
         // Each sphere's own, unless one is given.
         let tols: Vec<f64> = spheres
             .iter()
@@ -113,10 +114,10 @@ fn sphere(r: &[f64]) -> (DVec3, f64) {
 }
 
 /// `--contacts`: one row per (sphere, triangle) it touches.
-fn touched(rows: &table::Rows, m: &Posed) -> Table {
+fn touched(rows: &table::Rows, m: &Posed) -> Result<Table, Error> {
     let n = rows.len();
     let spheres: Vec<(DVec3, f64)> = (0..n).map(|i| sphere(rows.row(i))).collect();
-    let pairs = query::spheres_touching(&spheres, m);
+    let pairs = query::spheres_touching(&spheres, m)?;
     // Touching as without --contacts: a sphere wholly inside the solid meets no triangle but
     // touches (it penetrates).
     let touching = (spheres.par_iter())
@@ -126,7 +127,7 @@ fn touched(rows: &table::Rows, m: &Posed) -> Table {
         |k: fn(&(u32, u32)) -> u32| Column::I64(pairs.iter().map(|p| Some(k(p) as i64)).collect());
     let cols = vec![("sphere", column(|p| p.0)), ("triangle", column(|p| p.1))];
     let fields = json!({"count": n, "touching": touching, "contacts": pairs.len()});
-    (pairs.len(), cols, fields)
+    Ok((pairs.len(), cols, fields))
 }
 
 fn standing(found: Vec<Option<query::SphereContact>>) -> Table {

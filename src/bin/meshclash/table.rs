@@ -617,10 +617,7 @@ fn write_now(path: &Path, n: usize, columns: &[(&str, Column)]) -> Result<(), Er
             )))
         }
     };
-    std::fs::write(path, bytes).map_err(|source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    })
+    meshclash::save::file(path, &bytes)
 }
 
 /// An `--out` path that [`write`] can take: a known format, and [`check_writable`]. Checked

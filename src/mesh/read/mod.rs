@@ -49,11 +49,14 @@ pub fn read_file(path: &Path) -> Result<Soup> {
 
 /// [`read_file`], keeping the unit the file declares.
 pub fn read_file_with_unit(path: &Path) -> Result<Loaded> {
-    let bytes = read_regular_file(path)?;
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(|e| e.to_ascii_lowercase());
+    let bytes = match ext.as_deref() {
+        Some("stl") => read_checked(path, |head, len| stl::refuse_forged(head, len, path))?,
+        _ => read_regular_file(path)?,
+    };
     match ext.as_deref() {
         Some("stl") => read_stl(&bytes, path).map(Loaded::from),
         Some("obj") => read_obj(&bytes, path).map(Loaded::from),
@@ -146,15 +149,29 @@ fn fault(path: &Path, format: &'static str, message: impl Into<String>) -> Error
 /// have been replaced in between), and read only up to the size its metadata gave, so a file
 /// that grows while it is read cannot keep the reader going.
 pub fn read_regular_file(path: &Path) -> Result<Vec<u8>> {
+    read_checked(path, |_, _| Ok(()))
+}
+
+/// [`read_regular_file`], its first bytes (up to [`stl::STL_HEADER`]) and its size shown to
+/// `check` before the rest is read: a size that a header makes impossible is refused before
+/// the file is held in memory.
+fn read_checked(path: &Path, check: impl FnOnce(&[u8], u64) -> Result<()>) -> Result<Vec<u8>> {
+    use std::io::Read;
     let io = |source: std::io::Error| Error::Io {
         path: path.to_path_buf(),
         source,
     };
     require_regular(path, &std::fs::metadata(path).map_err(io)?)?;
-    let file = open_nonblocking(path).map_err(io)?;
+    let mut file = open_nonblocking(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     require_regular(path, &meta)?;
-    read_at_most(file, meta.len(), path)
+    let mut head = Vec::new();
+    (&mut file)
+        .take(stl::STL_HEADER as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    check(&head, meta.len())?;
+    read_at_most(file, head, meta.len(), path)
 }
 
 /// [`Error::NotAFile`] unless `meta` describes a regular file.
@@ -206,14 +223,17 @@ fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     options.open(path)
 }
 
-/// Read `file` to its end, but no further than one byte past the `len` its metadata gave:
+/// Read `file` to its end after `head` (its first bytes, read already), but no further than one
+/// byte past the `len` its metadata gave:
 /// more than `len` means it grew while being read, an error rather than an endless read.
-fn read_at_most(file: std::fs::File, len: u64, path: &Path) -> Result<Vec<u8>> {
+fn read_at_most(file: std::fs::File, head: Vec<u8>, len: u64, path: &Path) -> Result<Vec<u8>> {
     use std::io::Read;
     // The capacity is a hint only: a size the file system reports, bounded so that a forged
     // or huge one does not reserve memory before any byte has arrived.
-    let mut bytes = Vec::with_capacity(len.min(1 << 30) as usize);
-    file.take(len.saturating_add(1))
+    let mut bytes = head;
+    bytes.reserve((len.min(1 << 30) as usize).saturating_sub(bytes.len()));
+    let read = bytes.len() as u64;
+    file.take(len.saturating_add(1).saturating_sub(read))
         .read_to_end(&mut bytes)
         .map_err(|source| Error::Io {
             path: path.to_path_buf(),

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use std::borrow::Cow;
 use std::path::Path;
 
-const STL_HEADER: usize = 84;
+pub(super) const STL_HEADER: usize = 84;
 const STL_RECORD: usize = 50;
 
 /// Binary or ASCII STL from bytes.
@@ -20,29 +20,44 @@ pub fn read_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
     // its end. Not that it be UTF-8: a solid's name may be in another encoding (a review's
     // helper: "solid café" in Latin-1 was refused as a binary STL of a billion triangles).
     let looks_ascii = starts_with_solid(bytes) && !text_part(bytes).contains(&0);
-    if bytes.len() >= STL_HEADER {
-        let declared = u32::from_le_bytes([bytes[80], bytes[81], bytes[82], bytes[83]]) as u64;
-        let expected = STL_HEADER as u64 + STL_RECORD as u64 * declared;
-        let actual = bytes.len() as u64;
-        let fits = actual >= expected && actual - expected < STL_RECORD as u64;
-        if fits {
-            return read_binary_stl(bytes, declared as usize, path);
-        }
-        if !looks_ascii {
-            return Err(Error::StlSizeMismatch {
-                path: path.to_path_buf(),
-                declared,
-                expected,
-                actual,
-            });
-        }
-    } else if !looks_ascii {
+    match binary_size(bytes, bytes.len() as u64, path) {
+        Ok(declared) => read_binary_stl(bytes, declared as usize, path),
+        Err(_) if looks_ascii => read_ascii_stl(bytes, path),
+        Err(e) => Err(e),
+    }
+}
+
+/// A file of `len` bytes beginning with `head` (at least its first 84 bytes, where it has
+/// them) refused before it is read: binary by its size, and not text ("solid"), the count in
+/// its header forged (a review's helper: a sparse file of 1 GB declaring 4e9 triangles was
+/// read whole, 10 GB ran out of memory, before this error).
+pub fn refuse_forged(head: &[u8], len: u64, path: &Path) -> Result<()> {
+    match binary_size(head, len, path) {
+        Err(e) if !starts_with_solid(head) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// The triangles a binary STL of `len` bytes declares in `head` (its first 84 bytes at least),
+/// where its size fits them; else why not.
+fn binary_size(head: &[u8], len: u64, path: &Path) -> Result<u64> {
+    let Some(count) = head.get(80..STL_HEADER) else {
         return Err(Error::StlTooShort {
             path: path.to_path_buf(),
-            actual: bytes.len() as u64,
+            actual: len,
         });
+    };
+    let declared = u32::from_le_bytes([count[0], count[1], count[2], count[3]]) as u64;
+    let expected = STL_HEADER as u64 + STL_RECORD as u64 * declared;
+    if len >= expected && len - expected < STL_RECORD as u64 {
+        return Ok(declared);
     }
-    read_ascii_stl(bytes, path)
+    Err(Error::StlSizeMismatch {
+        path: path.to_path_buf(),
+        declared,
+        expected,
+        actual: len,
+    })
 }
 
 /// `bytes` less the NUL padding some exporters end a text file with.
