@@ -205,7 +205,10 @@ fn a_forged_count_is_refused_before_the_file_is_read() {
     let e = read::read_file(&path).unwrap_err();
     let read = rchar() - before;
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(matches!(e, Error::StlSizeMismatch { actual, .. } if actual == 1 << 30), "{e}");
+    assert!(
+        matches!(e, Error::StlSizeMismatch { actual, .. } if actual == 1 << 30),
+        "{e}"
+    );
     assert!(read < 64 << 20, "{read} bytes read");
 }
 

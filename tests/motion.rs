@@ -716,3 +716,67 @@ fn a_part_passing_through_an_open_frame_meets_its_inside() {
         .find(|&x| interferes(x));
     assert_eq!(first, None, "sampled in before {}", hit.time);
 }
+
+/// A review's helper's case: a rod [-0.1, 0.1]² × [-5, 15] (12 triangles) threaded through a
+/// tube [-1, 1]² × [0, 10] open at both ends. The surfaces do not meet, every vertex of the
+/// rod is outside the tube's inside (its ends lie 5 beyond the openings), but its middle is
+/// inside: the tube's winding number at (0, 0, 5) is above 1/2. That was called apart, for
+/// certain, by `check` and `sweep` alike; now uncertain, while the same rod beside the tube,
+/// whose triangles the winding number's bound clears once cut small enough, stays certain.
+#[test]
+fn a_rod_threaded_through_an_open_tube_is_not_certainly_apart() {
+    let tube: meshclash::mesh::read::Soup = common::box_soup([-1.0, -1.0, 0.0], [1.0, 1.0, 10.0])
+        .into_iter()
+        .skip(4) // its two faces across z
+        .collect();
+    let tube = PreparedMesh::new(meshclash::mesh::Mesh::from_soup("tube", tube).unwrap());
+    let rod = boxed([-0.1, -0.1, -5.0], [0.1, 0.1, 15.0]);
+    let inside = query::point_inside(
+        DVec3::new(0.0, 0.0, 5.0),
+        &Posed::new(&tube, Pose::IDENTITY),
+    );
+    assert!(inside.inside && inside.certain);
+    let certain = |x: f64| match query::solid_distance(
+        &Posed::new(&tube, Pose::IDENTITY),
+        &Posed::new(&rod, at(x, 0.0, 0.0)),
+    ) {
+        query::SolidDistance::Apart {
+            containment_certain,
+            ..
+        } => containment_certain,
+        other => panic!("{other:?}"),
+    };
+    assert!(!certain(0.0), "threaded");
+    assert!(certain(4.0), "beside");
+    let check = |x: f64| {
+        let (pa, pb) = (Pose::IDENTITY, at(x, 0.0, 0.0));
+        query::check(&tube, pa, &rod, pb, &Default::default()).containment_certain
+    };
+    assert!(!check(0.0) && check(4.0));
+    // A sweep along the tube's axis: no certain answer where it stays threaded.
+    let path = [at(0.0, 0.0, 0.0), at(0.0, 0.0, 1.0)];
+    let r = query::sweep(&tube, Pose::IDENTITY, &rod, &path, &[], 1e-6);
+    assert!(r.contact.is_none() && !r.certain);
+    let beside = [at(4.0, 0.0, 0.0), at(4.0, 0.0, 1.0)];
+    let r = query::sweep(&tube, Pose::IDENTITY, &rod, &beside, &[], 1e-6);
+    assert!(r.contact.is_none() && r.certain && r.complete);
+}
+
+/// A half turn between waypoints turns either way (slerp takes the shorter, and there is
+/// none): `first_half_turn` names it, the command line refuses it; a turn a little short of
+/// it is taken.
+#[test]
+fn a_half_turn_between_waypoints_is_refused() {
+    let turn = |deg: f64| Pose::from_euler_degrees([0.0, 0.0, deg], DVec3::ZERO);
+    assert_eq!(query::first_half_turn(&[turn(0.0), turn(180.0)]), Some(0));
+    assert_eq!(query::first_half_turn(&[turn(0.0), turn(-180.0)]), Some(0));
+    assert_eq!(
+        query::first_half_turn(&[turn(0.0), turn(90.0), turn(270.0)]),
+        Some(1)
+    );
+    assert_eq!(query::first_half_turn(&[turn(0.0), turn(179.0)]), None);
+    assert_eq!(
+        query::first_half_turn(&[turn(0.0), turn(120.0), turn(240.0), turn(360.0)]),
+        None
+    );
+}

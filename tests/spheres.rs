@@ -588,10 +588,16 @@ fn a_tolerance_finer_than_the_coordinates_resolve_is_raised_to_it() {
         assert_eq!(query::sweep_tolerance(&posed, s, Some(1e-6)), 1e-6);
         let backends = common::cpu_and_gpu("a_tolerance_finer_than_the_coordinates_resolve");
         for b in &backends {
-            let got = b.sphere_sweeps(&m, Pose::IDENTITY, &[s], Some(given)).unwrap();
+            let got = b
+                .sphere_sweeps(&m, Pose::IDENTITY, &[s], Some(given))
+                .unwrap();
             let hit = got[0].contact().expect("a contact");
             // At or before 0.5, within the tolerance used (a move of 3: 3 · toi off).
-            assert!(hit.toi <= 0.5 && (0.5 - hit.toi) * 3.0 <= used, "{}", hit.toi);
+            assert!(
+                hit.toi <= 0.5 && (0.5 - hit.toi) * 3.0 <= used,
+                "{}",
+                hit.toi
+            );
         }
     }
 }

@@ -563,6 +563,12 @@ pub fn sweep<'py>(
             i + 1
         )));
     }
+    if let Some(i) = query::first_half_turn(&waypoints) {
+        return Err(value_error(format!(
+            "path: {}",
+            query::half_turn_message(i)
+        )));
+    }
     let times = times.unwrap_or_default();
     let ok = times.is_empty()
         || (times.len() == waypoints.len()
@@ -598,6 +604,7 @@ pub fn sweep<'py>(
     d.set_item("min_time", r.min_time)?;
     d.set_item("min_distance_bound", r.min_distance_bound)?;
     d.set_item("complete", r.complete)?;
+    d.set_item("certain", r.certain)?;
     d.set_item("steps", r.steps)?;
     if let Some(h) = &r.contact {
         d.set_item("time", h.time)?;

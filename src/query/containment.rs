@@ -9,7 +9,7 @@
 //! are not consistently oriented has no meaningful w: there a ray's crossings are counted by
 //! parity.
 
-use super::winding::{ray_crossings, winding_number, Winding};
+use super::winding::{inside_room, ray_crossings, winding_number, Winding};
 use super::Posed;
 use crate::geom::DVec3;
 use rayon::prelude::*;
@@ -155,6 +155,85 @@ pub(crate) fn witnesses(
     (all, Coverage::Every)
 }
 
+/// Against a part `m` that is not closed, whether bodies `bodies` of `a`, none of whose
+/// vertices is inside `m`, lie wholly outside it. Their vertices being outside says nothing of
+/// the rest of them there, whose winding number can pass 1/2 away from its surface: a rod
+/// threaded through an open tube has its ends outside and its middle inside, and was called
+/// apart for certain (a review's helper). Each triangle must lie within a ball about one of its
+/// corners that [`inside_room`] clears of `m`'s inside, or be cut in four whose pieces do
+/// ([`covered`]), within [`SAMPLES`] points asked in all. True against a closed `m` (a body
+/// that does not meet its surface is on one side of it); false for bodies of more vertices
+/// than are asked one by one ([`Coverage::Sampled`]: uncertain already).
+pub(crate) fn wholly_outside(a: &Posed, m: &Posed, bodies: std::ops::Range<usize>) -> bool {
+    if m.prep.info.closed {
+        return true;
+    }
+    let counts = &a.prep.bodies.vertex_counts;
+    let bodies = bodies.start.min(counts.len())..bodies.end.min(counts.len());
+    if counts[bodies.clone()].iter().sum::<usize>() > WITNESS_LIMIT {
+        return false;
+    }
+    let body_of = &a.prep.bodies.of_vertex;
+    let ours = |v: u32| bodies.contains(&(body_of[v as usize] as usize));
+    let rooms: Vec<f64> = (0..body_of.len() as u32)
+        .into_par_iter()
+        .map(|v| if ours(v) { room(a.vertex(v), m) } else { 0.0 })
+        .collect();
+    let left = std::sync::atomic::AtomicI64::new(SAMPLES);
+    let triangles = &a.prep.mesh.triangles;
+    triangles.par_iter().filter(|t| ours(t[0])).all(|t| {
+        let corners = t.map(|v| (a.vertex(v), rooms[v as usize]));
+        covered(corners, m, &left, 0)
+    })
+}
+
+/// Points of triangles cut in four that [`wholly_outside`] asks, at most, for one part.
+const SAMPLES: i64 = 1 << 14;
+
+/// How far `p` may move before its winding number around `m` could reach 1/2 (0 where it is
+/// inside, or too near 1/2 to say).
+fn room(p: DVec3, m: &Posed) -> f64 {
+    inside_room(p, &winding_number(p, m), m)
+}
+
+/// Whether triangle `corners` (each with its room) lies where `m`'s winding number cannot
+/// reach 1/2: within a ball about one corner that its room clears (a ball holds the triangle
+/// of any points it holds), else in four pieces that each are (their corners' rooms asked, from
+/// `left`), at most eight cuts deep.
+fn covered(
+    corners: [(DVec3, f64); 3],
+    m: &Posed,
+    left: &std::sync::atomic::AtomicI64,
+    depth: u32,
+) -> bool {
+    let held = (0..3).any(|k| {
+        let (p, r) = corners[k];
+        let far = p
+            .distance(corners[(k + 1) % 3].0)
+            .max(p.distance(corners[(k + 2) % 3].0));
+        // Below the room by more than the lengths' rounding.
+        far * (1.0 + 1e-9) < r
+    });
+    if held {
+        return true;
+    }
+    if depth == 8 || left.fetch_sub(3, std::sync::atomic::Ordering::Relaxed) < 3 {
+        return false;
+    }
+    let mid = |i: usize, j: usize| {
+        let p = (corners[i].0 + corners[j].0) * 0.5;
+        (p, room(p, m))
+    };
+    let (ab, bc, ca) = (mid(0, 1), mid(1, 2), mid(2, 0));
+    if ab.1 == 0.0 || bc.1 == 0.0 || ca.1 == 0.0 {
+        return false; // inside, or too near 1/2
+    }
+    let [a, b, c] = corners;
+    [[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]]
+        .into_iter()
+        .all(|piece| covered(piece, m, left, depth + 1))
+}
+
 /// The first of `witnesses` certainly inside `m`, else the first inside but uncertain; and
 /// whether the answer is certain ([`pick`]).
 pub(crate) fn first_inside(
@@ -230,6 +309,12 @@ pub(crate) fn containment_with<E>(
         (_, Some(_)) if certain_b => (Some(Containment::BInA), true),
         (Some(_), _) => (Some(Containment::AInB), false),
         (None, Some(_)) => (Some(Containment::BInA), false),
-        (None, None) => (None, certain_a && certain_b),
+        (None, None) => (
+            None,
+            certain_a
+                && certain_b
+                && wholly_outside(a, b, 0..usize::MAX)
+                && wholly_outside(b, a, 0..usize::MAX),
+        ),
     })
 }

@@ -1,7 +1,7 @@
 //! A yes/no clash query that stops at the first evidence: the question a clash review asks
 //! first, answered without listing every pair.
 
-use super::containment::{first_inside, witnesses};
+use super::containment::{first_inside, wholly_outside, witnesses};
 use super::{leaf_gap, Posed};
 use crate::geom::{spheres_within, tritri, DVec3};
 use crate::octree::{any_leaf_pair, world_box};
@@ -120,7 +120,7 @@ fn inside_bodies(a: &Posed, b: &Posed, skip: usize, take: usize) -> (Option<Inte
     if certain_a && of_a.is_some() {
         return (of_a, true);
     }
-    let (in_a, certain_b) = first_inside(witnesses(b, a, bodies), a);
+    let (in_a, certain_b) = first_inside(witnesses(b, a, bodies.clone()), a);
     let of_b = in_a.map(|(vertex, point)| Interference::VertexOfBInA {
         vertex,
         point,
@@ -129,7 +129,10 @@ fn inside_bodies(a: &Posed, b: &Posed, skip: usize, take: usize) -> (Option<Inte
     if certain_b && of_b.is_some() {
         return (of_b, true);
     }
-    (of_a.or(of_b), certain_a && certain_b)
+    let found = of_a.or(of_b);
+    let outside = || wholly_outside(a, b, bodies.clone()) && wholly_outside(b, a, bodies.clone());
+    let certain = certain_a && certain_b && (found.is_some() || outside());
+    (found, certain)
 }
 
 /// Whether any triangle pair intersects, stopping at the first.

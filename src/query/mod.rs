@@ -39,8 +39,8 @@ pub use distance::{distance, distance_with_budget, DistanceReport};
 pub use interferes::{interference, interference_and_certainty, interferes, Interference};
 pub use intersect::{intersect, intersect_at_most, IntersectReport, PairContact};
 pub use motion::{
-    evidence, first_unbounded_segment, path_tolerance, poses, sweep, PoseAnswer, SweepHit,
-    SweepReport,
+    evidence, first_half_turn, first_unbounded_segment, half_turn_message, path_tolerance, poses,
+    sweep, PoseAnswer, SweepHit, SweepReport,
 };
 pub use ray::{first_unbounded_ray, hit_rows, ray_hits, ray_segment_end, Hits, RayHit};
 pub use self_intersect::{

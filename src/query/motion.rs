@@ -69,6 +69,11 @@ pub struct SweepReport {
     /// the path's parameter resolves): no contact is reported, and none is ruled out past
     /// `min_time`'s segment either; the bound holds only up to where it stopped.
     pub complete: bool,
+    /// False where a pose was measured apart only by the likelier answer, against a part that
+    /// is not closed (`containment_certain` false there: a body of more than 20 000 vertices
+    /// judged by one, or one whose triangles pass where that part's winding number could reach
+    /// 1/2): a contact could come earlier than reported, and the bound is not certified.
+    pub certain: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -118,6 +123,23 @@ pub fn first_unbounded_segment(path: &[Pose]) -> Option<usize> {
         .position(|w| !crate::geom::length(w[1].translation - w[0].translation).is_finite())
 }
 
+/// The first waypoint whose rotation to the next is a half turn (within 2e-5 rad, about what
+/// a rotation written to six digits resolves), if any: slerp turns the shorter way, and a half
+/// turn has none, so which way it went was rounding's choice (a review's helper: R_z(180°) and
+/// R_z(-180°), 2.4e-16 apart, swept opposite halves, one meeting a part the other missed).
+pub fn first_half_turn(path: &[Pose]) -> Option<usize> {
+    path.windows(2)
+        .position(|w| quat(&w[0]).dot(quat(&w[1])).abs() < 1e-5)
+}
+
+/// Why a path with a half turn from waypoint `i` to the next is refused ([`first_half_turn`]).
+pub fn half_turn_message(i: usize) -> String {
+    format!(
+        "the rotation from waypoint {i} to {} is a half turn (180 degrees), which turns either way: add a waypoint between them to say which",
+        i + 1
+    )
+}
+
 /// B moving through `path` (at least two waypoints) at `times` (increasing, first 0 and last 1;
 /// even spacing when empty), A placed by `pose_a`: the first pose within `tol` of A, found
 /// without passing through it.
@@ -148,6 +170,7 @@ pub fn sweep(
         min_distance_bound: f64::INFINITY,
         steps: 0,
         complete: true,
+        certain: true,
     };
     let segments: Vec<Segment> = (0..n.saturating_sub(1))
         .map(|seg| Segment::new(path[seg], path[seg + 1], reach))
@@ -173,6 +196,13 @@ pub fn sweep(
         let mut s = 0.0;
         loop {
             let (solid, pose) = measure(seg, s, report.steps);
+            if let SolidDistance::Apart {
+                containment_certain: false,
+                ..
+            } = solid
+            {
+                report.certain = false;
+            }
             let d = solid.distance();
             let time = time_of(seg) + s * (time_of(seg + 1) - time_of(seg));
             measured[seg].push((s, d));

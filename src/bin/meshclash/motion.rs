@@ -180,6 +180,13 @@ pub fn sweep(
             i + 1
         )));
     }
+    if let Some(i) = query::first_half_turn(&waypoints) {
+        return Err(Error::Argument(format!(
+            "{}: {}",
+            path.display(),
+            query::half_turn_message(i)
+        )));
+    }
     let times = parse_times(times, waypoints.len())?;
     let (ma, mb) = load_pair(a, b)?;
     let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, pose_a, &mb, &waypoints));
@@ -207,6 +214,7 @@ pub fn sweep(
         "min_time": r.min_time,
         "min_distance_bound": r.min_distance_bound,
         "complete": r.complete,
+        "certain": r.certain,
         "steps": r.steps,
     });
     if let Some(h) = &r.contact {
