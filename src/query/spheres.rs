@@ -15,7 +15,9 @@ use crate::geom::DVec3;
 /// Where a sphere stands against a mesh.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SphereContact {
-    /// The sphere reaches the surface or the inside: the exact `gap <= 0`, decided exactly
+    /// The sphere reaches the surface or its centre is inside: the exact `gap <= 0` (against
+    /// a mesh that is not closed, a sphere reaching the inside through a hole with its centre
+    /// outside does not touch), decided exactly
     /// (`gap`, rounded, may read a rounding either side of 0 where the exact one is 0 or
     /// nearly so).
     pub touches: bool,
