@@ -9,7 +9,7 @@ use super::{GpuBackend, GpuMesh};
 use crate::error::Result;
 use crate::geom::DVec3;
 use crate::query::closest::{in_given_order, morton_order};
-use crate::query::containment::{containment_with, first_inside, pick};
+use crate::query::containment::{containment_with, first_inside, pick, pick_every, Coverage};
 use crate::query::{inside_by_parity, winding_number, Containment, Inside, Posed, Winding};
 use rayon::prelude::*;
 
@@ -243,13 +243,16 @@ impl GpuBackend {
         b: &Posed,
         gb: &GpuMesh,
     ) -> Result<(Option<Containment>, bool)> {
-        containment_with(a, b, |(witnesses, coverage), m| {
+        containment_with(a, b, |part, (witnesses, coverage), m| {
             let g = if std::ptr::eq(m, a) { ga } else { gb };
             if inside_by_parity(m) {
-                return Ok(first_inside((witnesses, coverage), m));
+                return Ok(first_inside(part, (witnesses, coverage), m));
             }
             let points: Vec<DVec3> = witnesses.iter().map(|x| x.2).collect();
             let w = self.winding_numbers(m, g, &points)?;
+            if coverage == Coverage::Every {
+                return Ok(pick_every(part, m, witnesses, w));
+            }
             let answers = witnesses
                 .into_iter()
                 .zip(w)

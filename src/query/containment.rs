@@ -155,35 +155,35 @@ pub(crate) fn witnesses(
     (all, Coverage::Every)
 }
 
-/// Against a part `m` that is not closed, whether bodies `bodies` of `a`, none of whose
-/// vertices is inside `m`, lie wholly outside it. Their vertices being outside says nothing of
-/// the rest of them there, whose winding number can pass 1/2 away from its surface: a rod
-/// threaded through an open tube has its ends outside and its middle inside, and was called
-/// apart for certain (a review's helper). Each triangle must lie within a ball about one of its
-/// corners that [`inside_room`] clears of `m`'s inside, or be cut in four whose pieces do
-/// ([`covered`]), within [`SAMPLES`] points asked in all. True against a closed `m` (a body
-/// that does not meet its surface is on one side of it); false for bodies of more vertices
-/// than are asked one by one ([`Coverage::Sampled`]: uncertain already).
-pub(crate) fn wholly_outside(a: &Posed, m: &Posed, bodies: std::ops::Range<usize>) -> bool {
-    if m.prep.info.closed {
-        return true;
+/// Against a part `m` that is not closed, whether the bodies of `a` that `witnesses` (every
+/// vertex of them, [`Coverage::Every`], none inside `m`, their winding numbers `windings`)
+/// stand for lie wholly outside it. Their vertices being outside says nothing of the rest of
+/// them there, whose winding number can pass 1/2 away from its surface: a rod threaded through
+/// an open tube has its ends outside and its middle inside, and was called apart for certain
+/// (a review's helper). Each triangle must lie within a ball about one of its corners that
+/// [`inside_room`] clears of `m`'s inside, or be cut in four whose pieces do ([`covered`]),
+/// within [`SAMPLES`] points asked in all.
+pub(crate) fn wholly_outside(
+    a: &Posed,
+    m: &Posed,
+    witnesses: &[Witness],
+    windings: &[Winding],
+) -> bool {
+    let mut rooms = vec![None; a.prep.mesh.vertices.len()];
+    for (&(v, _, p), w) in witnesses.iter().zip(windings) {
+        if let Some(r) = rooms.get_mut(v as usize) {
+            *r = Some((p, inside_room(p, w, m)));
+        }
     }
-    let counts = &a.prep.bodies.vertex_counts;
-    let bodies = bodies.start.min(counts.len())..bodies.end.min(counts.len());
-    if counts[bodies.clone()].iter().sum::<usize>() > WITNESS_LIMIT {
-        return false;
-    }
-    let body_of = &a.prep.bodies.of_vertex;
-    let ours = |v: u32| bodies.contains(&(body_of[v as usize] as usize));
-    let rooms: Vec<f64> = (0..body_of.len() as u32)
-        .into_par_iter()
-        .map(|v| if ours(v) { room(a.vertex(v), m) } else { 0.0 })
-        .collect();
     let left = std::sync::atomic::AtomicI64::new(SAMPLES);
     let triangles = &a.prep.mesh.triangles;
-    triangles.par_iter().filter(|t| ours(t[0])).all(|t| {
-        let corners = t.map(|v| (a.vertex(v), rooms[v as usize]));
-        covered(corners, m, &left, 0)
+    // The triangles of the bodies asked: those whose corners were.
+    triangles.par_iter().all(|t| {
+        let corners = t.map(|v| rooms.get(v as usize).copied().flatten());
+        match corners {
+            [Some(x), Some(y), Some(z)] => covered([x, y, z], m, &left, 0),
+            _ => true,
+        }
     })
 }
 
@@ -234,20 +234,43 @@ fn covered(
         .all(|piece| covered(piece, m, left, depth + 1))
 }
 
-/// The first of `witnesses` certainly inside `m`, else the first inside but uncertain; and
-/// whether the answer is certain ([`pick`]).
+/// The first of `witnesses` (of part `a`) certainly inside `m`, else the first inside but
+/// uncertain; and whether the answer is certain ([`pick`]; with [`Coverage::Every`] and none
+/// inside, [`wholly_outside`] too).
 pub(crate) fn first_inside(
+    a: &Posed,
     (witnesses, coverage): (Vec<Witness>, Coverage),
     m: &Posed,
 ) -> (Option<(u32, DVec3)>, bool) {
-    if coverage == Coverage::Every {
-        let answers: Vec<Inside> = witnesses.par_iter().map(|w| point_inside(w.2, m)).collect();
-        return pick(witnesses.into_iter().zip(answers), coverage);
+    if coverage == Coverage::Every && !inside_by_parity(m) {
+        let windings: Vec<Winding> = witnesses
+            .par_iter()
+            .map(|w| winding_number(w.2, m))
+            .collect();
+        return pick_every(a, m, witnesses, windings);
     }
     pick(
         witnesses.into_iter().map(|w| (w, point_inside(w.2, m))),
         coverage,
     )
+}
+
+/// [`pick`] for every vertex of some bodies ([`Coverage::Every`]) given their winding numbers
+/// around `m` (from either backend): where none is inside and all are certain, certain only if
+/// the bodies lie wholly outside ([`wholly_outside`]).
+pub(crate) fn pick_every(
+    a: &Posed,
+    m: &Posed,
+    witnesses: Vec<Witness>,
+    windings: Vec<Winding>,
+) -> (Option<(u32, DVec3)>, bool) {
+    let answers = witnesses
+        .iter()
+        .zip(&windings)
+        .map(|(w, n)| (*w, Inside::of(n)));
+    let (first, certain) = pick(answers, Coverage::Every);
+    let outside = || wholly_outside(a, m, &witnesses, &windings);
+    (first, certain && (first.is_some() || outside()))
 }
 
 /// From witnesses and their answers: the first certainly inside, else the first inside; and
@@ -289,7 +312,8 @@ pub(crate) fn pick(
 /// and is that certain ([`Inside::certain`], and against a container that is not closed every
 /// body wholly on one side)?
 pub fn containment(a: &Posed, b: &Posed) -> (Option<Containment>, bool) {
-    let Ok(c) = containment_with::<std::convert::Infallible>(a, b, |ws, m| Ok(first_inside(ws, m)));
+    let Ok(c) =
+        containment_with::<std::convert::Infallible>(a, b, |w, ws, m| Ok(first_inside(w, ws, m)));
     c
 }
 
@@ -298,23 +322,17 @@ pub fn containment(a: &Posed, b: &Posed) -> (Option<Containment>, bool) {
 pub(crate) fn containment_with<E>(
     a: &Posed,
     b: &Posed,
-    first: impl Fn((Vec<Witness>, Coverage), &Posed) -> Result<(Option<(u32, DVec3)>, bool), E>,
+    first: impl Fn(&Posed, (Vec<Witness>, Coverage), &Posed) -> Result<(Option<(u32, DVec3)>, bool), E>,
 ) -> Result<(Option<Containment>, bool), E> {
-    let (a_in_b, certain_a) = first(witnesses(a, b, 0..usize::MAX), b)?;
+    let (a_in_b, certain_a) = first(a, witnesses(a, b, 0..usize::MAX), b)?;
     if a_in_b.is_some() && certain_a {
         return Ok((Some(Containment::AInB), true));
     }
-    let (b_in_a, certain_b) = first(witnesses(b, a, 0..usize::MAX), a)?;
+    let (b_in_a, certain_b) = first(b, witnesses(b, a, 0..usize::MAX), a)?;
     Ok(match (a_in_b, b_in_a) {
         (_, Some(_)) if certain_b => (Some(Containment::BInA), true),
         (Some(_), _) => (Some(Containment::AInB), false),
         (None, Some(_)) => (Some(Containment::BInA), false),
-        (None, None) => (
-            None,
-            certain_a
-                && certain_b
-                && wholly_outside(a, b, 0..usize::MAX)
-                && wholly_outside(b, a, 0..usize::MAX),
-        ),
+        (None, None) => (None, certain_a && certain_b),
     })
 }

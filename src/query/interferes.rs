@@ -1,7 +1,7 @@
 //! A yes/no clash query that stops at the first evidence: the question a clash review asks
 //! first, answered without listing every pair.
 
-use super::containment::{first_inside, wholly_outside, witnesses};
+use super::containment::{first_inside, witnesses};
 use super::{leaf_gap, Posed};
 use crate::geom::{spheres_within, tritri, DVec3};
 use crate::octree::{any_leaf_pair, world_box};
@@ -111,7 +111,7 @@ pub(crate) fn interference_given(
 /// inside, else the first inside but uncertain; and whether every vertex looked at was certain.
 fn inside_bodies(a: &Posed, b: &Posed, skip: usize, take: usize) -> (Option<Interference>, bool) {
     let bodies = skip..skip.saturating_add(take);
-    let (in_b, certain_a) = first_inside(witnesses(a, b, bodies.clone()), b);
+    let (in_b, certain_a) = first_inside(a, witnesses(a, b, bodies.clone()), b);
     let of_a = in_b.map(|(vertex, point)| Interference::VertexOfAInB {
         vertex,
         point,
@@ -120,7 +120,7 @@ fn inside_bodies(a: &Posed, b: &Posed, skip: usize, take: usize) -> (Option<Inte
     if certain_a && of_a.is_some() {
         return (of_a, true);
     }
-    let (in_a, certain_b) = first_inside(witnesses(b, a, bodies.clone()), a);
+    let (in_a, certain_b) = first_inside(b, witnesses(b, a, bodies), a);
     let of_b = in_a.map(|(vertex, point)| Interference::VertexOfBInA {
         vertex,
         point,
@@ -129,10 +129,7 @@ fn inside_bodies(a: &Posed, b: &Posed, skip: usize, take: usize) -> (Option<Inte
     if certain_b && of_b.is_some() {
         return (of_b, true);
     }
-    let found = of_a.or(of_b);
-    let outside = || wholly_outside(a, b, bodies.clone()) && wholly_outside(b, a, bodies.clone());
-    let certain = certain_a && certain_b && (found.is_some() || outside());
-    (found, certain)
+    (of_a.or(of_b), certain_a && certain_b)
 }
 
 /// Whether any triangle pair intersects, stopping at the first.
