@@ -1,33 +1,47 @@
 //! Writing an answer's file (a table, a picture) without losing the file it replaces: a write
 //! that fails part way (a full disk, a quota) used to leave the old file emptied and the new
 //! one cut off mid-row (a review's helper, on a 64 KiB tmpfs). The bytes go to a temporary
-//! file beside the target, which is renamed over it only once they are all written.
+//! file beside the target, which is renamed over it only once they are all written, where that
+//! changes nothing else about the file; elsewhere the file is written as it stands.
 
 use crate::error::Error;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Writes `bytes` to `path`, all or nothing where `path` is a regular file or none yet:
-/// through a temporary file in the same folder, renamed over the file (through symbolic
-/// links, which stay). An existing file keeps its permissions; a hard link to it is no longer
-/// one (its other names keep the old bytes). Anything else (a device such as `/dev/null`, a
-/// dangling link) is written as it stands.
+/// Writes `bytes` to `path`. All or nothing where `path` is a new file, or a regular file of
+/// ours with no other name (a hard link): through a temporary in the same folder, created
+/// afresh (never a file or a link already there) with the file's permissions, and renamed
+/// over the file (through symbolic links, which stay). Written as it stands where a rename
+/// would change more than its bytes or is refused: a file another user owns or another name
+/// shares, a device or `/dev/stdout` (its redirection keeps the old file), a folder that takes
+/// no new file, a target mounted on its own (a container's bind mount).
 pub fn file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let failed = |source| Error::Write {
         path: path.to_path_buf(),
         source,
     };
-    match replaced(path) {
-        Some((target, perms)) => through_temporary(&target, perms, bytes).map_err(failed),
-        None => std::fs::write(path, bytes).map_err(failed),
+    if let Some((target, perms)) = replaceable(path) {
+        match through_temporary(&target, perms, bytes) {
+            Ok(true) => return Ok(()),
+            Ok(false) => {} // no temporary, or no rename: as it stands
+            Err(e) => return Err(failed(e)),
+        }
     }
+    std::fs::write(path, bytes).map_err(failed)
 }
 
 /// The file a write to `path` replaces (links followed) and its permissions (`None` for a new
-/// one), where a temporary file can stand in for it: not a device, a FIFO or a dangling link.
-fn replaced(path: &Path) -> Option<(PathBuf, Option<std::fs::Permissions>)> {
+/// one), where a temporary renamed over it changes nothing but its bytes.
+fn replaceable(path: &Path) -> Option<(PathBuf, Option<std::fs::Permissions>)> {
+    // Devices and the process's own descriptors (/dev/stdout redirected to a file): the
+    // descriptor keeps the file it has, which a rename would take the answer from.
+    if path.starts_with("/dev") || path.starts_with("/proc") {
+        return None;
+    }
     match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => Some((path.canonicalize().ok()?, Some(meta.permissions()))),
+        Ok(meta) if meta.is_file() && sole_and_ours(&meta) => {
+            Some((path.canonicalize().ok()?, Some(meta.permissions())))
+        }
         Ok(_) => None,
         // Nothing there: not even a link (which would lead somewhere not yet made).
         Err(_) if std::fs::symlink_metadata(path).is_err() => Some((path.to_path_buf(), None)),
@@ -35,26 +49,79 @@ fn replaced(path: &Path) -> Option<(PathBuf, Option<std::fs::Permissions>)> {
     }
 }
 
+/// Whether a file has no other name and is this process's user's: a rename over it keeps its
+/// owner and leaves no other name with the old bytes.
+fn sole_and_ours(meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        meta.nlink() == 1 && meta.uid() == unsafe { libc::geteuid() }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        true
+    }
+}
+
+/// `bytes` to a new temporary beside `target`, renamed over it: `Ok(false)` where the
+/// temporary cannot be made or renamed (nothing written, the caller writes as it stands), an
+/// error where the bytes cannot be written (the target as it was).
 fn through_temporary(
     target: &Path,
     perms: Option<std::fs::Permissions>,
     bytes: &[u8],
-) -> std::io::Result<()> {
-    let name = target.file_name().unwrap_or_default().to_string_lossy();
-    let temporary = target.with_file_name(format!(".{name}.{}.partial", std::process::id()));
-    let written = (|| {
-        let mut f = std::fs::File::create(&temporary)?;
-        f.write_all(bytes)?;
-        if let Some(p) = perms {
-            f.set_permissions(p)?;
-        }
-        f.sync_all()?;
-        std::fs::rename(&temporary, target)
-    })();
-    if written.is_err() {
+) -> std::io::Result<bool> {
+    let Some((mut f, temporary)) = new_temporary(target, perms.as_ref()) else {
+        return Ok(false);
+    };
+    let written = f.write_all(bytes).and_then(|()| f.sync_all());
+    drop(f);
+    let done = written.map(|()| std::fs::rename(&temporary, target).is_ok());
+    if !matches!(done, Ok(true)) {
         let _ = std::fs::remove_file(&temporary);
     }
-    written
+    done
+}
+
+/// A file made afresh beside `target` (`create_new`: never one or a link already there), with
+/// `perms` from the start, and its path; `None` where the folder takes none.
+fn new_temporary(
+    target: &Path,
+    perms: Option<&std::fs::Permissions>,
+) -> Option<(std::fs::File, PathBuf)> {
+    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let name = target.file_name()?.to_string_lossy().into_owned();
+    for _ in 0..16 {
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let temporary = target.with_file_name(format!(
+            ".{name}.{}-{n}-{nanos:x}.partial",
+            std::process::id()
+        ));
+        let mut open = std::fs::OpenOptions::new();
+        open.write(true).create_new(true);
+        #[cfg(unix)]
+        if let Some(p) = perms {
+            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+            open.mode(p.mode() & 0o7777);
+        }
+        match open.open(&temporary) {
+            Ok(f) => {
+                // The mode asked for is narrowed by the umask: the file's own, exactly.
+                if let Some(p) = perms {
+                    f.set_permissions(p.clone()).ok()?;
+                }
+                return Some((f, temporary));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(_) => return None,
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -78,11 +145,14 @@ mod tests {
         assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
     }
 
-    #[cfg(unix)]
+    /// Through a symbolic link the file is replaced and the link stays; the file keeps its
+    /// permissions; devices are written as they stand. (A write that fails part way is
+    /// `tests/cli_hostile.rs`'s: a file size limit in a process of its own.)
+    #[cfg(target_os = "linux")]
     #[test]
-    fn a_write_that_fails_leaves_the_old_file_and_its_link() {
+    fn a_link_stays_and_the_file_keeps_its_permissions() {
         use std::os::unix::fs::{symlink, PermissionsExt};
-        let d = folder("fails");
+        let d = folder("link");
         let p = d.join("out.csv");
         file(&p, b"old").unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
@@ -93,13 +163,20 @@ mod tests {
         assert_eq!(std::fs::read(&p).unwrap(), b"through the link");
         let mode = std::fs::metadata(&p).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o640);
-        // A write that fails (here: its temporary cannot be made, a folder standing where it
-        // goes; on a full disk, part way) leaves the file as it was.
-        let temporary = d.join(format!(".out.csv.{}.partial", std::process::id()));
-        std::fs::create_dir(&temporary).unwrap();
-        assert!(file(&link, b"lost").is_err());
-        assert_eq!(std::fs::read(&p).unwrap(), b"through the link");
         assert!(file(Path::new("/dev/full"), b"x").is_err());
         assert!(file(Path::new("/dev/null"), b"x").is_ok());
+    }
+
+    /// A file with another name (a hard link) is written as it stands: both names get the
+    /// new bytes, as before the temporary.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_with_another_name_is_written_in_place() {
+        let d = folder("linked");
+        let p = d.join("out.csv");
+        file(&p, b"old").unwrap();
+        std::fs::hard_link(&p, d.join("other.csv")).unwrap();
+        file(&p, b"new").unwrap();
+        assert_eq!(std::fs::read(d.join("other.csv")).unwrap(), b"new");
     }
 }

@@ -147,7 +147,6 @@ const CUBE: &str = concat!(
     "/../shared/cases/meshes/cube_trimesh.stl"
 ); // [-0.5, 0.5]³
 
-/// The path of a scratch file `name` holding `body`.
 /// An empty folder of this run's, for a test's files.
 fn fresh_dir(tag: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("meshclash-cli-{tag}-{}", std::process::id()));
@@ -156,6 +155,7 @@ fn fresh_dir(tag: &str) -> std::path::PathBuf {
     dir
 }
 
+/// The path of a scratch file `name` holding `body`.
 fn scratch_file(name: &str, body: &[u8]) -> String {
     let dir = std::env::temp_dir().join(format!("meshclash-cli-input-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -382,4 +382,47 @@ fn outputs_that_are_inputs_are_refused_and_answers_come_before_pictures() {
     let v: serde_json::Value = serde_json::from_str(&out).expect("the answer, as JSON");
     assert_eq!(v["intersects"], true);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A table that cannot be written whole leaves the one it was to replace as it was: a file
+/// size limit (`ulimit -f`, SIGXFSZ ignored, in a shell of its own) stands in for a full disk.
+/// Before, the old table was emptied first and left cut off at the limit (a review's helper).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_table_that_cannot_be_written_leaves_the_old_one() {
+    let dir = fresh_dir("full");
+    let points: String = (0..4000)
+        .map(|i| format!("{}.25,0.5,0.125\n", i % 7))
+        .collect();
+    let rows = dir.join("points.csv");
+    std::fs::write(&rows, points).unwrap();
+    let out = dir.join("out.csv");
+    std::fs::write(&out, "old table\n").unwrap();
+    let bin = env!("CARGO_BIN_EXE_meshclash");
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 64; exec '{bin}' closest '{CUBE}' '{}' --out '{}' --backend cpu",
+        rows.display(),
+        out.display()
+    );
+    let run = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{err}");
+    assert!(err.contains("out.csv"), "{err}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old table\n");
+    // Nothing left beside it.
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+    // Within the limit, it is replaced.
+    let few = dir.join("few.csv");
+    std::fs::write(&few, "0.25,0.5,0.125\n").unwrap();
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 64; exec '{bin}' closest '{CUBE}' '{}' --out '{}' --backend cpu",
+        few.display(),
+        out.display()
+    );
+    let run = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .starts_with("distance,"));
 }

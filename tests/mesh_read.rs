@@ -194,22 +194,33 @@ fn a_forged_count_is_refused_before_the_file_is_read() {
     };
     let dir = std::env::temp_dir().join(format!("meshclash-forged-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("forged.stl");
-    let mut f = std::fs::File::create(&path).unwrap();
-    let mut header = [0u8; 84];
-    header[80..84].copy_from_slice(&4_000_000_000u32.to_le_bytes());
-    f.write_all(&header).unwrap();
-    f.set_len(1 << 30).unwrap();
-    drop(f);
-    let before = rchar();
-    let e = read::read_file(&path).unwrap_err();
-    let read = rchar() - before;
+    // A header of zeros, and one beginning "solid" as many binary exporters write it.
+    for name in [&b""[..], b"solid part"] {
+        let path = dir.join("forged.stl");
+        let mut f = std::fs::File::create(&path).unwrap();
+        let mut header = [0u8; 84];
+        header[..name.len()].copy_from_slice(name);
+        header[80..84].copy_from_slice(&4_000_000_000u32.to_le_bytes());
+        f.write_all(&header).unwrap();
+        f.set_len(1 << 30).unwrap();
+        drop(f);
+        let before = rchar();
+        let e = read::read_file(&path).unwrap_err();
+        let read = rchar() - before;
+        assert!(
+            matches!(e, Error::StlSizeMismatch { actual, .. } if actual == 1 << 30),
+            "{e}"
+        );
+        assert!(read < 64 << 20, "{read} bytes read");
+    }
+    // A text may begin with more whitespace than the header's 84 bytes: still read as text.
+    let path = dir.join("spaced.stl");
+    let facet = "facet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\n";
+    let text = format!("{}solid spaced\n{facet}endsolid spaced\n", "\n".repeat(100));
+    std::fs::write(&path, text).unwrap();
+    let soup = read::read_file(&path).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        matches!(e, Error::StlSizeMismatch { actual, .. } if actual == 1 << 30),
-        "{e}"
-    );
-    assert!(read < 64 << 20, "{read} bytes read");
+    assert_eq!(soup.len(), 1);
 }
 
 #[test]

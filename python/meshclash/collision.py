@@ -15,6 +15,7 @@ given to a query is prepared once while its data is unchanged; any other object 
 ``.vertices`` and ``.faces``, on every call.
 """
 
+import collections
 import sys
 import warnings
 import weakref
@@ -59,6 +60,21 @@ def _as_mesh(mesh):
     made = Mesh(mesh)
     _prepared[key] = (weakref.ref(mesh, lambda ref: _forget(key, ref)), digest, made)
     return made
+
+
+def _unit(mesh):
+    """The unit ``mesh``'s file declares, as one name for its spellings ("mm", "millimeters"),
+    or None."""
+    return None if mesh.unit is None else _meshclash._unit_name(mesh.unit)
+
+
+def _warn_units(name, unit, other, other_unit, stacklevel=3):
+    warnings.warn(
+        f"{name!r} declares its unit as {unit} and {other!r} as {other_unit}; units are not "
+        "converted, and a transform cannot scale: convert one to the other's unit",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def _unit_normal(mesh, transform, triangle):
@@ -203,6 +219,8 @@ class CollisionManager:
         self._backend = backend if isinstance(backend, _meshclash.Backend) else _meshclash.backend(backend)
         # name -> (Mesh, 4x4 float64 transform), in the order added.
         self._objs = {}
+        # Each unit the objects' files declare (as one name: "mm" is "millimeter") -> how many.
+        self._units = collections.Counter()
 
     @property
     def backend(self):
@@ -214,37 +232,52 @@ class CollisionManager:
         Returns the prepared ``Mesh``."""
         transform = _meshclash.rigid_transform(transform)
         mesh = _as_mesh(mesh)
-        self._warn_units(name, mesh)
+        if name in self._objs:
+            self._count_unit(self._objs[name][0], -1)
+        clash = self._unit_clash(mesh, self, skip=name)
         self._objs[name] = (mesh, transform)
+        self._count_unit(mesh, 1)
+        if clash:
+            _warn_units(name, mesh.unit, *clash)
         return mesh
 
-    def _warn_units(self, name, mesh, objs=None):
-        # As check's warning: objects whose files declare different units are compared as
-        # they are, which is almost never meant. `objs`: another manager's (default this one's).
-        if mesh.unit is None:
-            return
-        for other, (m, _) in (self._objs if objs is None else objs).items():
-            if other != name and _meshclash._units_differ(mesh, m):
-                warnings.warn(
-                    f"{name!r} declares its unit as {mesh.unit} and {other!r} as {m.unit}; units "
-                    "are not converted, and a transform cannot scale: convert one to the other's unit",
-                    UserWarning,
-                    stacklevel=3,
-                )
-                return
+    def _count_unit(self, mesh, k):
+        unit = _unit(mesh)
+        if unit is not None:
+            self._units[unit] += k
+            if self._units[unit] == 0:
+                del self._units[unit]
+
+    @staticmethod
+    def _unit_clash(mesh, manager, skip=None):
+        """An object of ``manager`` (but ``skip``) whose file declares another unit than
+        ``mesh``'s: ``(name, unit)``, or None. Objects whose units differ are compared as they
+        are, which is almost never meant: check's warning. The units counted first, so that a
+        query costs no look at every object unless they differ."""
+        unit = _unit(mesh)
+        if unit is None or all(u == unit for u in manager._units):
+            return None
+        for other, (m, _) in manager._objs.items():
+            if other != skip and _unit(m) not in (None, unit):
+                return other, m.unit
+        return None
 
     def _warn_units_other(self, other_manager):
-        # The first object of this manager whose unit differs from one of the other's.
+        """The warning where an object here and one of ``other_manager`` declare different
+        units (names may repeat across managers)."""
+        if len(set(self._units) | set(other_manager._units)) < 2:
+            return
         for name, (mesh, _) in self._objs.items():
-            if mesh.unit is not None and any(_meshclash._units_differ(mesh, m) for m, _ in other_manager._objs.values()):
-                self._warn_units(name, mesh, other_manager._objs)
+            clash = self._unit_clash(mesh, other_manager)
+            if clash:
+                _warn_units(name, mesh.unit, *clash, stacklevel=4)
                 return
 
     def remove_object(self, name):
         """Remove the object ``name`` (``ValueError`` if there is none)."""
         if name not in self._objs:
             raise ValueError(f"{name} not in collision manager!")
-        del self._objs[name]
+        self._count_unit(self._objs.pop(name)[0], -1)
 
     def set_transform(self, name, transform):
         """Place the object ``name`` by ``transform`` (4x4) instead."""
@@ -271,7 +304,9 @@ class CollisionManager:
         ``return_names``), then a list of ``ContactData`` (if ``return_data``; the mesh is
         named "__external" in them)."""
         mesh, transform = _as_mesh(mesh), _meshclash.rigid_transform(transform)
-        self._warn_units("__external", mesh)
+        clash = self._unit_clash(mesh, self)
+        if clash:
+            _warn_units("__external", mesh.unit, *clash)
         names, meshes, transforms = self._lists()
         want = return_names or return_data
         pairs = _meshclash.interfering_pairs(
@@ -342,7 +377,9 @@ class CollisionManager:
         ``return_name``), then a ``DistanceData`` (if ``return_data``; the mesh is named
         "__external" in it)."""
         mesh, transform = _as_mesh(mesh), _meshclash.rigid_transform(transform)
-        self._warn_units("__external", mesh)
+        clash = self._unit_clash(mesh, self)
+        if clash:
+            _warn_units("__external", mesh.unit, *clash)
         names, meshes, transforms = self._lists()
         best = _meshclash.nearest_pair([mesh], [transform], meshes, transforms, self._backend)
         pair = lambda i, j: (("__external", names[j]), (mesh, transform, meshes[j], transforms[j]))  # noqa: E731

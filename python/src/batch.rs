@@ -546,10 +546,11 @@ pub fn sweep<'py>(
     b: &Bound<'py, PyAny>,
     path: &Bound<'py, PyAny>,
     transform_a: Option<&Bound<'py, PyAny>>,
-    times: Option<Vec<f64>>,
+    times: Option<Vec<Real>>,
     tolerance: Option<Real>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let tolerance = tolerance.map(|t| t.0);
+    let times: Option<Vec<f64>> = times.map(|t| t.into_iter().map(|x| x.0).collect());
     let waypoints = pose_list(path, "path")?;
     if waypoints.len() < 2 {
         return Err(value_error(format!(

@@ -106,11 +106,12 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Real {
     type Error = PyErr;
 
     fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Real> {
-        let np_bool = obj
-            .py()
-            .import(pyo3::intern!(obj.py(), "numpy"))?
-            .getattr("bool_")?;
-        if obj.is_instance_of::<pyo3::types::PyBool>() || obj.is_instance(&np_bool)? {
+        // A bool, or numpy's (a scalar, or a 0-d array: `np.array(True)`), by its dtype.
+        let numpy_bool = match obj.getattr("dtype") {
+            Ok(dtype) => dtype.getattr("kind")?.extract::<String>()? == "b",
+            Err(_) => false,
+        };
+        if obj.is_instance_of::<pyo3::types::PyBool>() || numpy_bool {
             return Err(pyo3::exceptions::PyTypeError::new_err(
                 "expected a real number, got a bool",
             ));

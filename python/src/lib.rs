@@ -24,7 +24,7 @@ fn _meshclash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pair::SelfResult>()?;
     m.add_function(wrap_pyfunction!(mesh::load, m)?)?;
     m.add_function(wrap_pyfunction!(mesh::_mesh_from_parts, m)?)?;
-    m.add_function(wrap_pyfunction!(mesh::_units_differ, m)?)?;
+    m.add_function(wrap_pyfunction!(mesh::_unit_name, m)?)?;
     m.add_function(wrap_pyfunction!(convert::backend, m)?)?;
     m.add_function(wrap_pyfunction!(pair::check, m)?)?;
     m.add_function(wrap_pyfunction!(pair::interferes, m)?)?;

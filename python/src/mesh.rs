@@ -370,9 +370,9 @@ pub fn warn_units(py: Python<'_>, a: &PreparedMesh, b: &PreparedMesh) -> PyResul
     Ok(())
 }
 
-/// Whether two meshes' files declare different units (any case, plural or abbreviated: one
-/// unit), for the collision manager's warnings.
+/// A unit's name as the library compares them (lower case, singular, abbreviations spelt
+/// out: "mm" is "millimeter"), for the collision manager's warnings.
 #[pyfunction]
-pub fn _units_differ(a: PyRef<'_, Mesh>, b: PyRef<'_, Mesh>) -> bool {
-    a.prep.mesh.units_differ(&b.prep.mesh).is_some()
+pub fn _unit_name(unit: &str) -> String {
+    meshclash::mesh::unit_name(unit)
 }

@@ -443,6 +443,8 @@ def test_a_boolean_is_no_distance(flag):
         lambda: mc.sphere_sweeps(a, o, [0.1], d, tolerance=flag),
         lambda: mc.sweep(a, a, [translation(2, 0, 0), translation(3, 0, 0)], tolerance=flag),
         lambda: mc.poses(a, a, [translation(2, 0, 0)], clearance=flag),
+        lambda: mc.sweep(a, a, [translation(2, 0, 0), translation(3, 0, 0)], times=[0.0, flag]),
+        lambda: mc.check(a, a, transform_b=translation(2, 0, 0), clearance=np.array(flag)),
     ]
     for call in calls:
         with pytest.raises(TypeError, match="got a bool"):

@@ -370,3 +370,38 @@ def test_many_parts_equal_every_pair_measured(seed):
     one = apart[0]
     d, name = second.min_distance_single(meshes[one], poses[one], return_name=True)
     assert (d, name) == min((solid(one, b), b) for b in apart[len(apart) // 2 :])
+
+
+def test_units_are_warned_of_in_every_query_by_one_name_each():
+    """Parts whose files declare different units are compared as they are: the manager warns,
+    in every query that compares them (two managers whose parts share a name too), pointing
+    at the caller's line, and takes "mm" and "millimeters" for one unit (a review's helper:
+    the single and other queries were silent, and trimesh's units were dropped)."""
+    import warnings
+
+    def box(unit):
+        m = trimesh.creation.box()
+        m.units = unit
+        return m
+
+    far = np.eye(4)
+    far[0, 3] = 5.0
+    first, second = mc.CollisionManager(backend="cpu"), mc.CollisionManager(backend="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        first.add_object("part", box("millimeters"))
+        first.add_object("other", box("mm"), far)
+        first.in_collision_single(box("MM"))
+    second.add_object("part", box("inch"))
+    calls = [
+        lambda: first.in_collision_other(second),
+        lambda: first.min_distance_other(second),
+        lambda: first.in_collision_single(box("inch")),
+        lambda: first.min_distance_single(box("inch")),
+        lambda: first.add_object("third", box("inch"), far),
+    ]
+    for call in calls:
+        with pytest.warns(UserWarning, match="declares its unit as") as caught:
+            call()
+        assert caught[0].filename == __file__
+    assert mc.Mesh(box("inch")).unit == "inch"

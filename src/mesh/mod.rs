@@ -432,8 +432,9 @@ pub struct MeshInfo {
     pub oriented: bool,
 }
 
-/// A unit's name, lower case and singular, abbreviations spelt out.
-fn unit_name(unit: &str) -> String {
+/// A unit's name, lower case and singular, abbreviations spelt out: names of one unit are
+/// one.
+pub fn unit_name(unit: &str) -> String {
     let u = unit.trim().to_ascii_lowercase().replace("metre", "meter");
     let singular = match u.as_str() {
         "inches" => "inch",

@@ -33,9 +33,29 @@ pub fn read_stl(bytes: &[u8], path: &Path) -> Result<Soup> {
 /// read whole, 10 GB ran out of memory, before this error).
 pub fn refuse_forged(head: &[u8], len: u64, path: &Path) -> Result<()> {
     match binary_size(head, len, path) {
-        Err(e) if !starts_with_solid(head) => Err(e),
+        Err(e) if !could_be_text(head) => Err(e),
         _ => Ok(()),
     }
+}
+
+/// Whether a file beginning with `head` may be an ASCII STL: "solid" after an optional
+/// byte-order mark and whitespace (or as much of it as `head` holds: a text may begin with
+/// more whitespace than that), and no NUL but as padding at the end. Binary exporters write
+/// "solid ..." in their header too, followed by NULs and then the count (a review's helper:
+/// such a header with a forged count was still read whole).
+fn could_be_text(head: &[u8]) -> bool {
+    let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let start = text
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(text.len());
+    let word = &text[start..text.len().min(start + 5)];
+    let solid = b"solid"[..word.len()].eq_ignore_ascii_case(word);
+    let padding_only = match head.iter().position(|&b| b == 0) {
+        Some(i) => head[i..].iter().all(|&b| b == 0),
+        None => true,
+    };
+    solid && padding_only
 }
 
 /// The triangles a binary STL of `len` bytes declares in `head` (its first 84 bytes at least),
