@@ -780,3 +780,24 @@ fn a_half_turn_between_waypoints_is_refused() {
         None
     );
 }
+
+/// A review's helper's case: a cube of side 1e-6 sliding 1.8 along an open box's rim (the box
+/// [0, 2]³ without its top; the rim's edge y = 0, z = 2), 1e-3 outside it. The winding
+/// number's bound near that long edge was its length over twice the distance times too large,
+/// so every step was half the tolerance: a million steps, and no answer. Now the sweep
+/// finishes, clear, its least distance the gap.
+#[test]
+fn a_part_sliding_past_an_open_rim_is_swept_to_its_end() {
+    let a = common::open_box(0.0, 2.0, &[(2, true)]);
+    let b = boxed([-5e-7; 3], [5e-7; 3]);
+    let path = [at(0.1, -1e-3, 2.0), at(1.9, -1e-3, 2.0)];
+    let r = query::sweep(&a, Pose::IDENTITY, &b, &path, &[], 3.46e-6);
+    assert!(r.contact.is_none() && r.complete && r.certain, "{r:?}");
+    assert!(r.steps < 100_000, "{} steps", r.steps);
+    // The gap: 1e-3 less the cube's half side (f32 corners), within the tolerance.
+    assert!(
+        (r.min_distance - (1e-3 - 5e-7)).abs() < 3.46e-6,
+        "{}",
+        r.min_distance
+    );
+}

@@ -59,11 +59,16 @@ pub fn winding_number(p: DVec3, m: &Posed) -> Winding {
 /// in magnitude (where [`super::point_inside`] begins the inside of a mesh that is not closed),
 /// the surface not crossed; or, as much, how far `m` may move (rigidly) about a fixed `p`.
 /// Away from the surface the winding number changes only through the boundary (the edges its
-/// caps close): its gradient is the Biot–Savart integral over it, at most
-/// `g = Σ length / (4π dist²)` over the boundary's edges. Moving at most half the distance to
-/// the nearest, every edge stays at least half as far, so the gradient stays within `4 g`; half
-/// of what that allows, for the roundings. 0 where `w` is within its bound of 1/2; infinite
-/// for a mesh with no boundary.
+/// caps close): its gradient is the Biot–Savart integral over it, each edge's field at most
+/// `min(length / dist², 2 / dist) / 4π` (a straight wire's is at most an infinite one's
+/// through it, `2 / dist`, where the nearest point is inside the edge, and below `1 / dist`
+/// where it is an end). Moving at most half the distance to the nearest, every edge stays at
+/// least half as far, so its field stays within `4 min(length / dist², 1 / dist) / 4π`, the
+/// terms of `4 g`; half of what that allows, for the roundings. 0 where `w` is within its
+/// bound of 1/2; infinite for a mesh with no boundary. The second term is new: the first
+/// alone, near a long edge, was its length over twice the distance times too large (a review's
+/// helper: a part sliding 1e-3 past an open box's rim took a million steps of half the
+/// tolerance, and a sphere there was undecided).
 pub fn inside_room(p: DVec3, w: &Winding, m: &Posed) -> f64 {
     let margin = (w.value.abs() - 0.5).abs() - w.bound;
     // Not a number (a point on the surface, its bound infinite) is no room either.
@@ -74,7 +79,7 @@ pub fn inside_room(p: DVec3, w: &Winding, m: &Posed) -> f64 {
     for cap in m.caps() {
         let (a, b) = (cap[1], cap[2]);
         let dist_sq = distance_squared_point_segment(p, a, b);
-        g += (b - a).length() / dist_sq;
+        g += ((b - a).length() / dist_sq).min(1.0 / dist_sq.sqrt());
         nearest_sq = nearest_sq.min(dist_sq);
     }
     let g = g / (4.0 * std::f64::consts::PI);
