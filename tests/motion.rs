@@ -801,3 +801,22 @@ fn a_part_sliding_past_an_open_rim_is_swept_to_its_end() {
         r.min_distance
     );
 }
+
+/// A review's helper's case: a cube passing 1e-3 from another near the origin, then carried
+/// 1e12 away. The default tolerance was made for the path's farthest waypoint (0.028 there),
+/// and the pass near the origin was a contact at 0.0156. Now each pose is held to what its own
+/// coordinates resolve: no contact, the pass's gap found, and the largest tolerance used said.
+#[test]
+fn a_far_waypoint_does_not_coarsen_the_tolerance_near_the_origin() {
+    let cube = boxed([-0.5; 3], [0.5; 3]);
+    let path = [
+        at(-5.0, 0.0, 0.0),
+        at(-1.001, 0.0, 0.0),
+        at(-1.001, 1e12, 0.0),
+    ];
+    let tol = query::path_tolerance(&cube, &cube);
+    let r = query::sweep(&cube, Pose::IDENTITY, &cube, &path, &[], tol);
+    assert!(r.contact.is_none() && r.complete, "{r:?}");
+    assert!((r.min_distance - 1e-3).abs() < 1e-9, "{}", r.min_distance);
+    assert!(r.tolerance > 1e-3, "{}", r.tolerance);
+}

@@ -584,7 +584,7 @@ pub fn sweep<'py>(
     }
     let (ma, mb) = (Mesh::from_arg(py, a)?, Mesh::from_arg(py, b)?);
     let pa = pose(transform_a, "transform_a")?;
-    let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, pa, &mb, &waypoints));
+    let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, &mb));
     if !(tol > 0.0 && tol.is_finite()) {
         return Err(value_error(format!(
             "tolerance must be finite and > 0, got {tol}"
@@ -600,7 +600,7 @@ pub fn sweep<'py>(
     warn_units(py, &ma, &mb)?;
     let d = PyDict::new(py);
     d.set_item("contact", r.contact.is_some())?;
-    d.set_item("tolerance", tol)?;
+    d.set_item("tolerance", r.tolerance)?;
     d.set_item("min_distance", r.min_distance)?;
     d.set_item("min_time", r.min_time)?;
     d.set_item("min_distance_bound", r.min_distance_bound)?;

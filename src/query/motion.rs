@@ -74,6 +74,9 @@ pub struct SweepReport {
     /// judged by one, or one whose triangles pass where that part's winding number could reach
     /// 1/2): a contact could come earlier than reported, and the bound is not certified.
     pub certain: bool,
+    /// The largest tolerance used: the one asked for, or at poses whose coordinates resolve
+    /// less, what they do ([`Resolution`]).
+    pub tolerance: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -95,23 +98,43 @@ const ORIENTED_AFTER: usize = 256;
 /// tolerance takes the most.
 const MAX_STEPS: usize = 1_000_000;
 
-/// A sweep's default tolerance: 1e-6 of the parts' sizes (their boxes' diagonals summed), and
-/// no less than four times what the posed coordinates resolve, as a moving sphere's is
-/// ([`super::sweep_tolerance`]): far from the origin a finer one is met only by the rounded
-/// pose (a hunt's helper: at 1e12 the path's exact gap was 18 times the 3.5e-6 asked for).
-pub fn path_tolerance(a: &PreparedMesh, pose_a: Pose, b: &PreparedMesh, path: &[Pose]) -> f64 {
-    let (ba, bb) = (a.mesh.bounding_box(), b.mesh.bounding_box());
-    let size = ba.diagonal() + bb.diagonal();
-    // Four times 32 roundings of a posed point's magnitude (at most its pose's translation's
-    // plus its own length), term by term as a moving sphere's slack is: a sum of magnitudes
-    // near f64's largest overflows where each term, so scaled, does not.
-    let k = 4.0 * 32.0 * f64::EPSILON;
-    let reach = |b: &crate::geom::Aabb| k * b.min.abs().max(b.max.abs()).length();
-    let placed = |p: &Pose, b: &crate::geom::Aabb| k * p.translation.abs().max_element() + reach(b);
-    let far = path.iter().map(|p| placed(p, &bb)).fold(0.0, f64::max);
-    let resolved = placed(&pose_a, &ba) + far;
+/// A sweep's default tolerance: 1e-6 of the parts' sizes (their boxes' diagonals summed).
+/// [`sweep`] raises any tolerance, pose by pose, to what the posed coordinates resolve there
+/// ([`Resolution`]).
+pub fn path_tolerance(a: &PreparedMesh, b: &PreparedMesh) -> f64 {
+    let size = a.mesh.bounding_box().diagonal() + b.mesh.bounding_box().diagonal();
     // Positive even for two points at the origin (a tolerance of 0 is refused).
-    (1e-6 * size).max(resolved).max(f64::MIN_POSITIVE)
+    (1e-6 * size).max(f64::MIN_POSITIVE)
+}
+
+/// What the posed coordinates of A and B resolve at a pose of B: four times 32 roundings of a
+/// posed point's magnitude (at most its pose's translation's plus its own length), term by
+/// term as a moving sphere's slack is (a sum of magnitudes near f64's largest overflows where
+/// each term, so scaled, does not). A tolerance finer than that is met only by the rounded
+/// pose (a hunt's helper: at 1e12 the path's exact gap was 18 times the 3.5e-6 asked for).
+/// Pose by pose, not the path's largest: one waypoint at 1e12 coarsened the whole path's, and
+/// a pass 1e-3 from A, near the origin, was a contact (a review's helper).
+struct Resolution {
+    /// A's posed points' term, and B's own reach's.
+    a: f64,
+    b: f64,
+}
+
+impl Resolution {
+    const K: f64 = 4.0 * 32.0 * f64::EPSILON;
+
+    fn new(a: &PreparedMesh, pose_a: Pose, b: &PreparedMesh) -> Resolution {
+        let reach = |b: &crate::geom::Aabb| Self::K * b.min.abs().max(b.max.abs()).length();
+        Resolution {
+            a: Self::K * pose_a.translation.abs().max_element() + reach(&a.mesh.bounding_box()),
+            b: reach(&b.mesh.bounding_box()),
+        }
+    }
+
+    /// The tolerance at B's pose `p`: `tol`, or what the coordinates resolve there.
+    fn tolerance(&self, tol: f64, p: &Pose) -> f64 {
+        tol.max(self.a + self.b + Self::K * p.translation.abs().max_element())
+    }
 }
 
 /// The first segment of `path` (from waypoint `i` to `i + 1`) whose move is beyond f64: its
@@ -141,8 +164,9 @@ pub fn half_turn_message(i: usize) -> String {
 }
 
 /// B moving through `path` (at least two waypoints) at `times` (increasing, first 0 and last 1;
-/// even spacing when empty), A placed by `pose_a`: the first pose within `tol` of A, found
-/// without passing through it.
+/// even spacing when empty), A placed by `pose_a`: the first pose within `tol` of A (or within
+/// what the coordinates resolve there, where that is coarser: [`Resolution`]), found without
+/// passing through it.
 pub fn sweep(
     a: &PreparedMesh,
     pose_a: Pose,
@@ -163,6 +187,7 @@ pub fn sweep(
         .map(|v| b.mesh.vertex(v).length())
         .fold(0.0, f64::max);
     let pa = Posed::new(a, pose_a); // posed once for every step
+    let resolution = Resolution::new(a, pose_a, b);
     let mut report = SweepReport {
         contact: None,
         min_distance: f64::INFINITY,
@@ -171,6 +196,7 @@ pub fn sweep(
         steps: 0,
         complete: true,
         certain: true,
+        tolerance: tol,
     };
     let segments: Vec<Segment> = (0..n.saturating_sub(1))
         .map(|seg| Segment::new(path[seg], path[seg + 1], reach))
@@ -204,6 +230,8 @@ pub fn sweep(
                 report.certain = false;
             }
             let d = solid.distance();
+            let tol = resolution.tolerance(tol, &pose);
+            report.tolerance = report.tolerance.max(tol);
             let time = time_of(seg) + s * (time_of(seg + 1) - time_of(seg));
             measured[seg].push((s, d));
             report.steps += 1;
@@ -239,6 +267,7 @@ pub fn sweep(
         }
     }
     let refine = |seg: usize, s: f64, steps: usize| measure(seg, s, steps).0.distance();
+    let tol = report.tolerance;
     refine_minimum(&mut report, &segments, &measured, tol, &time_of, refine);
     report
 }

@@ -189,7 +189,7 @@ pub fn sweep(
     }
     let times = parse_times(times, waypoints.len())?;
     let (ma, mb) = load_pair(a, b)?;
-    let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, pose_a, &mb, &waypoints));
+    let tol = tolerance.unwrap_or_else(|| query::path_tolerance(&ma, &mb));
     if !(tol > 0.0 && tol.is_finite()) {
         return Err(Error::Argument(format!(
             "--tolerance must be finite and > 0, got {tol}"
@@ -209,7 +209,7 @@ pub fn sweep(
     timings.add("query", t);
     let mut fields = json!({
         "contact": r.contact.is_some(),
-        "tolerance": tol,
+        "tolerance": r.tolerance,
         "min_distance": r.min_distance,
         "min_time": r.min_time,
         "min_distance_bound": r.min_distance_bound,
