@@ -1233,3 +1233,40 @@ fn a_signed_summary_reports_the_tables_distances() {
     );
     assert_eq!(s["max_distance"].as_f64(), Some(inside));
 }
+
+/// Points exactly on a cube's faces, edges and corners read distance 0, themselves their
+/// nearest points, on both backends, and `max_distance` 0 keeps them: exact signs decide
+/// where the rounded nearest point is within roundings of the point. On a face's plane they
+/// read about 1e-16 (1 781 of 10 000, a review's helper), and a limit of 0 dropped them. A
+/// point a rounding off the surface keeps its distance.
+#[test]
+fn points_on_the_surface_are_at_distance_zero() {
+    let cube = common::box_mesh([-0.5; 3], [0.5; 3]);
+    let mut next = common::lcg(17);
+    let mut on: Vec<DVec3> = (0..500)
+        .map(|i| {
+            let (x, y) = (next() - 0.5, next() - 0.5);
+            let side = if i % 2 == 0 { 0.5 } else { -0.5 };
+            [
+                DVec3::new(x, y, side),
+                DVec3::new(side, x, y),
+                DVec3::new(y, side, x),
+            ][i % 3]
+        })
+        .collect();
+    on.extend([
+        DVec3::new(0.5, 0.5, 0.1),
+        DVec3::splat(-0.5),
+        DVec3::new(0.1, 0.2, 0.5),
+    ]);
+    for b in common::cpu_and_gpu("points_on_the_surface_are_at_distance_zero") {
+        let found = b.closest_points(&cube, Pose::IDENTITY, &on, 0.0).unwrap();
+        for (p, c) in on.iter().zip(&found) {
+            let c = c.as_ref().unwrap_or_else(|| panic!("{p} dropped"));
+            assert_eq!((c.distance, c.point), (0.0, *p), "{p}");
+        }
+    }
+    let off = DVec3::new(0.1, 0.2, 0.5 + f64::EPSILON);
+    let c = query::closest_point(off, &Posed::new(&cube, Pose::IDENTITY), f64::INFINITY).unwrap();
+    assert!(c.distance > 0.0 && c.distance < 1e-15, "{}", c.distance);
+}

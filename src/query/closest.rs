@@ -24,17 +24,26 @@ pub struct Closest {
 /// `None` when nothing is that near.
 pub fn closest_point(p: DVec3, m: &Posed, max_distance: f64) -> Option<Closest> {
     within(
-        closest_within(p, m, search_limit(max_distance)),
+        closest_within(p, m, search_limit(max_distance, reach(&[p], m))),
         max_distance,
     )
 }
 
 /// The squared bound a search for points within `max_distance` prunes by: a little over its
-/// square (the reported distance, a square root, decides: [`within`]), infinite where the
-/// square overflows (a limit of 1e155 is no limit to 1e154 squared, which is infinite).
-fn search_limit(max_distance: f64) -> f64 {
-    let r = max_distance * (1.0 + 4.0 * f64::EPSILON);
+/// square (the reported distance, a square root, decides: [`within`]), and over the band in
+/// which a point may lie on the surface exactly though its rounded nearest point does not
+/// ([`on_surface`], at coordinates of magnitude up to `reach`); infinite where the square
+/// overflows (a limit of 1e155 is no limit to 1e154 squared, which is infinite).
+fn search_limit(max_distance: f64, reach: f64) -> f64 {
+    let r = (max_distance + reach * ON_SURFACE) * (1.0 + 4.0 * f64::EPSILON);
     r * r
+}
+
+/// The largest coordinate of `points` and of `m`'s posed triangles, at most.
+fn reach(points: &[DVec3], m: &Posed) -> f64 {
+    let finite = points.iter().filter(|p| p.is_finite());
+    let most = finite.fold(0.0, |a: f64, p| a.max(p.abs().max_element()));
+    most.max(2.0 * m.frame_magnitude())
 }
 
 /// `c` where its reported distance is at most `max_distance`: the limit is decided on the
@@ -64,7 +73,7 @@ pub fn first_beyond_f64<T>(m: &crate::PreparedMesh, found: &[Option<T>]) -> Opti
 /// one the unbounded search gives.
 pub fn closest_points(points: &[DVec3], m: &Posed, max_distance: f64) -> Vec<Option<Closest>> {
     use rayon::prelude::*;
-    let limit = search_limit(max_distance);
+    let limit = search_limit(max_distance, reach(points, m));
     m.slots_for(points.len());
     m.oriented_for(points.len());
     let order = morton_order(points);
@@ -239,15 +248,51 @@ fn consider(p: DVec3, t: u32, tri: &Tri, limit: f64, best: &mut Best) {
 
 fn answer(p: DVec3, m: &Posed, best: Best) -> Option<Closest> {
     best.map(|(_, t, q)| {
+        let distance = crate::geom::length(q - p);
+        if let Some(on) = on_surface(p, m, t, distance) {
+            let (u, v) = barycentric(p, &m.tri(on));
+            return Closest {
+                distance: 0.0,
+                triangle: on,
+                point: p,
+                u,
+                v,
+            };
+        }
         let (u, v) = barycentric(q, &m.tri(t));
         Closest {
-            distance: crate::geom::length(q - p),
+            distance,
             triangle: t,
             point: q,
             u,
             v,
         }
     })
+}
+
+/// The band, as a fraction of the coordinates' magnitude, in which a nearest point found is
+/// asked whether `p` lies on the surface exactly ([`on_surface`]).
+const ON_SURFACE: f64 = 1.0 / (1u64 << 30) as f64;
+
+/// Where the nearest point found, on triangle `t`, is within roundings of `p` (2^-30 of the
+/// coordinates' magnitude) but not `p` itself: the triangle `p` lies on exactly, if any (`t`
+/// where it is one, else the least index of those that hold it: [`super::sphere_triangles`]
+/// of radius 0, by exact signs). A point on the surface then reads distance 0, itself its
+/// nearest point: on a face's plane it read about 1e-16 (1 781 of 10 000 points on a cube's
+/// faces), and `--max-distance 0` dropped it (a review's helper).
+fn on_surface(p: DVec3, m: &Posed, t: u32, distance: f64) -> Option<u32> {
+    let tri = m.tri(t);
+    let magnitude = tri
+        .iter()
+        .fold(p.abs().max_element(), |a, c| a.max(c.abs().max_element()));
+    if !(distance > 0.0 && distance <= magnitude * ON_SURFACE) {
+        return None;
+    }
+    let holding = super::sphere_triangles(p, 0.0, m);
+    match holding.contains(&t) {
+        true => Some(t),
+        false => holding.into_iter().min(),
+    }
 }
 
 /// [`closest_point`] decided among `tris` alone: the answer wherever they include every
@@ -258,7 +303,7 @@ pub(crate) fn closest_among(
     max_distance: f64,
     tris: impl IntoIterator<Item = u32>,
 ) -> Option<Closest> {
-    let limit = search_limit(max_distance);
+    let limit = search_limit(max_distance, reach(&[p], m));
     let mut best = None;
     for t in tris {
         consider(p, t, &m.tri(t), limit, &mut best);
