@@ -594,15 +594,20 @@ fn the_poses_and_sweep_commands_read_matrices_and_answer() {
     assert!(err.contains("from waypoint 0 to 1 is beyond f64"), "{err}");
 }
 
-/// Sliding past at a gap just above the tolerance, over a path so long that the steps near A
-/// are below what the path's parameter resolves: not a contact, and not a clear path either.
+/// Sweeps that cannot finish say so. First, one that could not before: sliding past 1e-7 above
+/// A, asked for 1e-9, over a path from -5e9 to 5e9, whose poses are rounded by about 1e-6
+/// (its start's magnitude) and whose steps near A fell below what its parameter resolves: no
+/// contact and no clear path. The tolerance is now what that segment's coordinates resolve
+/// (about 1.4e-4), which the pass is within: a contact, said to be within that.
 #[test]
 fn a_sweep_that_cannot_finish_says_so() {
     let a = boxed([-1.0; 3], [1.0; 3]);
     let b = boxed([-0.5; 3], [0.5; 3]);
     let path = [at(-5e9, 1.5 + 1e-7, 0.0), at(5e9, 1.5 + 1e-7, 0.0)];
     let r = query::sweep(&a, Pose::IDENTITY, &b, &path, &[], 1e-9);
-    assert!(r.contact.is_none() && !r.complete, "{r:?}");
+    let hit = r.contact.as_ref().unwrap_or_else(|| panic!("{r:?}"));
+    assert!(r.complete && hit.solid.distance() <= r.tolerance, "{r:?}");
+    assert!((1e-4..2e-4).contains(&r.tolerance), "{}", r.tolerance);
     // A normal pass completes.
     let r = query::sweep(
         &a,
@@ -760,6 +765,13 @@ fn a_rod_threaded_through_an_open_tube_is_not_certainly_apart() {
     let beside = [at(4.0, 0.0, 0.0), at(4.0, 0.0, 1.0)];
     let r = query::sweep(&tube, Pose::IDENTITY, &rod, &beside, &[], 1e-6);
     assert!(r.contact.is_none() && r.certain && r.complete);
+    // `poses` says it per pose, on both backends.
+    for b in common::cpu_and_gpu("a_rod_threaded_through_an_open_tube") {
+        let poses = [at(0.0, 0.0, 0.0), at(4.0, 0.0, 0.0)];
+        let got = b.poses(&tube, Pose::IDENTITY, &rod, &poses, None).unwrap();
+        let certain: Vec<bool> = got.iter().map(|x| x.solid.certain()).collect();
+        assert_eq!(certain, [false, true]);
+    }
 }
 
 /// A half turn between waypoints turns either way (slerp takes the shorter, and there is
@@ -819,4 +831,20 @@ fn a_far_waypoint_does_not_coarsen_the_tolerance_near_the_origin() {
     assert!(r.contact.is_none() && r.complete, "{r:?}");
     assert!((r.min_distance - 1e-3).abs() < 1e-9, "{}", r.min_distance);
     assert!(r.tolerance > 1e-3, "{}", r.tolerance);
+}
+
+/// A review's helper's case: B (a cube of side 0.02) comes from 1e12 to rest on A (a cube of
+/// side 2) at waypoint 1, 2e-10 above it, then slides on. Poses on the first segment are
+/// rounded by about 1.2e-4 all along it (from its start at 1e12), and a tolerance held to each
+/// pose's own magnitude could neither meet the contact nor step past it (no answer). Now the
+/// segment's start counts: the contact is found where B arrives.
+#[test]
+fn a_contact_at_the_end_of_a_segment_from_far_away_is_found() {
+    let (a, b) = (boxed([-1.0; 3], [1.0; 3]), boxed([-0.01; 3], [0.01; 3]));
+    let path = [at(1e12, 5.0, 0.0), at(0.0, 1.01, 0.0), at(-5.0, 1.01, 0.0)];
+    let tol = query::path_tolerance(&a, &b);
+    let r = query::sweep(&a, Pose::IDENTITY, &b, &path, &[], tol);
+    let hit = r.contact.as_ref().unwrap_or_else(|| panic!("{r:?}"));
+    assert_eq!(hit.segment, 0);
+    assert!(hit.solid.distance() <= r.tolerance);
 }

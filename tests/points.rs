@@ -1270,3 +1270,61 @@ fn points_on_the_surface_are_at_distance_zero() {
     let c = query::closest_point(off, &Posed::new(&cube, Pose::IDENTITY), f64::INFINITY).unwrap();
     assert!(c.distance > 0.0 && c.distance < 1e-15, "{}", c.distance);
 }
+
+/// A review's helper's case: points exactly on a triangle of corners at ±2^30 (the plane
+/// z = 7x/8 + y/4), each with a small triangle 1e-8 above it. The big triangle's rounding
+/// (about 2e-7 there) let the small one be found nearest, and the point read 1e-8; the band in
+/// which a point is asked whether it lies on the surface is the whole mesh's magnitude's.
+#[test]
+fn points_on_a_large_triangle_beside_small_ones_are_on_it() {
+    let x = (1u64 << 30) as f32;
+    let plane = |x: f64, y: f64| 7.0 * x / 8.0 + y / 4.0;
+    let corner = |a: f32, b: f32| [a, b, plane(a as f64, b as f64) as f32];
+    let mut soup = vec![[corner(-x, -x), corner(x, -x), corner(0.0, x)]];
+    let n = DVec3::new(7.0 / 8.0, 0.25, -1.0).normalize();
+    let (e1, e2) = (
+        n.cross(DVec3::X).normalize(),
+        n.cross(n.cross(DVec3::X).normalize()),
+    );
+    let mut points = Vec::new();
+    // The helper's points, in units of 2^-14 (those at 469, 515 and 979, 54 among the ones
+    // that read 1e-8).
+    let at = [
+        (671, 805),
+        (23, 808),
+        (469, 515),
+        (630, 286),
+        (979, 54),
+        (278, 383),
+        (571, 409),
+        (131, 46),
+        (2, 49),
+        (149, 999),
+        (191, 652),
+        (750, 235),
+        (282, 435),
+        (263, 974),
+        (178, 897),
+        (797, 844),
+        (116, 393),
+        (628, 493),
+        (666, 677),
+        (663, 61),
+    ];
+    for (i, j) in at {
+        let (px, py) = (i as f64 / 16384.0, j as f64 / 16384.0);
+        let p = DVec3::new(px, py, plane(px, py));
+        let c = p + n * 1e-8;
+        let f = |v: DVec3| v.as_vec3().to_array();
+        soup.push([f(c + e1 * 1e-5), f(c + e2 * 1e-5), f(c - (e1 + e2) * 1e-5)]);
+        points.push(p);
+    }
+    let m = PreparedMesh::new(Mesh::from_soup("big and small", soup).unwrap());
+    for b in common::cpu_and_gpu("points_on_a_large_triangle_beside_small_ones_are_on_it") {
+        let found = b.closest_points(&m, Pose::IDENTITY, &points, 0.0).unwrap();
+        for (p, c) in points.iter().zip(&found) {
+            let c = c.as_ref().unwrap_or_else(|| panic!("{p} dropped"));
+            assert_eq!((c.distance, c.triangle, c.point), (0.0, 0, *p), "{p}");
+        }
+    }
+}

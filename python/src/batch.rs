@@ -469,9 +469,10 @@ pub fn sphere_sweeps<'py>(
 
 /// Many poses of B (a (K, 4, 4) array of rigid transforms) against A, in parallel: per pose
 /// what ``solid_distance`` answers, ``{"interferes", "distance", "triangle_a", "triangle_b",
-/// "point_a", "point_b", "evidence", "clearance_pairs"}`` (closest points and triangles when
-/// apart, the evidence when not; ``clearance_pairs``: the pairs closer than ``clearance``, -1
-/// without one). As ``meshclash poses``; on the GPU (every pose in one dispatch) when the
+/// "point_a", "point_b", "evidence", "clearance_pairs", "certain"}`` (closest points and
+/// triangles when apart, the evidence when not; ``clearance_pairs``: the pairs closer than
+/// ``clearance``, -1 without one; ``certain``: False where the answer is the likelier one,
+/// against a part that is not closed, as ``containment_certain``). As ``meshclash poses``; on the GPU (every pose in one dispatch) when the
 /// backend is one: the same answers.
 #[pyfunction]
 #[pyo3(
@@ -526,6 +527,7 @@ pub fn poses<'py>(
             "clearance_pairs",
             answers.iter().map(|x| x.clearance_pairs.map(|n| n as i64)),
         )?
+        .bool("certain", answers.iter().map(|x| x.solid.certain()))?
         .done();
     d.set_item("evidence", evidence)?;
     Ok(d)

@@ -112,8 +112,9 @@ pub fn path_tolerance(a: &PreparedMesh, b: &PreparedMesh) -> f64 {
 /// term as a moving sphere's slack is (a sum of magnitudes near f64's largest overflows where
 /// each term, so scaled, does not). A tolerance finer than that is met only by the rounded
 /// pose (a hunt's helper: at 1e12 the path's exact gap was 18 times the 3.5e-6 asked for).
-/// Pose by pose, not the path's largest: one waypoint at 1e12 coarsened the whole path's, and
-/// a pass 1e-3 from A, near the origin, was a contact (a review's helper).
+/// Pose by pose, as the pose is rounded on its segment ([`Resolution::tolerance`]), not the
+/// path's largest: one waypoint at 1e12 coarsened the whole path's, and a pass 1e-3 from A,
+/// near the origin on another segment, was a contact (a review's helper).
 struct Resolution {
     /// A's posed points' term, and B's own reach's.
     a: f64,
@@ -131,9 +132,20 @@ impl Resolution {
         }
     }
 
-    /// The tolerance at B's pose `p`: `tol`, or what the coordinates resolve there.
-    fn tolerance(&self, tol: f64, p: &Pose) -> f64 {
-        tol.max(self.a + self.b + Self::K * p.translation.abs().max_element())
+    /// The tolerance at B's pose `p` on segment `seg`: `tol`, or what the coordinates resolve
+    /// there. The pose is rounded as [`lerp`] makes it: from the segment's start and the
+    /// difference carried, so by as much as the start's magnitude and the pose's (both ends'
+    /// where the difference overflows, `lerp`'s other form). A segment from 1e12 to the origin
+    /// is rounded by 1.2e-4 all along (a review's helper: held to the pose's own magnitude
+    /// alone, it reported a contact 4e-5 from A at a pose that tolerance did not cover, and
+    /// stalled on another path).
+    fn tolerance(&self, tol: f64, p: &Pose, seg: &Segment) -> f64 {
+        let magnitude = |q: &Pose| q.translation.abs().max_element();
+        let mut reach = magnitude(p).max(magnitude(&seg.p0));
+        if !(seg.p1.translation - seg.p0.translation).is_finite() {
+            reach = reach.max(magnitude(&seg.p1));
+        }
+        tol.max(self.a + self.b + Self::K * reach)
     }
 }
 
@@ -230,7 +242,7 @@ pub fn sweep(
                 report.certain = false;
             }
             let d = solid.distance();
-            let tol = resolution.tolerance(tol, &pose);
+            let tol = resolution.tolerance(tol, &pose, segment);
             report.tolerance = report.tolerance.max(tol);
             let time = time_of(seg) + s * (time_of(seg + 1) - time_of(seg));
             measured[seg].push((s, d));

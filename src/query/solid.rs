@@ -24,6 +24,18 @@ impl SolidDistance {
             SolidDistance::Apart { report, .. } => report.distance,
         }
     }
+
+    /// Whether the answer is certain, not the likelier one (possible only against a part that
+    /// is not closed): the evidence's certainty, or apart's `containment_certain`.
+    pub fn certain(&self) -> bool {
+        match self {
+            SolidDistance::Interfering(i) => i.certain(),
+            SolidDistance::Apart {
+                containment_certain,
+                ..
+            } => *containment_certain,
+        }
+    }
 }
 
 /// The distance between the solids bounded by `a` and `b`: 0 when they interfere (surfaces

@@ -127,6 +127,10 @@ fn columns(answers: &[query::PoseAnswer]) -> Vec<(&'static str, Column)> {
             Column::Str(answers.iter().map(|x| query::evidence(&x.solid)).collect()),
         ),
         (
+            "certain",
+            Column::Bool(answers.iter().map(|x| x.solid.certain()).collect()),
+        ),
+        (
             "clearance_pairs",
             Column::I64(
                 answers
