@@ -112,8 +112,12 @@ fn new_temporary(
         match open.open(&temporary) {
             Ok(f) => {
                 // The mode asked for is narrowed by the umask: the file's own, exactly.
-                if let Some(p) = perms {
-                    f.set_permissions(p.clone()).ok()?;
+                let permitted = perms.map_or(Ok(()), |p| f.set_permissions(p.clone()));
+                if permitted.is_err() {
+                    // Not left behind: the caller writes the file as it stands instead.
+                    drop(f);
+                    let _ = std::fs::remove_file(&temporary);
+                    return None;
                 }
                 return Some((f, temporary));
             }

@@ -472,8 +472,8 @@ pub fn sphere_sweeps<'py>(
 /// "point_a", "point_b", "evidence", "clearance_pairs", "certain"}`` (closest points and
 /// triangles when apart, the evidence when not; ``clearance_pairs``: the pairs closer than
 /// ``clearance``, -1 without one; ``certain``: False where the answer is the likelier one,
-/// against a part that is not closed, as ``containment_certain``). As ``meshclash poses``; on the GPU (every pose in one dispatch) when the
-/// backend is one: the same answers.
+/// against a part that is not closed, as ``containment_certain``). As ``meshclash poses``; on
+/// the GPU (every pose in one dispatch) when the backend is one: the same answers.
 #[pyfunction]
 #[pyo3(
     signature = (a, b, transforms_b, transform_a = None, clearance = None, backend = None),

@@ -275,11 +275,11 @@ fn answer(p: DVec3, m: &Posed, best: Best) -> Option<Closest> {
 const ON_SURFACE: f64 = 1.0 / (1u64 << 30) as f64;
 
 /// Where the nearest point found, on triangle `t`, is within roundings of `p` (2^-30 of the
-/// coordinates' magnitude, the mesh's and the point's) but not `p` itself: the triangle `p` lies on exactly, if any (`t`
-/// where it is one, else the least index of those that hold it: [`super::sphere_triangles`]
-/// of radius 0, by exact signs). A point on the surface then reads distance 0, itself its
-/// nearest point: on a face's plane it read about 1e-16 (1 781 of 10 000 points on a cube's
-/// faces), and `--max-distance 0` dropped it (a review's helper).
+/// coordinates' magnitude, the mesh's and the point's) but not `p` itself: the triangle `p`
+/// lies on exactly, if any (`t` where it is one, else the least index of those that hold it:
+/// [`super::sphere_triangles`] of radius 0, by exact signs). A point on the surface then reads
+/// distance 0, itself its nearest point: on a face's plane it read about 1e-16 (1 781 of
+/// 10 000 points on a cube's faces), and `--max-distance 0` dropped it (a review's helper).
 fn on_surface(p: DVec3, m: &Posed, t: u32, distance: f64) -> Option<u32> {
     // The magnitude of the whole mesh's coordinates, as the search's limit takes it: the
     // triangle found can be a small one beside the large one the point lies on, whose own

@@ -9,7 +9,7 @@
 //! are not consistently oriented has no meaningful w: there a ray's crossings are counted by
 //! parity.
 
-use super::winding::{inside_room, ray_crossings, winding_number, Winding};
+use super::winding::{inside_room, ray_crossings, room, winding_number, Winding};
 use super::Posed;
 use crate::geom::DVec3;
 use rayon::prelude::*;
@@ -189,12 +189,6 @@ pub(crate) fn wholly_outside(
 
 /// Points of triangles cut in four that [`wholly_outside`] asks, at most, for one part.
 const SAMPLES: i64 = 1 << 14;
-
-/// How far `p` may move before its winding number around `m` could reach 1/2 (0 where it is
-/// inside, or too near 1/2 to say).
-fn room(p: DVec3, m: &Posed) -> f64 {
-    inside_room(p, &winding_number(p, m), m)
-}
 
 /// Whether triangle `corners` (each with its room) lies where `m`'s winding number cannot
 /// reach 1/2: within a ball about one corner that its room clears (a ball holds the triangle

@@ -9,8 +9,8 @@
 use super::containment::witnesses;
 use super::oriented::pairs_within;
 use super::solid::solid_distance_serial;
-use super::winding::inside_room;
-use super::{solid_distance, winding_number, Interference, Posed, SolidDistance};
+use super::winding::room;
+use super::{solid_distance, Interference, Posed, SolidDistance};
 use crate::mesh::{Pose, PreparedMesh};
 use glam::{DMat3, DQuat, DVec3};
 use rayon::prelude::*;
@@ -304,8 +304,9 @@ impl OpenInsides {
 
     /// How far any point of B may move from this pose before a vertex asked against the
     /// other part's inside (as the interference search asks them) could cross its winding
-    /// number's 1/2 ([`inside_room`]; for A's vertices against B it is B's boundary that
-    /// moves, its points no faster than any of B's): infinite where both parts are closed.
+    /// number's 1/2 ([`super::winding::inside_room`]; for A's vertices against B it is B's
+    /// boundary that moves, its points no faster than any of B's): infinite where both parts
+    /// are closed.
     fn room(&self, a: &Posed, b: &Posed) -> f64 {
         let room = |open: bool, w: &Posed, m: &Posed| {
             if !open {
@@ -314,7 +315,7 @@ impl OpenInsides {
             let (witnesses, _) = witnesses(w, m, 0..usize::MAX);
             witnesses
                 .par_iter()
-                .map(|&(_, _, p)| inside_room(p, &winding_number(p, m), m))
+                .map(|&(_, _, p)| room(p, m))
                 .reduce(|| f64::INFINITY, f64::min)
         };
         room(self.open.0, b, a).min(room(self.open.1, a, b))

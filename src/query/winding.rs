@@ -86,6 +86,11 @@ pub fn inside_room(p: DVec3, w: &Winding, m: &Posed) -> f64 {
     (margin / (4.0 * g) / 2.0).min(nearest_sq.sqrt() / 2.0)
 }
 
+/// [`inside_room`] of `p`, its winding number around `m` asked here.
+pub(crate) fn room(p: DVec3, m: &Posed) -> f64 {
+    inside_room(p, &winding_number(p, m), m)
+}
+
 /// The winding number of `m` around `p` given the winding number of the mesh plus its caps
 /// there (an exact count of a ray's crossings): that less the caps' solid angles. The GPU's
 /// rays count that integer too, and their answers go through here, as the CPU's do.

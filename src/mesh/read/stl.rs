@@ -44,18 +44,8 @@ pub fn refuse_forged(head: &[u8], len: u64, path: &Path) -> Result<()> {
 /// "solid ..." in their header too, followed by NULs and then the count (a review's helper:
 /// such a header with a forged count was still read whole).
 fn could_be_text(head: &[u8]) -> bool {
-    let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    let start = text
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(text.len());
-    let word = &text[start..text.len().min(start + 5)];
-    let solid = b"solid"[..word.len()].eq_ignore_ascii_case(word);
-    let padding_only = match head.iter().position(|&b| b == 0) {
-        Some(i) => head[i..].iter().all(|&b| b == 0),
-        None => true,
-    };
-    solid && padding_only
+    let word = first_five(head);
+    b"solid"[..word.len()].eq_ignore_ascii_case(word) && !text_part(head).contains(&0)
 }
 
 /// The triangles a binary STL of `len` bytes declares in `head` (its first 84 bytes at least),
@@ -89,14 +79,18 @@ fn text_part(bytes: &[u8]) -> &[u8] {
 /// Whether the first word of `bytes`, after an optional UTF-8 byte-order mark and whitespace,
 /// begins with "solid" in any case.
 fn starts_with_solid(bytes: &[u8]) -> bool {
+    first_five(bytes).eq_ignore_ascii_case(b"solid")
+}
+
+/// The first five bytes of `bytes` after an optional UTF-8 byte-order mark and whitespace (as
+/// many as there are).
+fn first_five(bytes: &[u8]) -> &[u8] {
     let text = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let start = text
         .iter()
         .position(|b| !b.is_ascii_whitespace())
         .unwrap_or(text.len());
-    text[start..]
-        .get(..5)
-        .is_some_and(|w| w.eq_ignore_ascii_case(b"solid"))
+    &text[start..text.len().min(start + 5)]
 }
 
 /// Binary STL through `stl_io`, whose reader picks ASCII for any header starting with
