@@ -277,6 +277,23 @@ fn npy_headers_are_parsed_not_searched() {
         &[],
     );
     refused("w0.npy", &w0, "w0.npy:1: row 0 holds no numbers");
+    // One point saved 1-D, np.array([x, y, z]): a column of three, said so.
+    let flat = common::npy_bytes(
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }",
+        &[2.0, 0.0, 0.0],
+    );
+    refused("flat.npy", &flat, "save one row as shape (1, k)");
+    // A header that is not text is not "cut short" (a review's helper).
+    let mut latin = common::npy_bytes(
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 3), }",
+        &[0.0; 3],
+    );
+    latin[12] = 0xe9;
+    refused(
+        "latin.npy",
+        &latin,
+        "latin.npy:1: not a readable .npy: header not UTF-8 text",
+    );
 }
 
 const FACET: &str = " facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n   vertex 1 0 0\n   vertex 0 1 0\n  endloop\n endfacet\n";

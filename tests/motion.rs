@@ -512,10 +512,13 @@ fn the_poses_and_sweep_commands_read_matrices_and_answer() {
     );
     let text = std::fs::read_to_string(&out).unwrap();
     let mut lines = text.lines();
-    assert!(lines
-        .next()
-        .unwrap()
-        .starts_with("pose,interferes,distance,triangle_a"));
+    // Every column in the order --help and cli.md give (`certain`, added after the others,
+    // last: a review's helper found it before clearance_pairs).
+    assert_eq!(
+        lines.next().unwrap(),
+        "pose,interferes,distance,triangle_a,triangle_b,ax,ay,az,bx,by,bz,evidence,\
+         clearance_pairs,certain"
+    );
     assert!(lines.next().unwrap().starts_with("0,false,2.0,"), "{text}");
     assert!(lines.next().unwrap().starts_with("1,true,0.0,"), "{text}");
     // A sweep from 3 away to overlapping: the faces meet when B is 1 away, at time 2/2.5.

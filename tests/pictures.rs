@@ -214,12 +214,56 @@ fn a_container_of_several_bodies_winds_each_outward() {
     let scene = Scene::of_check(&inner, Pose::IDENTITY, &outer, Pose::IDENTITY, &r);
     let container = &scene.parts[1];
     assert!(container.container);
-    for t in &container.triangles {
+    for (t, &inward) in container.triangles.iter().zip(&container.inward) {
         let centre = if t[0].x < 12.0 { 5.0 } else { 19.0 };
         let n = (t[1] - t[0]).cross(t[2] - t[0]);
         let out = (t[0] + t[1] + t[2]) / 3.0 - DVec3::splat(centre);
-        assert!(n.dot(out) > 0.0, "{t:?} winds inward");
+        // The turned body is read reversed, and its triangles are left as the mesh has them.
+        assert_eq!(inward, centre == 19.0, "{t:?}");
+        assert_eq!(n.dot(out) > 0.0, !inward, "{t:?} read inward");
     }
+}
+
+/// An inside-out container is drawn cut away as if it wound outward, but written to the GLB as
+/// it is: a review's helper opened one turned outward (its signed volume +64, the mesh's -64).
+#[test]
+fn an_inside_out_container_keeps_its_winding_in_the_glb() {
+    let soup: Vec<_> = common::box_soup([0.0; 3], [4.0; 3])
+        .into_iter()
+        .map(|[p, q, r]| [p, r, q])
+        .collect();
+    let inverted = PreparedMesh::new(meshclash::Mesh::from_soup("inverted", soup).unwrap());
+    let small = box_mesh([0.0; 3], [1.0; 3]);
+    let pose = shift(1.5, 1.5, 1.5);
+    let r = meshclash::query::check(&inverted, Pose::IDENTITY, &small, pose, &Default::default());
+    assert!(r.containment.is_some());
+    let scene = Scene::of_check(&inverted, Pose::IDENTITY, &small, pose, &r);
+    assert!(scene.parts[0].container && scene.parts[0].inward.iter().all(|&i| i));
+    let bytes = picture::glb(&scene).unwrap();
+    let back = meshclash::mesh::read::read_gltf(&bytes, "back.glb".as_ref()).unwrap();
+    // Both parts closed: the signed volumes add up wherever the GLB re-centred them.
+    let volume: f64 = back
+        .soup
+        .iter()
+        .map(|t| {
+            let [p, q, r] = t.map(|v| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
+            p.dot(q.cross(r)) / 6.0
+        })
+        .sum();
+    assert!((volume - (1.0 - 64.0)).abs() < 1e-3, "{volume}");
+}
+
+/// A part whose triangles are one point, inside a cube: its box has no size, and framing half
+/// the smaller part zoomed in without end, a blank picture (a review's helper). It frames the
+/// cube, cut away, and the point's ring.
+#[test]
+fn a_point_sized_part_frames_what_holds_it() {
+    let cube = box_mesh([0.0; 3], [1.0; 3]);
+    let p = [0.1f32; 3];
+    let point = PreparedMesh::new(meshclash::Mesh::from_soup("point", vec![[p, p, p]]).unwrap());
+    let (c, interferes, _) = check_png(&cube, &point, Pose::IDENTITY, None);
+    assert!(interferes);
+    assert!(c.grey > 1000 && c.blue > 0, "{c:?}");
 }
 
 #[test]
@@ -434,6 +478,15 @@ fn cli_writes_both_pictures_and_refuses_a_bad_size() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("WIDTHxHEIGHT"), "{err}");
+    // A name of the other format is refused, as --out refuses one (a review's helper wrote a
+    // GLB named .png and a PNG named .glb).
+    for (option, name, wants) in [("--glb", "x.png", ".glb"), ("--render", "x.GLB", ".png")] {
+        let out = cli(&["check", t, t, option, dir.join(name).to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(option) && err.contains(wants), "{err}");
+        assert!(!dir.join(name).exists());
+    }
     // A size for no picture is refused, not ignored.
     let out = cli(&["check", t, t, "--size", "300x200"]);
     assert_eq!(out.status.code(), Some(2));

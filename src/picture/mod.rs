@@ -34,6 +34,10 @@ pub struct Part {
     /// Drawn as a cut-away: triangles facing the camera are left out, so that what it
     /// swallows shows.
     pub container: bool,
+    /// A container's triangles that wind inward (their body's volume negative): the cut-away
+    /// reads them reversed. The triangles themselves stay as the mesh has them, for the GLB
+    /// (a review's helper found an inside-out container written turned outward).
+    pub inward: Vec<bool>,
 }
 
 /// A picture's content, before it is drawn or written.
@@ -76,11 +80,19 @@ impl Scene {
         let closest = (!report.interferes() && report.distance.distance > 0.0)
             .then_some((report.distance.point_a, report.distance.point_b));
         // Half the smaller part: both ends of a closest segment show whole when it is short.
-        let context = 0.5
-            * parts
-                .iter()
-                .map(|p| bounds(p).diagonal())
-                .fold(f64::MAX, f64::min);
+        // A part with no extent (its triangles one point) frames nothing: the other part, or
+        // the two points' distance, or a unit (a review's helper: a point-sized part swallowed
+        // by a cube zoomed without end, a blank picture).
+        let sizes = parts.iter().map(|p| bounds(p).diagonal());
+        let context = match sizes.filter(|&d| d > 0.0).reduce(f64::min) {
+            Some(d) => 0.5 * d,
+            None => {
+                let both = parts.iter().map(bounds).reduce(|a, b| a.union(&b));
+                both.map(|b| b.diagonal())
+                    .filter(|&d| d > 0.0)
+                    .unwrap_or(1.0)
+            }
+        };
         let mut scene = Scene {
             parts: parts.into(),
             curves: report.intersect.curve_segments(),
@@ -125,7 +137,9 @@ impl Scene {
             only.marks[p.b as usize] = Mark::Clash;
         }
         // A twentieth of the mesh: a self-intersection is small in a large mesh.
-        let context = 0.05 * bounds(&only).diagonal();
+        let context = Some(0.05 * bounds(&only).diagonal())
+            .filter(|&d| d > 0.0)
+            .unwrap_or(1.0);
         let mut scene = Scene {
             parts: vec![only],
             curves: Vec::new(),
@@ -185,6 +199,7 @@ fn part(name: &'static str, m: &Posed) -> Part {
         triangles: (0..n as u32).map(|i| m.tri(i)).collect(),
         marks: vec![Mark::Plain; n],
         container: false,
+        inward: vec![false; n],
     }
 }
 
@@ -214,10 +229,10 @@ fn mark_inside(parts: &mut [Part; 2], posed: [&Posed; 2], report: &CheckReport) 
 }
 
 /// Makes `part` (posed as `m`) a container, drawn cut away: its triangles facing the camera
-/// are left out. Each body's triangles are turned to wind outward first, by the sign of the
-/// body's volume: an inside-out container's near side was kept by its winding and hid what it
-/// swallowed (a hunt's helper), and one judged from a single point inside misjudged a
-/// container of several bodies (a review's helper).
+/// are left out. Which way each body winds is judged by the sign of its volume, and the
+/// triangles of one winding inward marked so: an inside-out container's near side was kept by
+/// its winding and hid what it swallowed (a hunt's helper), and one judged from a single point
+/// inside misjudged a container of several bodies (a review's helper).
 fn contain(part: &mut Part, m: &Posed) {
     part.container = true;
     let bodies = &m.prep.bodies;
@@ -226,10 +241,8 @@ fn contain(part: &mut Part, m: &Posed) {
     for (t, &b) in part.triangles.iter().zip(&bodies.of_triangle) {
         volume[b as usize] += (t[0] - c).dot((t[1] - c).cross(t[2] - c));
     }
-    for (t, &b) in part.triangles.iter_mut().zip(&bodies.of_triangle) {
-        if volume[b as usize] < 0.0 {
-            t.swap(1, 2);
-        }
+    for (inward, &b) in part.inward.iter_mut().zip(&bodies.of_triangle) {
+        *inward = volume[b as usize] < 0.0;
     }
 }
 

@@ -115,12 +115,13 @@ pub fn png(scene: &Scene, width: u32, height: u32) -> Result<Vec<u8>> {
     let mut canvas = Canvas::new(width, height);
     for (k, part) in scene.parts.iter().enumerate() {
         let base = if k == 0 { PART_A } else { PART_B };
-        for (t, &mark) in part.triangles.iter().zip(&part.marks) {
+        for ((t, &mark), &inward) in part.triangles.iter().zip(&part.marks).zip(&part.inward) {
             let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
             let facing = n.dot(cam.back);
-            // A container's triangles wind outward ([`super::Scene::of_check`] turns an
-            // inside-out body's): those facing the camera are its near side, left out.
-            if part.container && facing > 0.0 {
+            // A container's triangles facing the camera, read outward (`inward` says which
+            // wind the other way), are its near side, left out.
+            let outward = if inward { -facing } else { facing };
+            if part.container && outward > 0.0 {
                 continue;
             }
             let colour = match mark {

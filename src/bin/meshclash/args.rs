@@ -67,7 +67,8 @@ pub enum Command {
     },
     /// Many poses of B against A in one call: per pose, what check --quick answers (solid
     /// semantics). Columns: pose, interferes, distance, triangle_a, triangle_b, ax, ay, az, bx,
-    /// by, bz (closest points when apart), evidence (when not), clearance_pairs.
+    /// by, bz (closest points when apart), evidence (when not), clearance_pairs, certain (false
+    /// where the answer is only the likelier one, against a part that is not closed).
     Poses {
         /// Part A: a mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         a: PathBuf,
@@ -354,11 +355,14 @@ impl PictureArgs {
     /// Where the pictures go, checked before the work as `--out` is (a long check is not lost
     /// to a typo in a folder's name): neither one of the command's `inputs`, nor both one file.
     pub fn check_paths(&self, inputs: &[&Path]) -> Result<(), Error> {
-        if let Some(p) = &self.render {
-            crate::table::check_writable("--render", p, inputs)?;
-        }
-        if let Some(p) = &self.glb {
-            crate::table::check_writable("--glb", p, inputs)?;
+        let pictures = [
+            ("--render", &self.render, "png"),
+            ("--glb", &self.glb, "glb"),
+        ];
+        for (option, path, _) in pictures {
+            if let Some(p) = path {
+                crate::table::check_writable(option, p, inputs)?;
+            }
         }
         // Both to one file is refused, but for a device (both to /dev/null, to time them).
         let device = |p: &Path| std::fs::metadata(p).is_ok_and(|m| !m.is_file());
@@ -370,7 +374,27 @@ impl PictureArgs {
                 )))
             }
             _ => Ok(()),
+        }?;
+        for (option, path, ext) in pictures {
+            if let Some(p) = path {
+                picture_extension(option, p, ext)?;
+            }
         }
+        Ok(())
+    }
+}
+
+/// A picture's path names its format, or none (a device, a name without an extension): a
+/// review's helper wrote a GLB named `.png` and a PNG named `.glb`, where `--out` refuses a
+/// name of another format.
+fn picture_extension(option: &str, path: &Path, ext: &str) -> Result<(), Error> {
+    match crate::table::extension(path).as_str() {
+        "" => Ok(()),
+        e if e == ext => Ok(()),
+        other => Err(Error::Argument(format!(
+            "{option} {}: writes a .{ext} file, not .{other}",
+            path.display()
+        ))),
     }
 }
 

@@ -127,10 +127,6 @@ fn columns(answers: &[query::PoseAnswer]) -> Vec<(&'static str, Column)> {
             Column::Str(answers.iter().map(|x| query::evidence(&x.solid)).collect()),
         ),
         (
-            "certain",
-            Column::Bool(answers.iter().map(|x| x.solid.certain()).collect()),
-        ),
-        (
             "clearance_pairs",
             Column::I64(
                 answers
@@ -138,6 +134,11 @@ fn columns(answers: &[query::PoseAnswer]) -> Vec<(&'static str, Column)> {
                     .map(|x| x.clearance_pairs.map(|n| n as i64))
                     .collect(),
             ),
+        ),
+        // Last: a column added after the others, which scripts may read by position.
+        (
+            "certain",
+            Column::Bool(answers.iter().map(|x| x.solid.certain()).collect()),
         ),
     ]
 }

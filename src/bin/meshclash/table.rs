@@ -34,7 +34,7 @@ impl Rows {
     }
 }
 
-fn extension(path: &Path) -> String {
+pub fn extension(path: &Path) -> String {
     path.extension()
         .and_then(|e| e.to_str())
         .unwrap_or("")
@@ -125,9 +125,14 @@ fn rows_of(path: &Path, widths: &[usize]) -> Result<Rows, Error> {
                 expected(widths)
             ),
             _ => format!(
-                "row 0 has {} numbers, expected {} (so has every row)",
+                "row 0 has {} numbers, expected {} (so has every row){}",
                 rows.width,
-                expected(widths)
+                expected(widths),
+                // A single point saved as np.array([x, y, z]) (a review's helper).
+                match rows.width == 1 && extension(path) == "npy" {
+                    true => "; a 1-D array is read as a column: save one row as shape (1, k)",
+                    false => "",
+                }
             ),
         };
         return Err(syntax(path, rows.line(0), message));
@@ -321,8 +326,8 @@ fn read_npy(path: &Path) -> Result<Rows, Error> {
     };
     let header = bytes
         .get(start..start.saturating_add(len))
-        .and_then(|h| std::str::from_utf8(h).ok())
         .ok_or_else(|| bad("header cut short"))?;
+    let header = std::str::from_utf8(header).map_err(|_| bad("header not UTF-8 text"))?;
     let dict = npy_header(header).map_err(|m| bad(&m))?;
     // As in Python, a key given twice takes its last value.
     let get = |key: &str| dict.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v);
