@@ -347,18 +347,25 @@ impl Backend {
     ) -> Result<Vec<Vec<RayHit>>> {
         use rayon::prelude::*;
         let posed = Posed::new(m, pose);
-        self.answer_on(
+        let found = self.answer_on(
             m,
-            |g| g.ray_hits(&posed, &*g.resident(m)?, rays, max_t, hits),
+            |g| {
+                g.ray_hits(&posed, &*g.resident(m)?, rays, max_t, hits)
+                    .map(Ok)
+            },
             || {
                 if m.wide().is_none() {
                     posed.slots_for(rays.len());
                 }
-                rays.par_iter()
-                    .map(|&(o, d)| query::ray_hits(o, d, &posed, max_t, hits))
-                    .collect()
+                let count = query::HitCount::default();
+                let found = rays
+                    .par_iter()
+                    .map(|&(o, d)| count.keep(|| query::ray_hits(o, d, &posed, max_t, hits)))
+                    .collect();
+                count.checked(found)
             },
-        )
+        )?;
+        Ok(found?)
     }
 
     /// Each sphere `(centre, radius)` against `m` (placed by `pose`): its gap and nearest point

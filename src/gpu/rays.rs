@@ -13,7 +13,7 @@ use crate::geom::ray::segment_aabb;
 use crate::geom::{Aabb, DVec3};
 use crate::query::closest::morton_order_in_groups;
 use crate::query::ray::{hit, hits_in_order};
-use crate::query::{ray_hits, ray_segment_end, Hits, Posed, RayHit};
+use crate::query::{ray_hits, ray_segment_end, HitCount, Hits, Posed, RayHit, TooMany};
 use rayon::prelude::*;
 
 /// One batch of `rays.wgsl`: its query (`None`: beyond f32, nothing dispatched), each ray's
@@ -101,7 +101,7 @@ impl GpuBackend {
         }
         let on_cpu = |&(o, d): &(DVec3, DVec3)| ray_hits(o, d, m, max_t, hits);
         Ok(match hits {
-            Hits::All => all_hits(m, rays, &rows, &run, on_cpu),
+            Hits::All => all_hits(m, rays, &rows, &run, on_cpu)?,
             _ => first_hits(m, &sorted, &rows, &run, on_cpu),
         })
     }
@@ -208,7 +208,7 @@ fn all_hits(
     rows: &[usize],
     run: &RayRun,
     on_cpu: impl Fn(&(DVec3, DVec3)) -> Vec<RayHit> + Sync,
-) -> Vec<Vec<RayHit>> {
+) -> std::result::Result<Vec<Vec<RayHit>>, TooMany> {
     let all = |(ray, &k): (&(DVec3, DVec3), &usize)| match (run.all.get(k), run.ends.get(k)) {
         (Some(r), Some(&Some(end))) if r.unsure == 0 => r
             .slots
@@ -217,7 +217,13 @@ fn all_hits(
             .unwrap_or_else(|| on_cpu(ray)),
         _ => on_cpu(ray),
     };
-    rays.par_iter().zip(rows).map(all).collect()
+    let count = HitCount::default();
+    let found = rays
+        .par_iter()
+        .zip(rows)
+        .map(|ray| count.keep(|| all(ray)))
+        .collect();
+    count.checked(found)
 }
 
 /// The first (or any) hit of each ray: made in the run's order (`sorted`), where

@@ -124,6 +124,8 @@ pub enum Listing {
     SelfIntersecting,
     /// The pairs of a sphere and a triangle it touches.
     SphereContacts,
+    /// The hits of rays, every one each ([`super::Hits::All`]).
+    RayHits,
 }
 
 impl Listing {
@@ -131,6 +133,7 @@ impl Listing {
         match self {
             Listing::Clearance(_) => "is it in the meshes' unit?",
             Listing::SphereContacts => "are the radii in the mesh's unit?",
+            Listing::RayHits => "fewer rays a batch, or the first hit alone?",
             Listing::Intersecting | Listing::SelfIntersecting => {
                 "triangles repeated many times over?"
             }
@@ -145,6 +148,7 @@ impl std::fmt::Display for Listing {
             Listing::Intersecting => write!(f, "the parts intersect in"),
             Listing::SelfIntersecting => write!(f, "the mesh cuts itself in"),
             Listing::SphereContacts => write!(f, "the spheres touch"),
+            Listing::RayHits => write!(f, "the rays meet"),
         }
     }
 }

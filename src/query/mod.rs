@@ -42,7 +42,7 @@ pub use motion::{
     evidence, first_half_turn, first_unbounded_segment, half_turn_message, path_tolerance, poses,
     sweep, PoseAnswer, SweepHit, SweepReport,
 };
-pub use ray::{first_unbounded_ray, hit_rows, ray_hits, ray_segment_end, Hits, RayHit};
+pub use ray::{first_unbounded_ray, hit_rows, ray_hits, ray_segment_end, HitCount, Hits, RayHit};
 pub use self_intersect::{
     self_intersections, self_intersections_at_most, shared_vertex_meets_elsewhere,
     shared_vertex_meets_elsewhere_by_edges, SelfKind, SelfPair, SelfReport,

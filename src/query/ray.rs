@@ -6,7 +6,7 @@
 //! the smallest triangle index standing for it. A ray lying in a triangle's plane meets it along
 //! its boundary only: the triangles around that it passes into decide.
 
-use super::Posed;
+use super::{Listing, Posed, TooMany, MAX_PAIRS};
 use crate::bvh::STACK;
 use crate::geom::crossing::{
     crosses_by, crossing_bounds, crossing_order, crossing_t, direction_side,
@@ -17,6 +17,7 @@ use crate::geom::ray::SegmentSlabs;
 use crate::geom::{DVec3, Tri};
 use smallvec::SmallVec;
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Which hits a ray asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,6 +120,52 @@ pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<Ra
         out.truncate(1);
     }
     out
+}
+
+/// The hits a batch of rays has kept, to refuse one past [`MAX_PAIRS`] (`Hits::All` through a
+/// mesh of many layers, millions of rays: a `Vec` of hits a ray filled the memory until the
+/// process was killed) before it fills the memory, as clearance reports are refused.
+pub struct HitCount {
+    kept: AtomicU64,
+    most: u64,
+}
+
+impl Default for HitCount {
+    fn default() -> HitCount {
+        HitCount::at_most(MAX_PAIRS)
+    }
+}
+
+impl HitCount {
+    /// A count refusing a batch past `most` hits.
+    pub fn at_most(most: u64) -> HitCount {
+        HitCount {
+            kept: AtomicU64::new(0),
+            most,
+        }
+    }
+
+    /// One ray's `hits()`, counted; none, and nothing asked, once the batch is past the limit
+    /// (it is refused then: [`HitCount::checked`]).
+    pub fn keep(&self, hits: impl FnOnce() -> Vec<RayHit>) -> Vec<RayHit> {
+        if self.kept.load(Relaxed) > self.most {
+            return Vec::new();
+        }
+        let found = hits();
+        self.kept.fetch_add(found.len() as u64, Relaxed);
+        found
+    }
+
+    /// The batch's answers, or refused where it went past the limit.
+    pub fn checked<T>(self, answers: T) -> Result<T, TooMany> {
+        match self.kept.into_inner() > self.most {
+            true => Err(TooMany {
+                what: Listing::RayHits,
+                most: self.most,
+            }),
+            false => Ok(answers),
+        }
+    }
 }
 
 /// The hits of the ray from `o` along `d` through `met` (each triangle, standing for what it
@@ -525,6 +572,34 @@ mod tests {
     use super::*;
     use crate::mesh::{generate, Pose, PreparedMesh};
     use crate::testing::{lcg, placed};
+
+    /// A batch is refused once its rays have met more than the most a batch keeps, and rays
+    /// after that are not asked.
+    #[test]
+    fn a_batch_past_its_hits_is_refused_and_stops_asking() {
+        let one = RayHit {
+            t: 1.0,
+            triangle: 0,
+            u: 0.0,
+            v: 0.0,
+            point: DVec3::ZERO,
+            front: true,
+        };
+        let count = HitCount::at_most(5);
+        assert_eq!(count.keep(|| vec![one; 3]).len(), 3);
+        assert_eq!(count.keep(|| vec![one; 2]).len(), 2);
+        let within = HitCount::at_most(5);
+        within.keep(|| vec![one; 5]);
+        assert!(within.checked(()).is_ok());
+        assert_eq!(count.keep(|| vec![one; 1]).len(), 1); // 6: past
+        assert!(count.keep(|| panic!("asked past the limit")).is_empty());
+        let err = count.checked(()).unwrap_err();
+        assert_eq!((err.what, err.most), (Listing::RayHits, 5));
+        assert!(
+            err.to_string().starts_with("the rays meet more than the 5"),
+            "{err}"
+        );
+    }
 
     /// Corners posed by `pose_corners` are `apply`'s, bit for bit, whether or not it skips the
     /// pose (an unmoved mesh): zeros of both signs, a subnormal, corners that are not finite

@@ -105,6 +105,12 @@ pub fn inside(job: Job) -> Result<(), Error> {
                 "certain",
                 Column::Bool(w.iter().map(|w| w.1.certain).collect()),
             ),
+            // Last, added after the others: how far `winding` may be from the exact value
+            // (a review's helper read 2.3e-4 off beside a cap's seam, within it).
+            (
+                "bound",
+                Column::F64(w.iter().map(|w| Some(w.0.bound)).collect()),
+            ),
         ];
         table::write(out, w.len(), &cols)?;
     }
