@@ -208,7 +208,7 @@ def test_points_on_a_real_mesh_equal_the_cli(tmp_path, cli):
     cli("inside", CASES / "meshes/stanford_bunny.stl", tmp_path / "p.npy", "--out", tmp_path / "w.csv", "--json")
     got = mc.winding_numbers(m, pts)
     want = np.genfromtxt(tmp_path / "w.csv", delimiter=",", names=True, dtype=None, encoding="utf-8")
-    assert np.array_equal(got["winding"], want["winding"])
+    assert np.array_equal(got["winding"], want["winding"]) and np.array_equal(got["bound"], want["bound"])
     assert want["inside"].dtype == bool and np.array_equal(got["inside"], want["inside"]) and got["inside"].any()
     cli("closest", CASES / "meshes/stanford_bunny.stl", tmp_path / "p.npy", "--out", tmp_path / "c.csv", "--json")
     got = mc.closest_points(m, pts)
