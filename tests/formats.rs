@@ -534,6 +534,58 @@ fn forged_ply_counts_are_refused_before_allocating() {
     assert!(e.contains("end_header"), "{e}");
 }
 
+/// A decimal is rounded once, to the nearest f32, whatever the format: 1 + 2^-24 + 2^-60 lies
+/// past the midpoint of 1 and 1 + 2^-23, so it is 1 + 2^-23 (an ASCII PLY and a 3MF read it
+/// through f64, which rounded it to the midpoint and then to even, 1: a review's helper's
+/// cube meant to touch another was 1.2e-7 from it). The 17 digits Python prints for that f64
+/// are past the midpoint too.
+#[test]
+fn a_decimal_is_rounded_once_to_f32_in_every_format() {
+    let want = 1.0 + 2f32.powi(-23);
+    for x in [
+        "1.000000059604644776257986737988403547205962240695953369140625",
+        "1.0000000596046448",
+    ] {
+        let obj = format!("v {x} 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n");
+        let ply = |ty: &str| {
+            format!(
+                "ply\nformat ascii 1.0\nelement vertex 3\nproperty {ty} x\nproperty {ty} y\n\
+                 property {ty} z\nelement face 1\nproperty list uchar int vertex_indices\n\
+                 end_header\n{x} 0 0\n0 1 0\n0 0 1\n3 0 1 2\n"
+            )
+        };
+        let model = format!(
+            "<model xmlns=\"http://schemas.microsoft.com/3dmanufacturing/core/2015/02\">\
+             <resources><object id=\"1\"><mesh><vertices><vertex x=\"{x}\" y=\"0\" z=\"0\"/>\
+             <vertex x=\"0\" y=\"1\" z=\"0\"/><vertex x=\"0\" y=\"0\" z=\"1\"/></vertices>\
+             <triangles><triangle v1=\"0\" v2=\"1\" v3=\"2\"/></triangles></mesh></object>\
+             </resources><build><item objectid=\"1\"/></build></model>"
+        );
+        let threemf = package(&model, zip::CompressionMethod::Stored);
+        let read = [
+            (
+                "obj",
+                read::read_obj(obj.as_bytes(), "t.obj".as_ref()).unwrap(),
+            ),
+            (
+                "ply float",
+                read::read_ply(ply("float").as_bytes(), "t.ply".as_ref()).unwrap(),
+            ),
+            (
+                "ply double",
+                read::read_ply(ply("double").as_bytes(), "t.ply".as_ref()).unwrap(),
+            ),
+            (
+                "3mf",
+                read::read_3mf(&threemf, "t.3mf".as_ref()).unwrap().soup,
+            ),
+        ];
+        for (what, soup) in read {
+            assert_eq!(soup[0][0][0], want, "{what}: {x}");
+        }
+    }
+}
+
 /// A 3MF package of the given model part text.
 fn package(model: &str, method: zip::CompressionMethod) -> Vec<u8> {
     use std::io::Write;

@@ -573,6 +573,13 @@ impl<'a> Words<'a> {
                 self.line + 1
             ));
         }
-        Ok(v)
+        // A float's decimal rounded once, to the nearest f32 (the mesh's own type): through
+        // f64, one just past the midpoint of two f32 rounds to the midpoint, then to even (a
+        // review's helper: 1 + 2^-24 + 2^-60 read as 1, a face meant to touch read 1.2e-7
+        // apart). An f32 holds exactly as an f64 what `as f32` gives back.
+        match integral {
+            true => Ok(v),
+            false => Ok(word.parse::<f32>().map_or(v, f64::from)),
+        }
     }
 }

@@ -281,15 +281,26 @@ fn number(node: roxmltree::Node, name: &str, part: &str) -> Result<f64, String> 
         })
 }
 
+/// A vertex coordinate: its decimal rounded once, to the nearest f32 (through f64, one just
+/// past the midpoint of two f32 rounds to the midpoint, then to even: a review's helper read a
+/// face meant to touch 1.2e-7 apart).
+fn coordinate(node: roxmltree::Node, name: &str, part: &str) -> Result<f32, String> {
+    let v = number(node, name, part)?;
+    Ok(attr(node, name, part)?
+        .trim()
+        .parse::<f32>()
+        .unwrap_or(v as f32))
+}
+
 /// An `<object>`: its mesh's vertices and triangles, its components.
 fn object(node: roxmltree::Node, part: &str) -> Result<Object, String> {
     let mut o = Object::default();
     for n in node.descendants().filter(|n| n.is_element()) {
         match n.tag_name().name() {
             "vertex" => o.vertices.push([
-                number(n, "x", part)? as f32,
-                number(n, "y", part)? as f32,
-                number(n, "z", part)? as f32,
+                coordinate(n, "x", part)?,
+                coordinate(n, "y", part)?,
+                coordinate(n, "z", part)?,
             ]),
             "triangle" => {
                 let mut t = [0u32; 3];
