@@ -502,7 +502,8 @@ fn inside_writes_a_bound_that_holds_the_winding_number_beside_a_seam() {
         let f: Vec<f64> = [0, 3]
             .map(|k| line.split(',').nth(k).unwrap().parse().unwrap())
             .to_vec();
-        assert!((f[0] - 0.5).abs() <= f[1] + 1e-12, "{line}");
+        // In f64 it was 2e-4 off, within a bound of 0.09; in double-double it holds.
+        assert!((f[0] - 0.5).abs() <= 1e-13 && f[1] <= 1e-13, "{line}");
     }
 }
 
