@@ -41,6 +41,7 @@ pub mod obb;
 pub mod octree;
 #[doc(hidden)]
 pub mod once;
+pub mod stop;
 pub mod picture;
 pub mod query;
 pub mod save;

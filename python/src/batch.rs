@@ -7,7 +7,7 @@
 use crate::convert::{err, f64_array, points, pose, poses as pose_list, value_error, Real};
 use crate::mesh::{warn_units, Mesh};
 use crate::pair::backend_of;
-use crate::process::released;
+use crate::process::{interruptible, released};
 use meshclash::query::{self, sweep_tolerance, Hits, Posed, SolidDistance, SphereSweep};
 use meshclash::{DVec3, Error, PreparedMesh};
 use numpy::ndarray::Array2;
@@ -99,7 +99,7 @@ pub fn winding_numbers<'py>(
         self::points(points, "points")?,
     );
     let backend = backend_of(py, backend)?;
-    let w = released(py, || backend.points_inside(&m, p, &pts))?.map_err(err)?;
+    let w = interruptible(py, || backend.points_inside(&m, p, &pts))?.map_err(err)?;
     Columns::new(py)
         .f64("winding", w.iter().map(|w| Some(w.0.value)))?
         .f64("bound", w.iter().map(|w| Some(w.0.bound)))?
@@ -157,7 +157,7 @@ pub fn closest_points<'py>(
         self::points(points, "points")?,
     );
     let backend = backend_of(py, backend)?;
-    let (found, inside) = released(py, || {
+    let (found, inside) = interruptible(py, || {
         let found = backend.closest_points(&m, p, &pts, max_distance)?;
         let inside = match signed {
             true => Some(backend.points_inside(&m, p, &pts)?),
@@ -259,7 +259,7 @@ pub fn ray_hits<'py>(
     }
     let rays: Vec<(DVec3, DVec3)> = o.into_iter().zip(d).collect();
     let backend = backend_of(py, backend)?;
-    let found = released(py, || {
+    let found = interruptible(py, || {
         let posed = Posed::new(&m, p);
         if let Some(i) = query::first_unbounded_ray(&rays, &posed, max_t) {
             return Err(meshclash::Error::Argument(format!(
@@ -379,7 +379,7 @@ pub fn sphere_contacts<'py>(
     let (m, p) = (Mesh::from_arg(py, mesh)?, pose(transform, "transform")?);
     let s = spheres(centers, radii)?;
     let backend = backend_of(py, backend)?;
-    let found = released(py, || backend.sphere_contacts(&m, p, &s))?.map_err(err)?;
+    let found = interruptible(py, || backend.sphere_contacts(&m, p, &s))?.map_err(err)?;
     reachable(&m, &found)?;
     Columns::new(py)
         .bool(
@@ -447,7 +447,7 @@ pub fn sphere_sweeps<'py>(
         .map(|&s| sweep_tolerance(&posed, s, tolerance))
         .collect();
     let backend = backend_of(py, backend)?;
-    let found = released(py, || backend.sphere_sweeps(&m, p, &moving, tolerance))?.map_err(err)?;
+    let found = interruptible(py, || backend.sphere_sweeps(&m, p, &moving, tolerance))?.map_err(err)?;
     let contact: Vec<_> = found.iter().map(|s| s.contact().copied()).collect();
     Columns::new(py)
         .bool("contact", contact.iter().map(Option::is_some))?
@@ -493,7 +493,7 @@ pub fn poses<'py>(
     let pa = pose(transform_a, "transform_a")?;
     let ps = pose_list(transforms_b, "transforms_b")?;
     let backend = backend_of(py, backend)?;
-    let answers = released(py, || backend.poses(&ma, pa, &mb, &ps, clearance))?.map_err(err)?;
+    let answers = interruptible(py, || backend.poses(&ma, pa, &mb, &ps, clearance))?.map_err(err)?;
     // As the command line, `check` and `solid_distance` refuse it: no distance at all (it came
     // back inf with triangles and points filled in; a review's helper found it).
     if let Some(k) = answers.iter().position(|a| !a.solid.distance().is_finite()) {
@@ -592,7 +592,7 @@ pub fn sweep<'py>(
             "tolerance must be finite and > 0, got {tol}"
         )));
     }
-    let r = released(py, || query::sweep(&ma, pa, &mb, &waypoints, &times, tol))?;
+    let r = interruptible(py, || query::sweep(&ma, pa, &mb, &waypoints, &times, tol))?;
     // As the command line refuses it: a distance beyond f64 cannot be given, nor stepped by.
     if !r.min_distance.is_finite() {
         return Err(err(Error::PartsBeyondF64 {

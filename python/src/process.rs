@@ -20,13 +20,103 @@ static FIRST: OnceLock<u32> = OnceLock::new();
 /// rayon's global pool in the process that ran the first query (a pool entered costs 15 µs a
 /// call, a fifth of a check of parts far apart), a pool of its own in a process forked after.
 pub fn released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    match own_pool()? {
+        None => Ok(py.detach(f)),
+        Some(pool) => Ok(py.detach(|| pool.install(f))),
+    }
+}
+
+/// The pool a query of this process runs on: `None` for rayon's global one (this is the
+/// process that ran the first query).
+fn own_pool() -> PyResult<Option<std::sync::Arc<ThreadPool>>> {
     if *FIRST.get_or_init(std::process::id) == std::process::id() {
-        return Ok(py.detach(f));
+        return Ok(None);
     }
     let pool = ours(&POOL, || {
         ThreadPoolBuilder::new()
             .build()
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start the query threads: {e}")))
     })?;
-    Ok(py.detach(|| pool.install(f)))
+    Ok(Some(pool))
+}
+
+/// Queries under way through [`interruptible`], and the stops asked since the process began:
+/// a query during which that count changed was cut short.
+static WATCHED: Mutex<(usize, u64)> = Mutex::new((0, 0));
+
+/// [`released`], with Ctrl-C heard while `f` runs (a batch, poses, a sweep: minutes, where
+/// `KeyboardInterrupt` used to wait for the end). `f` runs on the query threads while the
+/// calling thread waits for it a tenth of a second at a time, and between waits lets Python
+/// run its signal handlers. An exception they raise stops the work ([`meshclash::stop`]),
+/// whose answers are thrown away, and is raised once it has stopped. Every such query under
+/// way in the process stops with it (in another thread it raises `KeyboardInterrupt` too: its
+/// answers would mean nothing), and one begun while they stop is refused the same way.
+/// Waiting costs a task handed to a query thread, tens of microseconds: the quick queries
+/// (`check`, `interferes`) stay [`released`].
+pub fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    let pool = own_pool()?;
+    let start = {
+        let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+        if meshclash::stop::requested() {
+            return Err(stopped());
+        }
+        watched.0 += 1;
+        watched.1
+    };
+    let mut heard: Option<PyErr> = None;
+    let answer = py.detach(|| match &pool {
+        Some(pool) => pool.in_place_scope(|scope| wait_for(scope, f, &mut heard)),
+        None => rayon::in_place_scope(|scope| wait_for(scope, f, &mut heard)),
+    });
+    let cut_short = {
+        let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+        watched.0 -= 1;
+        if watched.0 == 0 {
+            meshclash::stop::set(false);
+        }
+        watched.1 != start
+    };
+    match (heard, answer) {
+        (Some(e), _) => Err(e),
+        (None, _) if cut_short => Err(stopped()),
+        (None, Some(answer)) => Ok(answer),
+        // `f` panicked: the scope has raised its panic already, so this is not reached.
+        (None, None) => Err(PyRuntimeError::new_err("the query ended without an answer")),
+    }
+}
+
+/// `f` on one of `scope`'s threads, waited for here a tenth of a second at a time, Python's
+/// signal handlers run between waits until one raises (`heard`): then the work is stopped.
+/// `None` where `f` panicked (the scope raises its panic as it ends).
+fn wait_for<'s, T: Send + 's>(
+    scope: &rayon::Scope<'s>,
+    f: impl FnOnce() -> T + Send + 's,
+    heard: &mut Option<PyErr>,
+) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    scope.spawn(move |_| {
+        let _ = tx.send(f());
+    });
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(answer) => return Some(answer),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return None,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if heard.is_none() => {
+                *heard = Python::attach(|py| py.check_signals()).err();
+                if heard.is_some() {
+                    let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+                    watched.1 += 1;
+                    meshclash::stop::set(true);
+                }
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// The exception of a query stopped by another's `KeyboardInterrupt`.
+fn stopped() -> PyErr {
+    pyo3::exceptions::PyKeyboardInterrupt::new_err(
+        "stopped: a query under way in another thread was interrupted",
+    )
 }

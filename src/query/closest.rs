@@ -82,6 +82,9 @@ pub fn closest_points(points: &[DVec3], m: &Posed, max_distance: f64) -> Vec<Opt
         .flat_map_iter(|chunk| {
             let mut hint: Option<u32> = None;
             chunk.iter().map(move |&i| {
+                if crate::stop::requested() {
+                    return None;
+                }
                 let p = points[i];
                 let bound = hint.map_or(limit, |t| {
                     limit.min(closest_point_triangle(p, &m.tri(t)).distance_squared(p))

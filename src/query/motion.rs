@@ -24,6 +24,14 @@ pub struct PoseAnswer {
     pub clearance_pairs: Option<usize>,
 }
 
+impl PoseAnswer {
+    /// What a pose left is answered once the work is to stop ([`crate::stop`]): nothing.
+    const STOPPED: PoseAnswer = PoseAnswer {
+        solid: SolidDistance::Interfering(super::Interference::SurfacesMeet),
+        clearance_pairs: None,
+    };
+}
+
 /// Each of `poses` of B against A (placed by `pose_a`), in parallel.
 pub fn poses(
     a: &PreparedMesh,
@@ -38,6 +46,9 @@ pub fn poses(
     poses
         .par_iter()
         .map(|&pose_b| {
+            if crate::stop::requested() {
+                return PoseAnswer::STOPPED;
+            }
             let pb = Posed::new(b, pose_b);
             PoseAnswer {
                 solid: solid_distance_serial(&pa, &pb),
@@ -263,6 +274,10 @@ pub fn sweep(
             }
             if s >= 1.0 {
                 break;
+            }
+            if crate::stop::requested() {
+                report.complete = false;
+                return report;
             }
             // Half the distance over the speed: the distance cannot fall below d / 2 before
             // the next pose, so the poses in between are certified too; no more than a vertex

@@ -59,6 +59,9 @@ enum Feature {
 /// its own line (`o` and `d` exactly); only the end of the segment tested, `o + max_t · d`, is
 /// rounded.
 pub fn ray_hits(o: DVec3, d: DVec3, m: &Posed, max_t: f64, hits: Hits) -> Vec<RayHit> {
+    if crate::stop::requested() {
+        return Vec::new();
+    }
     let Some((q, t_end)) = ray_segment_end(o, d, m, max_t) else {
         return Vec::new();
     };

@@ -32,6 +32,9 @@ pub struct SphereContact {
 /// The sphere of centre `c` and radius `r` against `m` (`None` only for a centre that is not
 /// finite).
 pub fn sphere_contact(c: DVec3, r: f64, m: &Posed) -> Option<SphereContact> {
+    if crate::stop::requested() {
+        return None;
+    }
     let near = closest_point(c, m, f64::INFINITY)?;
     Some(contact_from(c, r, &near, point_inside(c, m).inside, m))
 }
@@ -207,6 +210,9 @@ pub fn sphere_sweep(c: DVec3, r: f64, v: DVec3, m: &Posed, tol: f64) -> SphereSw
         Err(done) => return done,
     };
     loop {
+        if crate::stop::requested() {
+            return SphereSweep::Undecided { from: 0.0 };
+        }
         let near = closest_point(sweep.centre(c, v), m, f64::INFINITY);
         let winding = sweep.winding(c, v, m);
         if let Some(done) = sweep.step(near.as_ref(), winding.as_ref(), r, v, tol) {

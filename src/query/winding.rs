@@ -49,6 +49,12 @@ const PARALLEL_SUM: usize = 4096;
 
 /// The winding number of `m` (posed) around `p`.
 pub fn winding_number(p: DVec3, m: &Posed) -> Winding {
+    if crate::stop::requested() {
+        return Winding {
+            value: 0.0,
+            bound: f64::INFINITY,
+        };
+    }
     match ray_crossings(p, m, m.caps()) {
         Some((_, integer)) => winding_from_integer(p, m, integer),
         None => on_surface(p, m).unwrap_or_else(|| one_by_one(p, m)),
