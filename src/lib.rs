@@ -41,10 +41,10 @@ pub mod obb;
 pub mod octree;
 #[doc(hidden)]
 pub mod once;
-pub mod stop;
 pub mod picture;
 pub mod query;
 pub mod save;
+pub mod stop;
 #[cfg(test)]
 mod testing;
 pub mod wide;

@@ -447,7 +447,8 @@ pub fn sphere_sweeps<'py>(
         .map(|&s| sweep_tolerance(&posed, s, tolerance))
         .collect();
     let backend = backend_of(py, backend)?;
-    let found = interruptible(py, || backend.sphere_sweeps(&m, p, &moving, tolerance))?.map_err(err)?;
+    let found =
+        interruptible(py, || backend.sphere_sweeps(&m, p, &moving, tolerance))?.map_err(err)?;
     let contact: Vec<_> = found.iter().map(|s| s.contact().copied()).collect();
     Columns::new(py)
         .bool("contact", contact.iter().map(Option::is_some))?
@@ -493,7 +494,8 @@ pub fn poses<'py>(
     let pa = pose(transform_a, "transform_a")?;
     let ps = pose_list(transforms_b, "transforms_b")?;
     let backend = backend_of(py, backend)?;
-    let answers = interruptible(py, || backend.poses(&ma, pa, &mb, &ps, clearance))?.map_err(err)?;
+    let answers =
+        interruptible(py, || backend.poses(&ma, pa, &mb, &ps, clearance))?.map_err(err)?;
     // As the command line, `check` and `solid_distance` refuse it: no distance at all (it came
     // back inf with triangles and points filled in; a review's helper found it).
     if let Some(k) = answers.iter().position(|a| !a.solid.distance().is_finite()) {

@@ -263,6 +263,17 @@ fn place(
 ) -> Result<(), String> {
     // Depth, cycles and work were bounded by `extent`, which saw the same nodes.
     let t = parent * local(&node);
+    if let (Some(_), Some(skin)) = (node.mesh(), node.skin()) {
+        // A skinned mesh is placed by its joints, each vertex by its weights, and the node's
+        // own transform is ignored (glTF 2.0, "Skins"): read at the node's, a review's
+        // helper's was 100 off and unposed. Refused rather than read wrong.
+        return Err(format!(
+            "node {} is skinned (skin {}): its shape is posed by the skin's joints, which are \
+             not read; export it with the skin applied",
+            node.index(),
+            skin.index()
+        ));
+    }
     if let Some(mesh) = node.mesh() {
         // The morph targets' weights: the node's, else the mesh's (glTF 2.0, "Morph Targets").
         let weights = node.weights().or(mesh.weights()).unwrap_or(&[]);

@@ -17,6 +17,17 @@ pub const MAX_DECOMPRESSED: u64 = 1 << 30;
 const MAX_DEPTH: usize = 32;
 const MODEL_REL: &str = "http://schemas.microsoft.com/3dmanufacturing/2013/01/3dmodel";
 const DEFAULT_MODEL: &str = "3D/3dmodel.model";
+/// The core specification's namespace: its elements are the mesh (an element of another is an
+/// extension's, a vendor's support structure, a displacement map: never the mesh's vertices).
+const CORE: &str = "http://schemas.microsoft.com/3dmanufacturing/core/2015/02";
+/// Extensions a document may require (`requiredextensions`) that leave the core mesh as it is:
+/// production (objects in other parts, read) and materials (colours, ignored). Any other,
+/// a displacement or a boolean shape, makes a different shape, and the spec (3.4) says a
+/// reader that does not know it must not process the document.
+const KNOWN: [&str; 2] = [
+    "http://schemas.microsoft.com/3dmanufacturing/production/2015/06",
+    "http://schemas.microsoft.com/3dmanufacturing/material/2015/02",
+];
 
 /// A 3MF package from bytes.
 pub fn read_3mf(bytes: &[u8], path: &Path) -> Result<Loaded> {
@@ -68,6 +79,7 @@ impl<'a> Package<'a> {
         let text = self.text(&root)?;
         let doc = xml(&text, &root)?;
         let model = doc.root_element();
+        required_extensions(model, &root)?;
         let unit = model.attribute("unit").unwrap_or("millimeter").to_string();
         let items = build_items(&root, model)?;
         let mut todo = self.load_objects(&root, model)?;
@@ -99,6 +111,7 @@ impl<'a> Package<'a> {
             }
             let text = self.text(&part)?;
             let doc = xml(&text, &part)?;
+            required_extensions(doc.root_element(), &part)?;
             todo.extend(self.load_objects(&part, doc.root_element())?);
         }
         Ok(())
@@ -158,10 +171,7 @@ impl<'a> Package<'a> {
     /// The objects of model part `part`; the other parts their components name.
     fn load_objects(&mut self, part: &str, model: roxmltree::Node) -> Result<Vec<String>, String> {
         let mut others = Vec::new();
-        for node in model
-            .descendants()
-            .filter(|n| n.has_tag_name_local("object"))
-        {
+        for node in core_children(model, "resources").flat_map(|r| core_children(r, "object")) {
             let id = attr(node, "id", part)?.to_string();
             let object = object(node, part)?;
             others.extend(
@@ -249,14 +259,37 @@ fn xml<'t>(text: &'t str, part: &str) -> Result<roxmltree::Document<'t>, String>
     roxmltree::Document::parse(text).map_err(|e| format!("part {part:?}: bad XML: {e}"))
 }
 
-trait LocalName {
-    fn has_tag_name_local(&self, name: &str) -> bool;
+/// `node`'s child elements named `name` in the core namespace, or in none (a writer that
+/// declares no namespace at all): a review's helper's vendor element inside a mesh, its own
+/// `<x:triangle>` in it, was read as one of the mesh's triangles.
+fn core_children<'a, 'input: 'a>(
+    node: roxmltree::Node<'a, 'input>,
+    name: &'a str,
+) -> impl Iterator<Item = roxmltree::Node<'a, 'input>> + 'a {
+    node.children().filter(move |n| {
+        n.is_element()
+            && n.tag_name().name() == name
+            && matches!(n.tag_name().namespace(), None | Some(CORE))
+    })
 }
 
-impl LocalName for roxmltree::Node<'_, '_> {
-    fn has_tag_name_local(&self, name: &str) -> bool {
-        self.is_element() && self.tag_name().name() == name
+/// Refuses a model part that requires an extension this reader does not know ([`KNOWN`]):
+/// read as core alone, a displaced mesh lost its displacement and a boolean shape its cube (a
+/// review's helper).
+fn required_extensions(model: roxmltree::Node, part: &str) -> Result<(), String> {
+    let Some(required) = model.attribute("requiredextensions") else {
+        return Ok(());
+    };
+    for prefix in required.split_whitespace() {
+        let uri = model.lookup_namespace_uri(Some(prefix)).unwrap_or(prefix);
+        if !KNOWN.contains(&uri) {
+            return Err(format!(
+                "{part}: requires the 3MF extension {uri:?} ({prefix:?}), which changes the \
+                 shape and is not read here"
+            ));
+        }
     }
+    Ok(())
 }
 
 fn attr<'n>(node: roxmltree::Node<'n, '_>, name: &str, part: &str) -> Result<&'n str, String> {
@@ -295,7 +328,14 @@ fn coordinate(node: roxmltree::Node, name: &str, part: &str) -> Result<f32, Stri
 /// An `<object>`: its mesh's vertices and triangles, its components.
 fn object(node: roxmltree::Node, part: &str) -> Result<Object, String> {
     let mut o = Object::default();
-    for n in node.descendants().filter(|n| n.is_element()) {
+    let meshes = || core_children(node, "mesh");
+    let vertices = meshes().flat_map(|m| core_children(m, "vertices"));
+    let triangles = meshes().flat_map(|m| core_children(m, "triangles"));
+    let components = core_children(node, "components");
+    let elements = (vertices.flat_map(|v| core_children(v, "vertex")))
+        .chain(triangles.flat_map(|t| core_children(t, "triangle")))
+        .chain(components.flat_map(|c| core_children(c, "component")));
+    for n in elements {
         match n.tag_name().name() {
             "vertex" => o.vertices.push([
                 coordinate(n, "x", part)?,
@@ -339,13 +379,10 @@ fn build_items(
     part: &str,
     model: roxmltree::Node,
 ) -> Result<Vec<(String, String, DAffine3)>, String> {
-    let build = model
-        .children()
-        .find(|n| n.has_tag_name_local("build"))
+    let build = core_children(model, "build")
+        .next()
         .ok_or("the model has no <build>")?;
-    build
-        .children()
-        .filter(|n| n.has_tag_name_local("item"))
+    core_children(build, "item")
         .map(|n| {
             let other = n.attribute("path").map_or(part.to_string(), part_name);
             Ok((
