@@ -55,33 +55,53 @@ static WATCHED: Mutex<(usize, u64)> = Mutex::new((0, 0));
 /// (`check`, `interferes`) stay [`released`].
 pub fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
     let pool = own_pool()?;
-    let start = {
-        let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-        if meshclash::stop::requested() {
-            return Err(stopped());
-        }
-        watched.0 += 1;
-        watched.1
-    };
+    let watch = Watch::begin()?;
     let mut heard: Option<PyErr> = None;
     let answer = py.detach(|| match &pool {
         Some(pool) => pool.in_place_scope(|scope| wait_for(scope, f, &mut heard)),
         None => rayon::in_place_scope(|scope| wait_for(scope, f, &mut heard)),
     });
-    let cut_short = {
-        let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-        watched.0 -= 1;
-        if watched.0 == 0 {
-            meshclash::stop::set(false);
-        }
-        watched.1 != start
-    };
+    let cut_short = watch.cut_short();
+    drop(watch);
     match (heard, answer) {
         (Some(e), _) => Err(e),
         (None, _) if cut_short => Err(stopped()),
         (None, Some(answer)) => Ok(answer),
         // `f` panicked: the scope has raised its panic already, so this is not reached.
         (None, None) => Err(PyRuntimeError::new_err("the query ended without an answer")),
+    }
+}
+
+/// One query under way through [`interruptible`], counted in [`WATCHED`] until it is
+/// dropped (a panic too): the last one out lowers the stop.
+struct Watch {
+    stops: u64,
+}
+
+impl Watch {
+    /// Refused while queries stop: its answers would mean nothing.
+    fn begin() -> PyResult<Watch> {
+        let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+        if meshclash::stop::requested() {
+            return Err(stopped());
+        }
+        watched.0 += 1;
+        Ok(Watch { stops: watched.1 })
+    }
+
+    /// Whether a stop was asked while it ran.
+    fn cut_short(&self) -> bool {
+        WATCHED.lock().unwrap_or_else(|e| e.into_inner()).1 != self.stops
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+        watched.0 -= 1;
+        if watched.0 == 0 {
+            meshclash::stop::set(false);
+        }
     }
 }
 
