@@ -675,6 +675,33 @@ fn a_part_dropped_into_an_open_box_meets_its_inside_at_the_opening() {
     assert_eq!(query::evidence(&hit.solid), Some("vertex_of_b_in_a"));
 }
 
+/// A cube crossing an open box's opening, its lower vertices inside (the box [0, 1]³ without
+/// its top; the cube's side 0.1, its bottom at z = 0.95: the winding number there is 0.59):
+/// the parts certainly share those points, so the evidence is certain, as `poses` and
+/// `check --quick` say. It read "interferes, uncertain" (a review's helper): the body's other
+/// vertices, outside, left its containment uncertain, and that was taken for the evidence's.
+#[test]
+fn a_vertex_certainly_inside_an_open_part_is_certain_evidence() {
+    let a = common::open_box(0.0, 1.0, &[(2, true)]);
+    let b = boxed([0.0; 3], [0.1; 3]);
+    let pose = at(0.45, 0.45, 0.95);
+    let s = query::solid_distance(&Posed::new(&a, Pose::IDENTITY), &Posed::new(&b, pose));
+    match s {
+        query::SolidDistance::Interfering(query::Interference::VertexOfBInA {
+            point,
+            certain,
+            ..
+        }) => {
+            assert!(point.z < 1.0 && certain, "{s:?}");
+        }
+        _ => panic!("{s:?}"),
+    }
+    assert!(s.certain());
+    // The same pose through `poses`.
+    let answers = query::poses(&a, Pose::IDENTITY, &b, &[pose], None);
+    assert!(answers[0].solid.certain());
+}
+
 /// The helper's other case: a cube of side 0.02 passing straight through the cube [-2, 2]³
 /// with a square hole in each face (open, oriented), along y = z = 0 from x = 7.5 to -6.
 /// Around the centre the winding number is above 1/2: with holes of half-width 1.1815 (0.50023
