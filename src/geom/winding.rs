@@ -72,7 +72,7 @@ const NEAR_EDGE: f64 = 1e-12;
 /// `None` where even that cannot tell the angle (the caller keeps its infinite bound).
 fn nearer_edge(p: DVec3, t: &Tri) -> Option<(f64, f64)> {
     type V = [TwoFloat; 3];
-    let k = power_of_two_scale(t, p);
+    let k = TwoFloat::from(power_of_two(t[0] - p, t[1] - p, t[2] - p));
     let less_p = |v: DVec3| -> V { std::array::from_fn(|i| TwoFloat::new_sub(v[i], p[i]) * k) };
     let (a, b, c) = (less_p(t[0]), less_p(t[1]), less_p(t[2]));
     let dot = |u: &V, v: &V| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
@@ -103,26 +103,22 @@ fn nearer_edge(p: DVec3, t: &Tri) -> Option<(f64, f64)> {
     (h > 4.0 * margin).then(|| (det.atan2(den) / TAU, angle_bound(margin, h) + f64::EPSILON))
 }
 
-/// The power of two [`scaled`] would take for `t`'s corners less `p`, as a double-double.
-fn power_of_two_scale(t: &Tri, p: DVec3) -> TwoFloat {
-    let (a, b, c) = (t[0] - p, t[1] - p, t[2] - p);
-    let m = a.abs().max(b.abs()).max(c.abs()).max_element();
-    match !(m.is_finite() && m > 0.0) || (1e-90..=1e90).contains(&m) {
-        true => TwoFloat::from(1.0),
-        false => TwoFloat::from(2f64.powi(-(m.log2().floor() as i32))),
-    }
-}
-
 /// `a, b, c` scaled by one power of two (the solid angle does not change) so that the
 /// largest coordinate is near 1: products of three lengths would overflow beyond 5e102 and
 /// lose their bound to subnormals below 1e-103.
 fn scaled(a: DVec3, b: DVec3, c: DVec3) -> (DVec3, DVec3, DVec3) {
+    let k = power_of_two(a, b, c);
+    (a * k, b * k, c * k)
+}
+
+/// The power of two [`scaled`] multiplies `a, b, c` by: 1 where their largest coordinate is
+/// within 1e±90 (or is not a positive finite number).
+fn power_of_two(a: DVec3, b: DVec3, c: DVec3) -> f64 {
     let m = a.abs().max(b.abs()).max(c.abs()).max_element();
     if !(m.is_finite() && m > 0.0) || (1e-90..=1e90).contains(&m) {
-        return (a, b, c);
+        return 1.0;
     }
-    let k = 2f64.powi(-(m.log2().floor() as i32));
-    (a * k, b * k, c * k)
+    2f64.powi(-(m.log2().floor() as i32))
 }
 
 /// The sum of [`triangle_winding`] over `tris`: the winding number of the surface they form
