@@ -132,6 +132,25 @@ fn the_winding_number_beside_a_seam_holds_to_the_last_digits() {
     }
 }
 
+/// A point 2e-162 from a triangle's vertex, at its size of 1: the squares of its distance to
+/// that vertex underflowed to a subnormal's few bits, and the winding number read -0.4478
+/// against -0.330092318481269815 (mpmath at 2 000 bits; a review's helper), its bound 7.8e-14.
+/// Each length is now taken without the squares' underflow; and a point within 2^-900 of a
+/// vertex is on it (an infinite bound).
+#[test]
+fn a_point_beside_a_vertex_at_1e_minus_162_keeps_its_winding_number() {
+    let t = [DVec3::ZERO, DVec3::X, DVec3::Y];
+    let (w, bound) =
+        meshclash::geom::winding::triangle_winding(DVec3::new(2e-162, 1e-162, 1e-162), &t);
+    let exact = -0.330092318481269815;
+    assert!(
+        (w - exact).abs() <= 1e-15 && (w - exact).abs() <= bound,
+        "{w} {bound}"
+    );
+    let (_, bound) = meshclash::geom::winding::triangle_winding(DVec3::splat(1e-280), &t);
+    assert_eq!(bound, f64::INFINITY);
+}
+
 #[test]
 fn a_box_missing_one_triangle_winds_eleven_twelfths_around_its_centre() {
     let mut soup = box_soup(1.0);

@@ -19,10 +19,20 @@ static FIRST: OnceLock<u32> = OnceLock::new();
 /// `f` with the GIL released, on this process's threads (every parallel step inside it too):
 /// rayon's global pool in the process that ran the first query (a pool entered costs 15 µs a
 /// call, a fifth of a check of parts far apart), a pool of its own in a process forked after.
+/// Watched as [`interruptible`]'s queries are, though it cannot be interrupted itself: one
+/// under way while another is stopped reads the stop too ([`meshclash::stop`] is the
+/// process's), and raises rather than answer (a review's helper: `interferes` in one thread
+/// said `False` of a box inside another while a batch in the main thread stopped).
 pub fn released<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-    match own_pool()? {
-        None => Ok(py.detach(f)),
-        Some(pool) => Ok(py.detach(|| pool.install(f))),
+    let pool = own_pool()?;
+    let watch = Watch::begin()?;
+    let answer = match pool {
+        None => py.detach(f),
+        Some(pool) => py.detach(|| pool.install(f)),
+    };
+    match watch.cut_short() {
+        true => Err(stopped()),
+        false => Ok(answer),
     }
 }
 
@@ -40,9 +50,39 @@ fn own_pool() -> PyResult<Option<std::sync::Arc<ThreadPool>>> {
     Ok(Some(pool))
 }
 
-/// Queries under way through [`interruptible`], and the stops asked since the process began:
-/// a query during which that count changed was cut short.
-static WATCHED: Mutex<(usize, u64)> = Mutex::new((0, 0));
+/// Queries under way ([`released`], [`interruptible`]), and the stops asked since the process
+/// began: a query during which that count changed was cut short.
+#[derive(Clone, Copy)]
+struct Watched {
+    /// The process they belong to: a child forked while a query was under way in another of
+    /// the parent's threads inherits its count, which no query of its own ends (a review's
+    /// helper: the stop then stayed up for good after the child's first Ctrl-C).
+    process: u32,
+    running: usize,
+    stops: u64,
+}
+
+static WATCHED: Mutex<Watched> = Mutex::new(Watched {
+    process: 0,
+    running: 0,
+    stops: 0,
+});
+
+/// [`WATCHED`], this process's: a parent's, inherited by a fork, is started afresh, its stop
+/// lowered.
+fn watched() -> std::sync::MutexGuard<'static, Watched> {
+    let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+    let process = std::process::id();
+    if watched.process != process {
+        *watched = Watched {
+            process,
+            running: 0,
+            stops: 0,
+        };
+        meshclash::stop::set(false);
+    }
+    watched
+}
 
 /// [`released`], with Ctrl-C heard while `f` runs (a batch, poses, a sweep: minutes, where
 /// `KeyboardInterrupt` used to wait for the end). `f` runs on the query threads while the
@@ -62,7 +102,6 @@ pub fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> P
         None => rayon::in_place_scope(|scope| wait_for(scope, f, &mut heard)),
     });
     let cut_short = watch.cut_short();
-    drop(watch);
     match (heard, answer) {
         (Some(e), _) => Err(e),
         (None, _) if cut_short => Err(stopped()),
@@ -81,25 +120,28 @@ struct Watch {
 impl Watch {
     /// Refused while queries stop: its answers would mean nothing.
     fn begin() -> PyResult<Watch> {
-        let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
+        let mut watched = watched();
         if meshclash::stop::requested() {
             return Err(stopped());
         }
-        watched.0 += 1;
-        Ok(Watch { stops: watched.1 })
+        watched.running += 1;
+        Ok(Watch {
+            stops: watched.stops,
+        })
     }
 
     /// Whether a stop was asked while it ran.
     fn cut_short(&self) -> bool {
-        WATCHED.lock().unwrap_or_else(|e| e.into_inner()).1 != self.stops
+        watched().stops != self.stops
     }
 }
 
 impl Drop for Watch {
     fn drop(&mut self) {
-        let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-        watched.0 -= 1;
-        if watched.0 == 0 {
+        let mut watched = watched();
+        // A query begun in the parent of a fork ends here with a count started afresh.
+        watched.running = watched.running.saturating_sub(1);
+        if watched.running == 0 {
             meshclash::stop::set(false);
         }
     }
@@ -124,8 +166,7 @@ fn wait_for<'s, T: Send + 's>(
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) if heard.is_none() => {
                 *heard = Python::attach(|py| py.check_signals()).err();
                 if heard.is_some() {
-                    let mut watched = WATCHED.lock().unwrap_or_else(|e| e.into_inner());
-                    watched.1 += 1;
+                    watched().stops += 1;
                     meshclash::stop::set(true);
                 }
             }
@@ -134,7 +175,8 @@ fn wait_for<'s, T: Send + 's>(
     }
 }
 
-/// The exception of a query stopped by another's `KeyboardInterrupt`.
+/// The exception of a query stopped by another's interrupt (Ctrl-C, or a signal handler's
+/// exception) in another thread.
 fn stopped() -> PyErr {
     pyo3::exceptions::PyKeyboardInterrupt::new_err(
         "stopped: a query under way in another thread was interrupted",

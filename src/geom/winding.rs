@@ -15,10 +15,16 @@ use twofloat::TwoFloat;
 /// half turn.
 pub fn triangle_winding(p: DVec3, t: &Tri) -> (f64, f64) {
     let (a, b, c) = scaled(t[0] - p, t[1] - p, t[2] - p);
-    let (la, lb, lc) = (a.length(), b.length(), c.length());
+    let (la, lb, lc) = (length(a), length(b), length(c));
     let scale = la * lb * lc;
     if scale == 0.0 {
         return (0.0, f64::INFINITY); // p is a vertex
+    }
+    if scale < NEAR_VERTEX {
+        // Within 2^-900 or so of a vertex, at the triangle's size: the products below lose
+        // their bits to underflow, and the margins assume each rounds relatively. As good
+        // as on the vertex.
+        return (0.0, f64::INFINITY);
     }
     // tan(Ω/2) = det / den. Each term of either is at most `scale` in magnitude: det is six
     // products of three coordinates, den four terms of three lengths or a dot product and a
@@ -62,6 +68,26 @@ fn angle_bound(margin: f64, h: f64) -> f64 {
 /// An f64 bound past which a triangle's solid angle is asked again in double-double.
 const NEAR_EDGE: f64 = 1e-12;
 
+/// The product of `p`'s distances to a triangle's corners (as [`scaled`] leaves them) below
+/// which `p` is taken to be on a vertex, 2^-900: at or above it, every product of three
+/// coordinates that matters is a normal number, and those that are not lie far below the
+/// margins (2^-946 at least) by their absolute rounding (2^-1074).
+const NEAR_VERTEX: f64 = f64::MIN_POSITIVE * (1u128 << 122) as f64;
+
+/// `v`'s length without its squares' underflow: a vector of 1e-162 squares to a subnormal's
+/// few bits (a review's helper: its length, and the angle, half wrong). `hypot` where the
+/// square sum is that small, the plain root (within an ulp, and faster) elsewhere.
+fn length(v: DVec3) -> f64 {
+    let sq = v.length_squared();
+    match sq >= MIN_SQUARE {
+        true => sq.sqrt(),
+        false => v.x.hypot(v.y).hypot(v.z),
+    }
+}
+
+/// A square sum at or above which no square that adds to it lost more than an ulp of it.
+const MIN_SQUARE: f64 = f64::MIN_POSITIVE * (1u64 << 53) as f64;
+
 /// [`triangle_winding`] for `p` beside one of the triangle's edges (or the seam between two
 /// triangles of a fan closing a hole), where f64 loses the angle: `den` cancels to nothing
 /// there and its rounding, an ulp of the corners' size, outweighs it, and the subtraction of
@@ -83,7 +109,18 @@ fn nearer_edge(p: DVec3, t: &Tri) -> Option<(f64, f64)> {
             u[0] * v[1] - u[1] * v[0],
         ]
     };
-    let (la, lb, lc) = (dot(&a, &a).sqrt(), dot(&b, &b).sqrt(), dot(&c, &c).sqrt());
+    // Each length from its vector scaled near 1 by a power of two (exact): the squares of a
+    // vector of 1e-162 are subnormal in their low words, far from double-double's precision.
+    let length = |v: &V| {
+        let k = power_of_two(
+            DVec3::new(v[0].hi(), v[1].hi(), v[2].hi()),
+            DVec3::ZERO,
+            DVec3::ZERO,
+        );
+        let u = v.map(|x| x * k);
+        dot(&u, &u).sqrt() / k
+    };
+    let (la, lb, lc) = (length(&a), length(&b), length(&c));
     let product = la * lb * lc;
     let det = dot(&a, &cross(&b, &c));
     let den = product + dot(&a, &b) * lc + dot(&b, &c) * la + dot(&c, &a) * lb;

@@ -115,11 +115,13 @@ pub fn png(scene: &Scene, width: u32, height: u32) -> Result<Vec<u8>> {
     let mut canvas = Canvas::new(width, height);
     for (k, part) in scene.parts.iter().enumerate() {
         let base = if k == 0 { PART_A } else { PART_B };
-        for ((t, &mark), &inward) in part.triangles.iter().zip(&part.marks).zip(&part.inward) {
+        for (i, (t, &mark)) in part.triangles.iter().zip(&part.marks).enumerate() {
             let n = (t[1] - t[0]).cross(t[2] - t[0]).normalize_or_zero();
             let facing = n.dot(cam.back);
             // A container's triangles facing the camera, read outward (`inward` says which
-            // wind the other way), are its near side, left out.
+            // wind the other way; a part made without it winds outward), are its near side,
+            // left out.
+            let inward = part.inward.get(i).copied().unwrap_or(false);
             let outward = if inward { -facing } else { facing };
             if part.container && outward > 0.0 {
                 continue;

@@ -155,7 +155,8 @@ pub enum Command {
         tolerance: Option<f64>,
     },
     /// Is each point inside the mesh: its generalized winding number, inside where |w| >= 1/2,
-    /// and whether that is certain. Columns: winding, inside, certain.
+    /// and whether that is certain. Columns: winding, inside, certain, bound (the exact winding
+    /// number lies within it of winding).
     Inside {
         /// A mesh file (STL, OBJ, PLY, 3MF, glTF or GLB).
         mesh: PathBuf,
