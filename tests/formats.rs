@@ -678,7 +678,8 @@ fn threemf_reads_the_core_mesh_alone_and_refuses_extensions_it_does_not_know() {
     }
     let known = "xmlns:p=\"http://schemas.microsoft.com/3dmanufacturing/production/2015/06\" \
                  xmlns:m=\"http://schemas.microsoft.com/3dmanufacturing/material/2015/02\" \
-                 requiredextensions=\"p m\"";
+                 xmlns:t=\"http://schemas.microsoft.com/3dmanufacturing/trianglesets/2021/07\" \
+                 requiredextensions=\"p m t\"";
     let soup = read::read_3mf(
         &package(&model(known, &tetra("")), stored),
         "k.3mf".as_ref(),

@@ -21,12 +21,14 @@ const DEFAULT_MODEL: &str = "3D/3dmodel.model";
 /// extension's, a vendor's support structure, a displacement map: never the mesh's vertices).
 const CORE: &str = "http://schemas.microsoft.com/3dmanufacturing/core/2015/02";
 /// Extensions a document may require (`requiredextensions`) that leave the core mesh as it is:
-/// production (objects in other parts, read) and materials (colours, ignored). Any other,
-/// a displacement or a boolean shape, makes a different shape, and the spec (3.4) says a
-/// reader that does not know it must not process the document.
-const KNOWN: [&str; 2] = [
+/// production (objects in other parts, read), materials (colours) and triangle sets (names for
+/// groups of triangles), both ignored. Any other, a displacement, a boolean shape, a beam
+/// lattice, slices, makes a different shape, and the spec (3.4) says a reader that does not
+/// know it must not process the document.
+const KNOWN: [&str; 3] = [
     "http://schemas.microsoft.com/3dmanufacturing/production/2015/06",
     "http://schemas.microsoft.com/3dmanufacturing/material/2015/02",
+    "http://schemas.microsoft.com/3dmanufacturing/trianglesets/2021/07",
 ];
 
 /// A 3MF package from bytes.
