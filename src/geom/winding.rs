@@ -98,7 +98,7 @@ const MIN_SQUARE: f64 = f64::MIN_POSITIVE * (1u64 << 53) as f64;
 /// `None` where even that cannot tell the angle (the caller keeps its infinite bound).
 fn nearer_edge(p: DVec3, t: &Tri) -> Option<(f64, f64)> {
     type V = [TwoFloat; 3];
-    let k = TwoFloat::from(power_of_two(t[0] - p, t[1] - p, t[2] - p));
+    let k = TwoFloat::from(power_of_two(largest(&[t[0] - p, t[1] - p, t[2] - p])));
     let less_p = |v: DVec3| -> V { std::array::from_fn(|i| TwoFloat::new_sub(v[i], p[i]) * k) };
     let (a, b, c) = (less_p(t[0]), less_p(t[1]), less_p(t[2]));
     let dot = |u: &V, v: &V| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
@@ -112,11 +112,7 @@ fn nearer_edge(p: DVec3, t: &Tri) -> Option<(f64, f64)> {
     // Each length from its vector scaled near 1 by a power of two (exact): the squares of a
     // vector of 1e-162 are subnormal in their low words, far from double-double's precision.
     let length = |v: &V| {
-        let k = power_of_two(
-            DVec3::new(v[0].hi(), v[1].hi(), v[2].hi()),
-            DVec3::ZERO,
-            DVec3::ZERO,
-        );
+        let k = power_of_two(v.iter().fold(0.0, |m, x| m.max(x.hi().abs())));
         let u = v.map(|x| x * k);
         dot(&u, &u).sqrt() / k
     };
@@ -144,14 +140,20 @@ fn nearer_edge(p: DVec3, t: &Tri) -> Option<(f64, f64)> {
 /// largest coordinate is near 1: products of three lengths would overflow beyond 5e102 and
 /// lose their bound to subnormals below 1e-103.
 fn scaled(a: DVec3, b: DVec3, c: DVec3) -> (DVec3, DVec3, DVec3) {
-    let k = power_of_two(a, b, c);
+    let k = power_of_two(largest(&[a, b, c]));
     (a * k, b * k, c * k)
 }
 
-/// The power of two [`scaled`] multiplies `a, b, c` by: 1 where their largest coordinate is
+/// The largest coordinate of `vectors`, in magnitude.
+fn largest(vectors: &[DVec3]) -> f64 {
+    vectors
+        .iter()
+        .fold(0.0, |m, v| m.max(v.abs().max_element()))
+}
+
+/// The power of two [`scaled`] multiplies coordinates whose largest is `m` by: 1 where `m` is
 /// within 1e±90 (or is not a positive finite number).
-fn power_of_two(a: DVec3, b: DVec3, c: DVec3) -> f64 {
-    let m = a.abs().max(b.abs()).max(c.abs()).max_element();
+fn power_of_two(m: f64) -> f64 {
     if !(m.is_finite() && m > 0.0) || (1e-90..=1e90).contains(&m) {
         return 1.0;
     }
