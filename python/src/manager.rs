@@ -5,7 +5,7 @@
 use crate::convert::{backend_arg, err, pose, value_error};
 use crate::mesh::Mesh;
 use crate::pair::{vec3, SolidDistanceResult};
-use crate::process::released;
+use crate::process::interruptible_if;
 use meshclash::geom::classify::Intersection;
 use meshclash::geom::Aabb;
 use meshclash::query::Posed;
@@ -23,6 +23,18 @@ struct Parts {
 }
 
 impl Parts {
+    /// Whether a query over these parts (and `other`'s) may take long enough to want Ctrl-C
+    /// ([`interruptible_if`]): many parts, or millions of triangles.
+    fn long(&self, other: Option<&Parts>) -> bool {
+        let sides = std::iter::once(self).chain(other);
+        let parts: usize = sides.clone().map(|p| p.meshes.len()).sum();
+        let triangles: usize = sides
+            .flat_map(|p| &p.meshes)
+            .map(|m| m.mesh.triangles.len())
+            .sum();
+        parts > 64 || triangles > 1_000_000
+    }
+
     fn new(
         py: Python<'_>,
         meshes: &[Bound<'_, PyAny>],
@@ -192,13 +204,16 @@ pub fn interfering_pairs(
     let (a, b) = Parts::sides(py, &meshes_a, &transforms_a, meshes_b, transforms_b)?;
     let backend = backend_arg(backend)?;
     let b = b.as_ref();
-    released(py, || {
+    interruptible_if(py, a.long(b), || {
         let pairs: Vec<(usize, usize)> = ByLowerX::new(&a, b)
             .within(0.0)
             .into_iter()
             .map(|p| (p.0, p.1))
             .collect();
         let test = |&(i, j): &(usize, usize)| -> Result<bool, Error> {
+            if meshclash::stop::requested() {
+                return Ok(false); // stopped: the answer is thrown away
+            }
             let ((ma, pa), (mb, pb)) = pair(&a, b, i, j);
             backend.interferes(ma, pa, mb, pb)
         };
@@ -243,7 +258,7 @@ pub fn nearest_pair(
     let (a, b) = Parts::sides(py, &meshes_a, &transforms_a, meshes_b, transforms_b)?;
     let backend = backend_arg(backend)?;
     let b = b.as_ref();
-    let best = released(py, || {
+    let best = interruptible_if(py, a.long(b), || {
         // The pairs within the boxes' distance of some pair first, then those within the
         // nearest found (none nearer lies beyond it), each in the order of their boxes'
         // distance: as all pairs were visited before, without listing them all.
@@ -258,6 +273,9 @@ pub fn nearest_pair(
             for (i, j, box_distance) in sweep.within(within) {
                 if box_distance <= done {
                     continue; // measured in the round before
+                }
+                if meshclash::stop::requested() {
+                    return Ok(best); // stopped: the answer is thrown away
                 }
                 if let Some((_, _, s)) = &best {
                     if box_distance > s.distance() || s.distance() == 0.0 {
@@ -320,7 +338,8 @@ pub fn contacts<'py>(
         pose(Some(transform_b), "transform")?,
     );
     let backend: Arc<Backend> = backend_arg(backend)?;
-    let found = released(py, || -> Result<_, Error> {
+    let long = ma.mesh.triangles.len() + mb.mesh.triangles.len() > 1_000_000;
+    let found = interruptible_if(py, long, || -> Result<_, Error> {
         let r = backend.check(&ma, pa, &mb, pb, &CheckOptions::default())?;
         let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));
         let mut out: Vec<Found> = r

@@ -3,7 +3,7 @@
 
 use crate::convert::{backend_arg, err, json_to_py, pose, value_error, Real};
 use crate::mesh::{warn_units, Mesh};
-use crate::process::released;
+use crate::process::{interruptible, interruptible_if, released};
 use meshclash::query::Interference;
 use meshclash::GpuInfo;
 use meshclash::{
@@ -299,7 +299,10 @@ pub fn check(
 ) -> PyResult<CheckResult> {
     let clearance = clearance_arg(clearance)?;
     let (ma, pa, mb, pb, backend) = placed(py, a, b, transform_a, transform_b, backend)?;
-    let report = released(py, || {
+    // A clearance may list millions of pairs, and so may parts of millions of triangles.
+    let triangles = ma.mesh.triangles.len() + mb.mesh.triangles.len();
+    let long = clearance.is_some() || triangles > 1_000_000;
+    let report = interruptible_if(py, long, || {
         backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance })
     })?
     .map_err(err)?;
@@ -631,7 +634,7 @@ pub fn self_intersections(
 ) -> PyResult<SelfResult> {
     let m = Mesh::from_arg(py, mesh)?;
     let backend = backend_of(py, backend)?;
-    let report = released(py, || backend.self_intersections(&m))?.map_err(err)?;
+    let report = interruptible(py, || backend.self_intersections(&m))?.map_err(err)?;
     Ok(SelfResult {
         report,
         pairs,

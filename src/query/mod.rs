@@ -394,7 +394,10 @@ pub(crate) fn par_outputs_by_job<I: Sync, S: Default + Send, T: Send>(
         .fold(
             || (0, Vec::new(), S::default()),
             |(mut count, mut out, mut scratch), item| {
-                work(item, &mut scratch, &mut count, &mut out);
+                // Stopped (Python's Ctrl-C, `crate::stop`): the items left are passed over.
+                if !crate::stop::requested() {
+                    work(item, &mut scratch, &mut count, &mut out);
+                }
                 (count, out, scratch)
             },
         )
