@@ -76,12 +76,14 @@ fn through_temporary(
     let Some((mut f, temporary)) = new_temporary(target, perms.as_ref()) else {
         return Ok(false);
     };
+    let pending = signals::remember(&temporary);
     let written = f.write_all(bytes).and_then(|()| f.sync_all());
     drop(f);
     let done = written.map(|()| std::fs::rename(&temporary, target).is_ok());
     if !matches!(done, Ok(true)) {
         let _ = std::fs::remove_file(&temporary);
     }
+    signals::forget(pending);
     done
 }
 
@@ -126,6 +128,91 @@ fn new_temporary(
         }
     }
     None
+}
+
+/// The temporary being written, removed by a signal that ends the process (Ctrl-C, `kill`, a
+/// file size limit's SIGXFSZ) where the command line asks it ([`remove_partial_on_signal`]):
+/// before, a table of a million rows cut short left its `.NAME.*.partial` beside the target.
+/// Not in the library alone: a Python process keeps its own handlers.
+#[cfg(unix)]
+mod signals {
+    use std::ffi::{c_char, c_int, CString};
+    use std::path::Path;
+    use std::sync::atomic::{AtomicPtr, Ordering::SeqCst};
+
+    /// The temporary's path, owned by whoever takes it out: [`forget`] or the handler.
+    static PENDING: AtomicPtr<c_char> = AtomicPtr::new(std::ptr::null_mut());
+
+    /// Holds `temporary` for the handler; what it returns goes to [`forget`].
+    pub fn remember(temporary: &Path) -> *mut c_char {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(path) = CString::new(temporary.as_os_str().as_bytes()) else {
+            return std::ptr::null_mut();
+        };
+        let path = path.into_raw();
+        PENDING.store(path, SeqCst);
+        path
+    }
+
+    /// The temporary is gone (renamed or removed): the handler has nothing to remove.
+    pub fn forget(path: *mut c_char) {
+        if !path.is_null()
+            && PENDING
+                .compare_exchange(path, std::ptr::null_mut(), SeqCst, SeqCst)
+                .is_ok()
+        {
+            // SAFETY: made by `CString::into_raw` in `remember`; taken out of PENDING here, so
+            // the handler can no longer reach it.
+            drop(unsafe { CString::from_raw(path) });
+        }
+    }
+
+    extern "C" fn removing(signal: c_int) {
+        let path = PENDING.swap(std::ptr::null_mut(), SeqCst);
+        // SAFETY: unlink, signal and raise are async-signal-safe; the path is ours alone once
+        // swapped out (never freed: the process ends here).
+        unsafe {
+            if !path.is_null() {
+                libc::unlink(path);
+            }
+            libc::signal(signal, libc::SIG_DFL);
+            libc::raise(signal);
+        }
+    }
+
+    /// Installs [`removing`] for the signals that end a process by default, except those the
+    /// process was started ignoring (`nohup`'s SIGHUP, a background job's SIGINT).
+    pub fn install() {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGXFSZ] {
+            // SAFETY: sigaction with a zeroed action only reads the current one; the handler
+            // installed is async-signal-safe (above).
+            unsafe {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(signal, std::ptr::null(), &mut old) != 0
+                    || old.sa_sigaction != libc::SIG_DFL
+                {
+                    continue;
+                }
+                libc::signal(
+                    signal,
+                    removing as extern "C" fn(c_int) as libc::sighandler_t,
+                );
+            }
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod signals {
+    pub fn remember(_: &std::path::Path) {}
+    pub fn forget(_: ()) {}
+    pub fn install() {}
+}
+
+/// Has a signal that ends the process (Ctrl-C, `kill`, SIGXFSZ) remove the temporary of a
+/// file being written: for the command line, which is killed by it as before.
+pub fn remove_partial_on_signal() {
+    signals::install();
 }
 
 #[cfg(test)]

@@ -401,6 +401,34 @@ fn outputs_that_are_inputs_are_refused_and_answers_come_before_pictures() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A table whose writing is cut short by a signal that ends the process (here the file size
+/// limit's own SIGXFSZ, as Ctrl-C or `kill` would) leaves the old one as it was and nothing
+/// beside it: the temporary, `.out.csv.*.partial`, used to stay (a review's helper).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_table_cut_short_by_a_signal_leaves_no_partial_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = fresh_dir("killed");
+    let points: String = (0..4000)
+        .map(|i| format!("{}.25,0.5,0.125\n", i % 7))
+        .collect();
+    let rows = dir.join("points.csv");
+    std::fs::write(&rows, points).unwrap();
+    let out = dir.join("out.csv");
+    std::fs::write(&out, "old table\n").unwrap();
+    let bin = env!("CARGO_BIN_EXE_meshclash");
+    let script = format!(
+        "ulimit -f 64; exec '{bin}' closest '{CUBE}' '{}' --out '{}' --backend cpu",
+        rows.display(),
+        out.display()
+    );
+    let run = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert_eq!(run.status.signal(), Some(libc::SIGXFSZ), "{run:?}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old table\n");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+}
+
 /// A table that cannot be written whole leaves the one it was to replace as it was: a file
 /// size limit (`ulimit -f`, SIGXFSZ ignored, in a shell of its own) stands in for a full disk.
 /// Before, the old table was emptied first and left cut off at the limit (a review's helper).

@@ -33,6 +33,8 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // A file cut short by Ctrl-C or `kill` is not left beside its target.
+    meshclash::save::remove_partial_on_signal();
     // Mesa's Vulkan drivers print a warning on every start when a headless machine has no
     // runtime directory; give them one so stderr keeps to meshclash's own lines. Done first,
     // while this is the only thread.
