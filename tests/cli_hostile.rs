@@ -401,6 +401,138 @@ fn outputs_that_are_inputs_are_refused_and_answers_come_before_pictures() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Stderr that cannot be written (`2>/dev/full`) changes no exit status: `eprintln!` panicked
+/// there (101, a review's helper), after the answer on stdout or in place of exit 2.
+#[cfg(target_os = "linux")]
+#[test]
+fn stderr_that_cannot_be_written_is_no_panic() {
+    let bin = env!("CARGO_BIN_EXE_meshclash");
+    let full = || {
+        Stdio::from(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap(),
+        )
+    };
+    let code = |args: &[&str]| {
+        let out = Command::new(bin)
+            .args(args)
+            .stderr(full())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (status, stdout) = code(&["check", CUBE, CUBE, "--json"]);
+    assert_eq!(status, Some(0));
+    assert!(stdout.contains("\"interferes\":true"), "{stdout}");
+    assert_eq!(code(&["info", "/nonexistent.stl"]).0, Some(2));
+    assert_eq!(code(&["check", CUBE]).0, Some(2)); // a usage error, through clap
+}
+
+/// `--size` is a picture's: with `--quick`, which draws none, it is refused as with no
+/// `--render` (it was silently ignored there, a review's helper).
+#[test]
+fn a_picture_size_without_a_picture_is_refused() {
+    let bin = env!("CARGO_BIN_EXE_meshclash");
+    for quick in [&["--quick"][..], &[]] {
+        let out = Command::new(bin)
+            .args(["check", CUBE, CUBE, "--size", "10x10"])
+            .args(quick)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{quick:?}");
+    }
+}
+
+/// An empty XDG_RUNTIME_DIR is no runtime directory either: Mesa's drivers printed
+/// `error: XDG_RUNTIME_DIR is invalid or not set` twice on stderr (a review's helper).
+#[test]
+fn an_empty_runtime_dir_puts_no_foreign_lines_on_stderr() {
+    let out = Command::new(env!("CARGO_BIN_EXE_meshclash"))
+        .args(["check", CUBE, CUBE])
+        .env("XDG_RUNTIME_DIR", "")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
+}
+
+/// A glTF's buffers, in files beside it, are inputs too: `--out`, `--render` and `--glb` naming
+/// one are refused before the work, in a .gltf (its URI percent-escaped) and in a .glb (its
+/// JSON chunk read alone). Before, only the .gltf itself was checked, and a review's helper's
+/// `inside t.gltf pts.csv --out buf0.json` wrote the table over the mesh's buffer.
+#[test]
+fn an_output_naming_a_gltf_buffer_is_refused() {
+    let dir = fresh_dir("buffers");
+    let formats = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/formats");
+    let gltf = std::fs::read_to_string(format!("{formats}/cube_external.gltf")).unwrap();
+    let gltf = gltf.replace("cube%20external.bin", "cube%20external.json");
+    std::fs::write(dir.join("cube.gltf"), gltf).unwrap();
+    let buffer = std::fs::read(format!("{formats}/cube external.bin")).unwrap();
+    std::fs::write(dir.join("cube external.json"), &buffer).unwrap();
+    std::fs::write(dir.join("points.csv"), "0.5,0.5,0.5\n").unwrap();
+    // A GLB whose only buffer is a file beside it (not loaded: refused before).
+    let json = br#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4,"uri":"side.png"}]}"#;
+    let mut glb = b"glTF".to_vec();
+    glb.extend(2u32.to_le_bytes());
+    glb.extend((20 + json.len() as u32).to_le_bytes());
+    glb.extend((json.len() as u32).to_le_bytes());
+    glb.extend(b"JSON");
+    glb.extend(json);
+    std::fs::write(dir.join("part.glb"), glb).unwrap();
+    std::fs::write(dir.join("side.png"), "buffer").unwrap();
+
+    let bin = env!("CARGO_BIN_EXE_meshclash");
+    let run = |args: &[&str]| {
+        Command::new(bin)
+            .current_dir(&dir)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let refused = [
+        &[
+            "inside",
+            "cube.gltf",
+            "points.csv",
+            "--out",
+            "cube external.json",
+        ][..],
+        &["check", "cube.gltf", "part.glb", "--render", "side.png"][..],
+        &["self", "part.glb", "--render", "./side.png"][..],
+    ];
+    for args in refused {
+        let out = run(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("is an input of this command"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(dir.join("cube external.json")).unwrap(),
+        buffer
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("side.png")).unwrap(),
+        "buffer"
+    );
+    // The mesh still reads, and a table beside it is written.
+    let out = run(&["inside", "cube.gltf", "points.csv", "--out", "inside.csv"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A table whose writing is cut short by a signal that ends the process (here the file size
 /// limit's own SIGXFSZ, as Ctrl-C or `kill` would) leaves the old one as it was and nothing
 /// beside it: the temporary, `.out.csv.*.partial`, used to stay (a review's helper).

@@ -37,7 +37,7 @@ pub enum Command {
         /// are they. Solid semantics: a part inside another is at distance 0. On the CPU: the
         /// first evidence of a clash between closed parts takes microseconds, less than an
         /// upload to a GPU; parts apart take the distance search.
-        #[arg(long, conflicts_with_all = ["clearance", "pairs", "render", "glb"])]
+        #[arg(long, conflicts_with_all = ["clearance", "pairs", "render", "size", "glb"])]
         quick: bool,
         /// One JSON object on stdout.
         #[arg(long)]

@@ -38,7 +38,7 @@ fn main() -> ExitCode {
     // Mesa's Vulkan drivers print a warning on every start when a headless machine has no
     // runtime directory; give them one so stderr keeps to meshclash's own lines. Done first,
     // while this is the only thread.
-    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none_or(|d| d.is_empty()) {
         let dir = std::env::temp_dir().join("meshclash-runtime");
         if std::fs::create_dir_all(&dir).is_ok() {
             std::env::set_var("XDG_RUNTIME_DIR", &dir);
@@ -47,7 +47,7 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) if e.use_stderr() => {
-            eprintln!("meshclash: {} (see --help)", clap_message(&e));
+            progress::say(format_args!("meshclash: {} (see --help)", clap_message(&e)));
             return ExitCode::from(2);
         }
         Err(e) => {
@@ -61,7 +61,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("meshclash: {e}");
+            progress::say(format_args!("meshclash: {e}"));
             ExitCode::from(exit_code(&e))
         }
     }

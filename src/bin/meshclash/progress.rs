@@ -9,10 +9,17 @@ use std::time::Duration;
 /// How long work runs before its spinner appears.
 const QUIET: Duration = Duration::from_secs(1);
 
+/// A line on stderr, whatever becomes of it: `eprintln!` panics where stderr cannot be written
+/// (`2>/dev/full` exited 101, a review's helper), and there is nowhere left to say so.
+pub fn say(msg: impl std::fmt::Display) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{msg}");
+}
+
 /// A line on stderr (what was loaded, which adapter answers), when stderr is a terminal.
 pub fn note(msg: &str) {
     if std::io::stderr().is_terminal() {
-        eprintln!("{msg}");
+        say(msg);
     }
 }
 
@@ -25,7 +32,7 @@ static HELD: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 /// notice came first wherever the backend was chosen before the input was refused).
 pub fn notice(msg: String) {
     if std::io::stderr().is_terminal() {
-        eprintln!("{msg}");
+        say(msg);
     } else {
         HELD.lock().unwrap_or_else(|e| e.into_inner()).push(msg);
     }
@@ -36,7 +43,7 @@ pub fn release(answered: bool) {
     let held = std::mem::take(&mut *HELD.lock().unwrap_or_else(|e| e.into_inner()));
     if answered {
         for msg in held {
-            eprintln!("{msg}");
+            say(msg);
         }
     }
 }

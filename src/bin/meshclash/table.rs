@@ -5,7 +5,7 @@
 //! does not parse or is not finite is an error naming the file and the row (in a CSV, its line).
 
 use meshclash::Error;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `n` rows of `width` numbers, row after row.
 pub struct Rows {
@@ -644,7 +644,16 @@ pub fn check_out(path: &Path, inputs: &[&Path]) -> Result<(), Error> {
 /// Links are followed: one whose file does not exist yet is judged by the path it leads to.
 pub fn check_writable(option: &str, path: &Path, inputs: &[&Path]) -> Result<(), Error> {
     let bad = |why: &str| Error::Argument(format!("{option} {}: {why}", path.display()));
-    if let Some(input) = inputs.iter().find(|i| same_path(path, i)) {
+    // A glTF's buffers are read from files beside it: inputs too.
+    let buffers: Vec<PathBuf> = inputs
+        .iter()
+        .flat_map(|i| meshclash::mesh::read::buffer_files(i))
+        .collect();
+    let mut inputs = inputs
+        .iter()
+        .copied()
+        .chain(buffers.iter().map(|b| b.as_path()));
+    if let Some(input) = inputs.find(|i| same_path(path, i)) {
         return Err(bad(&format!(
             "is an input of this command ({}): it would be written over",
             input.display()

@@ -11,7 +11,7 @@ use glam::{DMat3, DMat4, DQuat, DVec3};
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::Mode;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// Nodes nest at most this deep (a cycle would nest forever).
@@ -140,10 +140,55 @@ fn data_uri(data: &str) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("bad base64: {e}"))
 }
 
+/// The files beside a glTF or GLB file that its buffers name, for a command that must not
+/// write over an input (a review's helper: `--out buf0.json` replaced a .gltf's buffer, which
+/// then read as 281 bytes). Only the JSON is read (a GLB's first chunk); none where the file
+/// cannot be read or parsed, which loading it reports.
+pub fn buffer_files(path: &Path) -> Vec<PathBuf> {
+    let ext = path.extension().and_then(|e| e.to_str());
+    let json = match ext.map(|e| e.to_ascii_lowercase()).as_deref() {
+        Some("gltf") => read_regular_file(path).ok(),
+        Some("glb") => glb_json(path),
+        _ => None,
+    };
+    let Some(doc) = json.and_then(|j| serde_json::from_slice::<serde_json::Value>(&j).ok()) else {
+        return Vec::new();
+    };
+    let uris = doc["buffers"].as_array().into_iter().flatten();
+    uris.filter_map(|b| b["uri"].as_str())
+        .filter(|uri| !uri.starts_with("data:"))
+        .map(|uri| beside_path(path, uri))
+        .collect()
+}
+
+/// A GLB's JSON chunk, read alone: a 12-byte header, then the chunk's length and type.
+fn glb_json(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None; // a FIFO would block, a device never end
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = [0u8; 20];
+    file.read_exact(&mut head).ok()?;
+    let length = u32::from_le_bytes(head[12..16].try_into().ok()?);
+    if &head[..4] != b"glTF" || &head[16..20] != b"JSON" {
+        return None;
+    }
+    let mut json = Vec::new();
+    file.take(u64::from(length)).read_to_end(&mut json).ok()?;
+    Some(json)
+}
+
+/// Where a buffer's `uri` leads: relative to the glTF file, percent-escapes decoded.
+fn beside_path(path: &Path, uri: &str) -> PathBuf {
+    path.parent()
+        .unwrap_or(Path::new("."))
+        .join(percent_decode(uri))
+}
+
 /// A buffer in a file named relative to the glTF file (percent-escapes decoded).
 fn beside(path: &Path, uri: &str) -> Result<Vec<u8>> {
-    let name = percent_decode(uri);
-    let file = path.parent().unwrap_or(Path::new(".")).join(name);
+    let file = beside_path(path, uri);
     read_regular_file(&file).map_err(|e| match e {
         Error::Io { source, .. } => fault(
             path,

@@ -10,7 +10,7 @@ mod ply;
 mod stl;
 mod threemf;
 
-pub use self::gltf::read_gltf;
+pub use self::gltf::{buffer_files, read_gltf};
 pub use obj::read_obj;
 pub use ply::read_ply;
 pub use stl::read_stl;
