@@ -533,14 +533,15 @@ fn an_output_naming_a_gltf_buffer_is_refused() {
     );
 }
 
-/// A table whose writing is cut short by a signal that ends the process (here the file size
-/// limit's own SIGXFSZ, as Ctrl-C or `kill` would) leaves the old one as it was and nothing
-/// beside it: the temporary, `.out.csv.*.partial`, used to stay (a review's helper).
+/// `closest` of 4 000 points about the cube, its table written over `out.csv` ("old table") in
+/// a shell limited to files of 64 KiB (`ulimit -f`), `trap` first: the folder, the table's
+/// path and the run.
 #[cfg(target_os = "linux")]
-#[test]
-fn a_table_cut_short_by_a_signal_leaves_no_partial_file() {
-    use std::os::unix::process::ExitStatusExt;
-    let dir = fresh_dir("killed");
+fn closest_within_64_kib(
+    tag: &str,
+    trap: &str,
+) -> (std::path::PathBuf, std::path::PathBuf, std::process::Output) {
+    let dir = fresh_dir(tag);
     let points: String = (0..4000)
         .map(|i| format!("{}.25,0.5,0.125\n", i % 7))
         .collect();
@@ -550,11 +551,22 @@ fn a_table_cut_short_by_a_signal_leaves_no_partial_file() {
     std::fs::write(&out, "old table\n").unwrap();
     let bin = env!("CARGO_BIN_EXE_meshclash");
     let script = format!(
-        "ulimit -f 64; exec '{bin}' closest '{CUBE}' '{}' --out '{}' --backend cpu",
+        "{trap} ulimit -f 64; exec '{bin}' closest '{CUBE}' '{}' --out '{}' --backend cpu",
         rows.display(),
         out.display()
     );
     let run = Command::new("sh").args(["-c", &script]).output().unwrap();
+    (dir, out, run)
+}
+
+/// A table whose writing is cut short by a signal that ends the process (here the file size
+/// limit's own SIGXFSZ, as Ctrl-C or `kill` would) leaves the old one as it was and nothing
+/// beside it: the temporary, `.out.csv.*.partial`, used to stay (a review's helper).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_table_cut_short_by_a_signal_leaves_no_partial_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let (dir, out, run) = closest_within_64_kib("killed", "");
     assert_eq!(run.status.signal(), Some(libc::SIGXFSZ), "{run:?}");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old table\n");
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
@@ -567,21 +579,7 @@ fn a_table_cut_short_by_a_signal_leaves_no_partial_file() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_table_that_cannot_be_written_leaves_the_old_one() {
-    let dir = fresh_dir("full");
-    let points: String = (0..4000)
-        .map(|i| format!("{}.25,0.5,0.125\n", i % 7))
-        .collect();
-    let rows = dir.join("points.csv");
-    std::fs::write(&rows, points).unwrap();
-    let out = dir.join("out.csv");
-    std::fs::write(&out, "old table\n").unwrap();
-    let bin = env!("CARGO_BIN_EXE_meshclash");
-    let script = format!(
-        "trap '' XFSZ; ulimit -f 64; exec '{bin}' closest '{CUBE}' '{}' --out '{}' --backend cpu",
-        rows.display(),
-        out.display()
-    );
-    let run = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let (dir, out, run) = closest_within_64_kib("full", "trap '' XFSZ;");
     let err = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{err}");
     assert!(err.contains("out.csv"), "{err}");
@@ -593,7 +591,8 @@ fn a_table_that_cannot_be_written_leaves_the_old_one() {
     let few = dir.join("few.csv");
     std::fs::write(&few, "0.25,0.5,0.125\n").unwrap();
     let script = format!(
-        "trap '' XFSZ; ulimit -f 64; exec '{bin}' closest '{CUBE}' '{}' --out '{}' --backend cpu",
+        "trap '' XFSZ; ulimit -f 64; exec '{}' closest '{CUBE}' '{}' --out '{}' --backend cpu",
+        env!("CARGO_BIN_EXE_meshclash"),
         few.display(),
         out.display()
     );

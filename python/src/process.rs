@@ -180,7 +180,11 @@ fn wait_for<'s, T: Send + 's>(
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) if heard.is_none() => {
                 *heard = Python::attach(|py| py.check_signals()).err();
                 if heard.is_some() {
-                    watched().stops += 1;
+                    // Both under the lock: a query begun between them would record the new
+                    // count and answer through the stop as though it had never been cut
+                    // short (a review's helper, holding this thread in a debugger).
+                    let mut watched = watched();
+                    watched.stops += 1;
                     meshclash::stop::set(true);
                 }
             }
