@@ -17,11 +17,102 @@
 use rayon::prelude::*;
 use rayon::ThreadPool;
 use std::cell::Cell;
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// `lock`'s value, made by `make` where none is yet (see the module's doc).
 pub(crate) fn get_or_make<T: Send>(lock: &OnceLock<T>, make: impl FnOnce() -> T + Send) -> &T {
     lock.get_or_init(|| apart(make))
+}
+
+/// A value made once on first use ([`get_or_make`]) that a process forked while another of its
+/// threads was making it can still get. The child has none of the parent's other threads, so
+/// a `OnceLock` being made there stays "being made" for good, and the child's first query
+/// waited on it forever (a review's helper: Python's `multiprocessing` forked while a thread
+/// built a mesh's hierarchy). A process that finds the making begun by another process makes
+/// its own value, kept apart and freed with the cell.
+pub struct Made<T> {
+    value: OnceLock<T>,
+    /// The last process whose thread asked for the making (0: none yet).
+    asked_by: AtomicU32,
+    /// A forked process's own value, with its process id: set once per process without a lock
+    /// (another making may be under way in a thread that is not in this process).
+    forked: AtomicPtr<(u32, T)>,
+}
+
+impl<T> Default for Made<T> {
+    fn default() -> Self {
+        Made {
+            value: OnceLock::new(),
+            asked_by: AtomicU32::new(0),
+            forked: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+}
+
+impl<T: Send> Made<T> {
+    /// The value, made by `make` where none is yet (made apart, [`get_or_make`]).
+    pub fn get_or_make(&self, make: impl FnOnce() -> T + Send) -> &T {
+        if let Some(v) = self.value.get() {
+            return v;
+        }
+        let pid = std::process::id();
+        let first = self.asked_by.compare_exchange(0, pid, SeqCst, SeqCst);
+        if first.is_err_and(|asked| asked != pid) {
+            // Another process asked (this one's parent, before the fork): its making may be
+            // under way in a thread that is not here.
+            return self.forked(pid, make);
+        }
+        get_or_make(&self.value, make)
+    }
+
+    /// The value, if it has been made (in this process or before its fork).
+    pub fn get(&self) -> Option<&T> {
+        let pid = std::process::id();
+        self.value.get().or_else(|| self.forked_of(pid))
+    }
+
+    fn forked_of(&self, pid: u32) -> Option<&T> {
+        let p = self.forked.load(SeqCst);
+        // SAFETY: a pointer stored in `forked` is a leaked Box, freed only by `drop` (&mut).
+        let (owner, value) = unsafe { p.as_ref() }?;
+        (*owner == pid).then_some(value)
+    }
+
+    /// This process's own value, made without waiting for any other making.
+    fn forked(&self, pid: u32, make: impl FnOnce() -> T + Send) -> &T {
+        if let Some(v) = self.forked_of(pid) {
+            return v;
+        }
+        let seen = self.forked.load(SeqCst);
+        let made = Box::into_raw(Box::new((pid, apart(make))));
+        // One of another process's (the parent's, inherited) replaced here is not freed:
+        // threads of this process that read it found it not theirs and left it.
+        let kept = match self.forked.compare_exchange(seen, made, SeqCst, SeqCst) {
+            Ok(_) => made,
+            Err(theirs) => {
+                // Another thread of this process stored its own first (only this process's
+                // threads store here, each its own): ours is dropped, theirs used.
+                // SAFETY: `made` was leaked just above and never shared.
+                drop(unsafe { Box::from_raw(made) });
+                theirs
+            }
+        };
+        // SAFETY: a leaked Box of this process's, freed only by `drop` (&mut).
+        unsafe { &(*kept).1 }
+    }
+}
+
+impl<T> Drop for Made<T> {
+    fn drop(&mut self) {
+        let p = *self.forked.get_mut();
+        // SAFETY: a leaked Box of this cell's, no longer reachable by any other thread (&mut).
+        if let Some((owner, _)) = unsafe { p.as_ref() } {
+            if *owner == std::process::id() {
+                drop(unsafe { Box::from_raw(p) });
+            }
+        }
+    }
 }
 
 /// `lock`'s value, `f` of each of `0..n` where none is yet. A few (at most [`IN_ORDER`]) asked

@@ -4,6 +4,7 @@ the parent's query threads and waited for them forever (a hunt's helper): now it
 parent does, through a backend handle made by the parent too."""
 
 import multiprocessing
+import os
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ import trimesh
 
 import meshclash as mc
 
-from conftest import CASES
+from conftest import CASES, gpu_available
 
 TORUS = CASES / "meshes" / "torus.stl"
 POINTS = np.array([[0.0, 0.0, 0.0], [3.0, 1.0, -2.0], [0.5, 0.25, 0.125]])
@@ -48,6 +49,42 @@ def test_a_forked_child_answers_as_its_parent(backend, handle):
         child.kill()
     assert got == parent, "the forked child hung or answered otherwise"
     assert child.exitcode == 0
+
+
+def nearest_in_child(mesh, points, out):
+    out.send(mc.closest_points(mesh, points, backend="cpu")["triangle"].tolist())
+    out.close()
+
+
+def test_a_child_forked_while_a_thread_makes_a_hierarchy_answers():
+    """A child forked while another thread of the parent made a mesh's hierarchies (its first
+    batch of nearest points) waited forever for that making, which no thread of the child
+    would finish (a review's helper). Forked at several moments of the making (the binary
+    hierarchy, its oriented boxes, their four-wide tree), each child answers as the parent."""
+    import threading
+    import time
+
+    igea = trimesh.load(CASES / "meshes" / "igea.stl")
+    vertices, faces = np.asarray(igea.vertices), np.asarray(igea.faces)
+    points = np.random.default_rng(0).uniform(-0.5, 0.5, (200_000, 3))
+    few = points[:100]
+    fork = multiprocessing.get_context("fork")
+    for delay in [0.02, 0.1, 0.2, 0.3]:
+        mesh = mc.Mesh(vertices, faces)  # nothing made yet
+        making = threading.Thread(target=lambda: mc.closest_points(mesh, points, backend="cpu"))
+        making.start()
+        time.sleep(delay)
+        receive, send = fork.Pipe(duplex=False)
+        child = fork.Process(target=nearest_in_child, args=(mesh, few, send))
+        child.start()
+        send.close()
+        got = receive.recv() if receive.poll(60) else None
+        child.join(10)
+        if child.is_alive():
+            child.kill()
+        making.join()
+        expected = mc.closest_points(mesh, few, backend="cpu")["triangle"].tolist()
+        assert got == expected, f"forked {delay} s into the making: the child hung or answered otherwise"
 
 
 def pickled_answers(mesh, backend):
@@ -189,6 +226,29 @@ def test_ctrl_c_stops_self_intersections_and_a_check_with_a_clearance():
     assert mc.self_intersections(two, backend="cpu").pair_count == pairs_two
     again = mc.check(igea, igea, transform_b=moved, clearance=0.001, backend="cpu")
     assert again.clearance_pair_count == near.clearance_pair_count
+
+
+def test_ctrl_c_stops_a_gpu_batch_between_its_dispatches():
+    """A GPU batch goes a million rows a dispatch; Ctrl-C waited for every dispatch (a review's
+    helper: 25 s for four million nearest points on lavapipe, interrupted half a second in).
+    Four million winding numbers about the torus, four dispatches: interrupted during the
+    first, the batch stops once it returns, well before the others would have run."""
+    import time
+
+    if not gpu_available():
+        if os.environ.get("MESHCLASH_REQUIRE_GPU") == "1":
+            pytest.fail("MESHCLASH_REQUIRE_GPU=1 but no GPU adapter could be set up")
+        pytest.skip("no GPU adapter")
+    torus = mc.load(TORUS)
+    points = np.random.default_rng(3).uniform(-1.5, 1.5, (4 << 20, 3))
+    first = mc.winding_numbers(torus, points[:1000], backend="gpu")  # uploads, compiles
+    t0 = time.monotonic()
+    mc.winding_numbers(torus, points, backend="gpu")
+    whole = time.monotonic() - t0
+    stopped = interrupted_after(lambda: mc.winding_numbers(torus, points, backend="gpu"), whole / 16)
+    assert stopped < 0.6 * whole, (stopped, whole)
+    again = mc.winding_numbers(torus, points[:1000], backend="gpu")
+    assert again["winding"].tolist() == first["winding"].tolist()
 
 
 def trimesh_box(side):

@@ -43,6 +43,11 @@ impl GpuBackend {
         let tris = &m.prep.bvh().tris;
         let mut all = Vec::with_capacity(points.len());
         for chunk in points.chunks(BATCH) {
+            if crate::stop::requested() {
+                // Stopped (Python's Ctrl-C): no more dispatches, the rest answered by nothing.
+                all.extend(std::iter::repeat_n(None, chunk.len()));
+                continue;
+            }
             let run = self.closest_run(m, gm, chunk)?;
             let mut answers: Vec<Option<&SlotsOut>> = vec![None; chunk.len()];
             for (o, &i) in run.out.iter().zip(&run.order) {
@@ -239,7 +244,8 @@ impl GpuBackend {
             }
         }
         for _ in 0..SWEEP_ROUNDS {
-            if moving.len() < SWEEP_BATCH_MIN {
+            // Few left, or stopped: the rest on the CPU, which also stops.
+            if moving.len() < SWEEP_BATCH_MIN || crate::stop::requested() {
                 break;
             }
             let centres: Vec<DVec3> = moving

@@ -50,6 +50,9 @@ impl GpuBackend {
     ) -> Result<Vec<PoseAnswer>> {
         let mut done: Vec<Option<PoseOut>> = vec![None; poses.len()];
         for (k, chunk) in poses.chunks(BATCH).enumerate() {
+            if crate::stop::requested() {
+                break; // Python's Ctrl-C: no more dispatches (the rest are stopped below)
+            }
             let run = self.poses_run((a, ga), (b, gb), chunk)?;
             for (&i, o) in run.sent.iter().zip(run.out) {
                 // None kept cannot be an answer (bounds that overflowed): the CPU's.
@@ -60,6 +63,9 @@ impl GpuBackend {
             .par_iter()
             .zip(&done)
             .map(|(&pose, out)| {
+                if crate::stop::requested() {
+                    return PoseAnswer::STOPPED;
+                }
                 let pb = Posed::new(b, pose);
                 let solid = match out {
                     Some(o) => solid_distance_apart(a, &pb, |a, b| nearest_of(a, b, o)),

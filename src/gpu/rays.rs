@@ -51,6 +51,11 @@ impl GpuBackend {
         m.slots_for(rays.len());
         let mut all: Vec<Vec<RayHit>> = Vec::new();
         for chunk in rays.chunks(BATCH) {
+            if crate::stop::requested() {
+                // Stopped (Python's Ctrl-C): no more dispatches, the rest answered by nothing.
+                all.extend(std::iter::repeat_with(Vec::new).take(chunk.len()));
+                continue;
+            }
             let answers = self.batch_hits(m, gm, chunk, max_t, hits)?;
             // The first batch is the answer as it is (most are one): not copied into another.
             match all.is_empty() {

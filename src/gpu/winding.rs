@@ -54,6 +54,11 @@ impl GpuBackend {
     ) -> Result<Vec<Winding>> {
         let mut all = Vec::with_capacity(points.len());
         for chunk in points.chunks(BATCH) {
+            if crate::stop::requested() {
+                // Stopped (Python's Ctrl-C): no more dispatches, the rest answered by nothing.
+                all.extend(std::iter::repeat_n(Winding::STOPPED, chunk.len()));
+                continue;
+            }
             let run = self.winding_counts(m, gm, chunk)?;
             if run.out.len() != chunk.len() {
                 return Err(crate::error::Error::Gpu(format!(

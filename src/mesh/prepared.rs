@@ -8,9 +8,8 @@ use crate::gpu::Resident;
 use crate::nearest_tree::NearestTree;
 use crate::obb::Oriented;
 use crate::octree::Octree;
-use crate::once::get_or_make;
+use crate::once::Made;
 use crate::wide::WideTree;
-use std::sync::OnceLock;
 use std::time::Instant;
 
 /// A mesh ready for queries: welded, with its octree, topology, bodies and zero-area flags.
@@ -24,18 +23,18 @@ pub struct PreparedMesh {
     /// Its connected pieces, and which of them are closed ([`Mesh::bodies`]).
     pub bodies: Bodies,
     /// The caps that close its boundary for the winding number, made on first use.
-    caps: OnceLock<Caps>,
+    caps: Made<Caps>,
     /// The hierarchy rays and nearest points walk, made on first use.
-    bvh: OnceLock<Bvh>,
+    bvh: Made<Bvh>,
     /// The eight-wide tree the CPU's rays walk, made on first use (`None`: it failed its
     /// check, and rays walk [`Bvh`]).
-    wide: OnceLock<Option<WideTree>>,
+    wide: Made<Option<WideTree>>,
     /// Oriented boxes around the hierarchy's nodes ([`crate::obb`]): for poses, long sweeps and
     /// batches of nearest points, made on first use.
-    oriented: OnceLock<Oriented>,
+    oriented: Made<Oriented>,
     /// Those boxes four to a node, for batches of nearest points on the CPU, made with them
     /// for such a batch.
-    nearest: OnceLock<NearestTree>,
+    nearest: Made<NearestTree>,
     /// Its uploads to the GPU backends that have answered for it, kept for the next query.
     pub(crate) resident: Resident,
 }
@@ -67,11 +66,11 @@ impl PreparedMesh {
             zero_area,
             octree_ms,
             bodies,
-            caps: OnceLock::new(),
-            bvh: OnceLock::new(),
-            wide: OnceLock::new(),
-            oriented: OnceLock::new(),
-            nearest: OnceLock::new(),
+            caps: Made::default(),
+            bvh: Made::default(),
+            wide: Made::default(),
+            oriented: Made::default(),
+            nearest: Made::default(),
             resident: Resident::default(),
         }
     }
@@ -79,20 +78,23 @@ impl PreparedMesh {
     /// The hierarchy rays and nearest points walk ([`Bvh`]): built on first use, since pair
     /// queries never need it.
     pub fn bvh(&self) -> &Bvh {
-        get_or_make(&self.bvh, || Bvh::build(&self.mesh))
+        self.bvh.get_or_make(|| Bvh::build(&self.mesh))
     }
 
     /// The tree the CPU's rays walk ([`WideTree`]), built on first use; `None` where
     /// [`WideTree::build`] refuses the mesh (empty, or a tree too deep), and rays walk [`Bvh`].
     pub fn wide(&self) -> Option<&WideTree> {
-        get_or_make(&self.wide, || WideTree::build(&self.mesh)).as_ref()
+        self.wide
+            .get_or_make(|| WideTree::build(&self.mesh))
+            .as_ref()
     }
 
     /// Each hierarchy node's oriented box and triangle count ([`crate::obb`]),
     /// made on first use.
     pub fn oriented(&self) -> &Oriented {
         let bvh = self.bvh();
-        get_or_make(&self.oriented, || Oriented::build(bvh, &self.mesh))
+        self.oriented
+            .get_or_make(|| Oriented::build(bvh, &self.mesh))
     }
 
     /// Make the oriented boxes, and their four-wide tree ([`NearestTree`]), for a batch of
@@ -103,7 +105,8 @@ impl PreparedMesh {
     pub fn oriented_for(&self, queries: usize) {
         if queries.saturating_mul(8) >= self.mesh.triangles.len() {
             let (bvh, oriented) = (self.bvh(), self.oriented());
-            get_or_make(&self.nearest, || NearestTree::build(bvh, oriented));
+            self.nearest
+                .get_or_make(|| NearestTree::build(bvh, oriented));
         }
     }
 
@@ -121,7 +124,7 @@ impl PreparedMesh {
     /// The caps that close its boundary ([`Caps`]): none for a closed, consistently oriented
     /// mesh, whose winding number an exact ray count gives alone.
     pub fn caps(&self) -> &Caps {
-        get_or_make(&self.caps, || {
+        self.caps.get_or_make(|| {
             if self.info.closed && self.info.oriented {
                 Caps::default()
             } else {

@@ -26,7 +26,7 @@ pub struct PoseAnswer {
 
 impl PoseAnswer {
     /// What a pose left is answered once the work is to stop ([`crate::stop`]): nothing.
-    const STOPPED: PoseAnswer = PoseAnswer {
+    pub(crate) const STOPPED: PoseAnswer = PoseAnswer {
         solid: SolidDistance::Interfering(super::Interference::SurfacesMeet),
         clearance_pairs: None,
     };

@@ -33,6 +33,12 @@ pub struct Winding {
 }
 
 impl Winding {
+    /// What a point left is answered once the work is to stop ([`crate::stop`]): nothing.
+    pub(crate) const STOPPED: Winding = Winding {
+        value: 0.0,
+        bound: f64::INFINITY,
+    };
+
     /// Inside by the nonzero rule for soups: |w| ≥ 1/2 (an inside-out body counts).
     pub fn inside(&self) -> bool {
         self.value.abs() >= 0.5
@@ -50,10 +56,7 @@ const PARALLEL_SUM: usize = 4096;
 /// The winding number of `m` (posed) around `p`.
 pub fn winding_number(p: DVec3, m: &Posed) -> Winding {
     if crate::stop::requested() {
-        return Winding {
-            value: 0.0,
-            bound: f64::INFINITY,
-        };
+        return Winding::STOPPED;
     }
     match ray_crossings(p, m, m.caps()) {
         Some((_, integer)) => winding_from_integer(p, m, integer),
