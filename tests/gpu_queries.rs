@@ -350,6 +350,25 @@ fn a_gpu_clearance_stops_once_it_has_found_more_pairs_than_allowed() {
     }
 }
 
+/// A clearance near f64's largest keeps every pair, on the GPU as on the CPU: the cull's
+/// rounding margin overflowed to infinity there, refused as "coordinates beyond what f32
+/// certifies" (a review's helper, from 1.7976931348605183e308 up). Two tori 2 apart: every
+/// one of the 288 × 288 pairs is within any such d.
+#[test]
+fn a_clearance_near_the_largest_f64_keeps_every_pair_on_the_gpu() {
+    let test = "a_clearance_near_the_largest_f64_keeps_every_pair_on_the_gpu";
+    let Some(b) = backend(test, None) else {
+        return;
+    };
+    let t = PreparedMesh::new(generate::torus(1.0, 0.3, 12, 12));
+    let far = Pose::translation(DVec3::new(2.0, 0.0, 0.0));
+    for d in [f64::MAX, 1.7976931348605183e308, 1e300] {
+        let r = both(&b, test, &t, Pose::IDENTITY, &t, far, Some(d));
+        let n = t.mesh.triangles.len();
+        assert_eq!(r.clearance.unwrap().pairs.len(), n * n, "d = {d:e}");
+    }
+}
+
 /// Hits past the stages' limit that are mostly pairs f32 cannot decide: two grids of 200
 /// triangles 1e-9 apart, in the planes z = 1 and 1 + 1e-9 (one plane in f32), meet nowhere,
 /// but every overlapping pair is in doubt in f32. With room for 10 pairs (20 hits), the GPU refused both queries as more than

@@ -320,8 +320,12 @@ impl GpuBackend {
         most: u64,
     ) -> Result<ClearanceReport> {
         // The stages keep pairs within `reach` (d and the rounding of f64 distances): the
-        // host decides which are closer than d, exactly, as the CPU does.
-        let reach = clearance::reach(a, b, d);
+        // host decides which are closer than d, exactly, as the CPU does. No pair is farther
+        // apart than both roots' boxes' diagonal: a larger d keeps every pair at twice that
+        // (a d near f64's largest made `reach` infinite, refused as coordinates beyond f32,
+        // a review's helper).
+        let span = 2.0 * a.node_box(0).union(&b.node_box(0)).diagonal();
+        let reach = clearance::reach(a, b, d.min(span));
         if d.is_nan() || d <= 0.0 || apart(a, b, reach) {
             // Nothing is closer than 0, or the roots are farther apart than d.
             return Ok(crate::query::clearance_at_most(a, b, d, most)?);
