@@ -38,17 +38,24 @@ def test_a_forked_child_answers_as_its_parent(backend, handle):
     parent = answers(backend)  # the parent's threads (and GPU device) are made here
     # The parent's Backend object, carried into the child, answers there too.
     arg = mc.backend(backend) if handle else backend
+    got, exitcode = from_fork(in_child, arg, wait=120)
+    assert got == parent, "the forked child hung or answered otherwise"
+    assert exitcode == 0
+
+
+def from_fork(target, *args, wait):
+    """What `target(*args, pipe)` sends from a forked child (None where it sends nothing within
+    `wait` seconds: it is killed), and the child's exit code."""
     fork = multiprocessing.get_context("fork")
     receive, send = fork.Pipe(duplex=False)
-    child = fork.Process(target=in_child, args=(arg, send))
+    child = fork.Process(target=target, args=(*args, send))
     child.start()
     send.close()
-    got = receive.recv() if receive.poll(120) else None
+    got = receive.recv() if receive.poll(wait) else None
     child.join(10)
     if child.is_alive():
         child.kill()
-    assert got == parent, "the forked child hung or answered otherwise"
-    assert child.exitcode == 0
+    return got, child.exitcode
 
 
 def nearest_in_child(mesh, points, out):
@@ -68,20 +75,12 @@ def test_a_child_forked_while_a_thread_makes_a_hierarchy_answers():
     vertices, faces = np.asarray(igea.vertices), np.asarray(igea.faces)
     points = np.random.default_rng(0).uniform(-0.5, 0.5, (200_000, 3))
     few = points[:100]
-    fork = multiprocessing.get_context("fork")
     for delay in [0.02, 0.1, 0.2, 0.3]:
         mesh = mc.Mesh(vertices, faces)  # nothing made yet
         making = threading.Thread(target=lambda: mc.closest_points(mesh, points, backend="cpu"))
         making.start()
         time.sleep(delay)
-        receive, send = fork.Pipe(duplex=False)
-        child = fork.Process(target=nearest_in_child, args=(mesh, few, send))
-        child.start()
-        send.close()
-        got = receive.recv() if receive.poll(60) else None
-        child.join(10)
-        if child.is_alive():
-            child.kill()
+        got, _ = from_fork(nearest_in_child, mesh, few, wait=60)
         making.join()
         expected = mc.closest_points(mesh, few, backend="cpu")["triangle"].tolist()
         assert got == expected, f"forked {delay} s into the making: the child hung or answered otherwise"
