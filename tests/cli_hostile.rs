@@ -462,8 +462,8 @@ fn an_empty_runtime_dir_puts_no_foreign_lines_on_stderr() {
     assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
 }
 
-/// A glTF's buffers, in files beside it, are inputs too: `--out`, `--render` and `--glb` naming
-/// one are refused before the work, in a .gltf (its URI percent-escaped) and in a .glb (its
+/// A glTF's buffers, in files beside it, are inputs too: `--out` and `--render` naming one are
+/// refused before the work, in a .gltf (its URI percent-escaped) and in a .glb (its
 /// JSON chunk read alone). Before, only the .gltf itself was checked, and a review's helper's
 /// `inside t.gltf pts.csv --out buf0.json` wrote the table over the mesh's buffer.
 #[test]

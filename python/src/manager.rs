@@ -5,7 +5,7 @@
 use crate::convert::{backend_arg, err, pose, value_error};
 use crate::mesh::Mesh;
 use crate::pair::{vec3, SolidDistanceResult};
-use crate::process::interruptible_if;
+use crate::process::{interruptible_if, LONG_TRIANGLES};
 use meshclash::geom::classify::Intersection;
 use meshclash::geom::Aabb;
 use meshclash::query::Posed;
@@ -32,7 +32,7 @@ impl Parts {
             .flat_map(|p| &p.meshes)
             .map(|m| m.mesh.triangles.len())
             .sum();
-        parts > 64 || triangles > 1_000_000
+        parts > 64 || triangles > LONG_TRIANGLES
     }
 
     fn new(
@@ -338,7 +338,7 @@ pub fn contacts<'py>(
         pose(Some(transform_b), "transform")?,
     );
     let backend: Arc<Backend> = backend_arg(backend)?;
-    let long = ma.mesh.triangles.len() + mb.mesh.triangles.len() > 1_000_000;
+    let long = ma.mesh.triangles.len() + mb.mesh.triangles.len() > LONG_TRIANGLES;
     let found = interruptible_if(py, long, || -> Result<_, Error> {
         let r = backend.check(&ma, pa, &mb, pb, &CheckOptions::default())?;
         let (xa, xb) = (Posed::new(&ma, pa), Posed::new(&mb, pb));

@@ -3,7 +3,7 @@
 
 use crate::convert::{backend_arg, err, json_to_py, pose, value_error, Real};
 use crate::mesh::{warn_units, Mesh};
-use crate::process::{interruptible, interruptible_if, released};
+use crate::process::{interruptible, interruptible_if, released, LONG_TRIANGLES};
 use meshclash::query::Interference;
 use meshclash::GpuInfo;
 use meshclash::{
@@ -301,7 +301,7 @@ pub fn check(
     let (ma, pa, mb, pb, backend) = placed(py, a, b, transform_a, transform_b, backend)?;
     // A clearance may list millions of pairs, and so may parts of millions of triangles.
     let triangles = ma.mesh.triangles.len() + mb.mesh.triangles.len();
-    let long = clearance.is_some() || triangles > 1_000_000;
+    let long = clearance.is_some() || triangles > LONG_TRIANGLES;
     let report = interruptible_if(py, long, || {
         backend.check(&ma, pa, &mb, pb, &CheckOptions { clearance })
     })?

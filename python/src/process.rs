@@ -111,6 +111,10 @@ pub fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> P
     }
 }
 
+/// Parts of more triangles than this together may keep a query a second or more: it listens
+/// for Ctrl-C ([`interruptible_if`]).
+pub const LONG_TRIANGLES: usize = 1_000_000;
+
 /// [`interruptible`] where `long`, else [`released`]: waiting costs a quick query a fifth of
 /// its time (a `check` of parts far apart: 40 → 59 µs from Python), and one that ends within
 /// a second needs no Ctrl-C.

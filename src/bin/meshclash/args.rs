@@ -360,9 +360,10 @@ impl PictureArgs {
             ("--render", &self.render, "png"),
             ("--glb", &self.glb, "glb"),
         ];
+        let inputs = crate::table::with_buffers(inputs);
         for (option, path, _) in pictures {
             if let Some(p) = path {
-                crate::table::check_writable(option, p, inputs)?;
+                crate::table::check_writable(option, p, &inputs)?;
             }
         }
         // Both to one file is refused, but for a device (both to /dev/null, to time them).

@@ -634,7 +634,20 @@ pub fn check_out(path: &Path, inputs: &[&Path]) -> Result<(), Error> {
             path.display()
         )));
     }
-    check_writable("--out", path, inputs)
+    check_writable("--out", path, &with_buffers(inputs))
+}
+
+/// The command's `inputs`, with the files a glTF's buffers name (read from beside it, so
+/// inputs too); for [`check_writable`], made once for all of a command's outputs.
+pub fn with_buffers(inputs: &[&Path]) -> Vec<PathBuf> {
+    let buffers = inputs
+        .iter()
+        .flat_map(|i| meshclash::mesh::read::buffer_files(i));
+    inputs
+        .iter()
+        .map(|i| i.to_path_buf())
+        .chain(buffers)
+        .collect()
 }
 
 /// A path `option` will write once the work is done: in a folder that exists, a file (or a
@@ -642,18 +655,9 @@ pub fn check_out(path: &Path, inputs: &[&Path]) -> Result<(), Error> {
 /// (a review's helper: `--render a.stl` wrote a PNG over the mesh it had read). An existing
 /// file is opened for writing but left as it is; a new one is created and removed again.
 /// Links are followed: one whose file does not exist yet is judged by the path it leads to.
-pub fn check_writable(option: &str, path: &Path, inputs: &[&Path]) -> Result<(), Error> {
+pub fn check_writable(option: &str, path: &Path, inputs: &[PathBuf]) -> Result<(), Error> {
     let bad = |why: &str| Error::Argument(format!("{option} {}: {why}", path.display()));
-    // A glTF's buffers are read from files beside it: inputs too.
-    let buffers: Vec<PathBuf> = inputs
-        .iter()
-        .flat_map(|i| meshclash::mesh::read::buffer_files(i))
-        .collect();
-    let mut inputs = inputs
-        .iter()
-        .copied()
-        .chain(buffers.iter().map(|b| b.as_path()));
-    if let Some(input) = inputs.find(|i| same_path(path, i)) {
+    if let Some(input) = inputs.iter().find(|i| same_path(path, i)) {
         return Err(bad(&format!(
             "is an input of this command ({}): it would be written over",
             input.display()
